@@ -1,0 +1,9 @@
+"""ndbsim: a discrete-event simulator of MySQL NDB Cluster data-node restarts."""
+
+__version__ = "0.1.0"
+
+from ndbsim.errors import InputError
+from ndbsim.result import Result
+from ndbsim.simulate import simulate
+
+__all__ = ["InputError", "Result", "simulate", "__version__"]

@@ -1,0 +1,3 @@
+from ndbsim.cli import main
+
+main()

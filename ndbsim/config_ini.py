@@ -1,0 +1,75 @@
+"""Read a real NDB config.ini into a scenario's ``cluster`` section.
+
+``[ndbd default]`` parameters become ``cluster.config``; the number of ``[ndbd]`` sections
+gives ``cluster.data_nodes``. Parameters ndbsim does not model (HostName, DataDir, ...) are
+skipped and listed, since every real config.ini has them. Section names are case-insensitive,
+and ``[DB DEFAULT]``/``[DB]`` are NDB's older spellings.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ndbsim import config_params
+from ndbsim.errors import InputError
+
+_SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
+_DATA_NODE = {"ndbd", "db"}
+_DATA_DEFAULT = {"ndbd default", "db default"}
+
+
+def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
+    """(``cluster`` mapping, names of skipped parameters)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"file not found: {str(p)!r}; check the path", field="--config-ini")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not a text file; give an NDB config.ini", source=str(p)) from None
+    section: str | None = None
+    defaults: dict[str, Any] = {}
+    node_sections: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        stripped = line.split("#", 1)[0].split(";", 1)[0].strip()
+        if not stripped:
+            continue
+        m = _SECTION.match(stripped)
+        if m:
+            section = " ".join(m.group(1).lower().replace("_", " ").split())
+            if section in _DATA_NODE:
+                node_sections.append({})
+            continue
+        if "=" not in stripped and ":" not in stripped:
+            raise InputError(f"line {lineno}, column 1: {stripped!r} is neither [section] nor name=value; "
+                             "fix or remove the line", source=str(p))
+        if section is None:
+            raise InputError(f"line {lineno}, column 1: parameter before any [section]; "
+                             "put it under [ndbd default]", source=str(p))
+        name, _, value = re.split(r"([=:])", stripped, maxsplit=1)
+        name, value = name.strip(), value.strip()
+        if section not in _DATA_NODE and section not in _DATA_DEFAULT:
+            continue
+        canon = config_params.canonical_name(name)
+        if canon is None:
+            if name not in skipped:
+                skipped.append(name)
+            continue
+        field = f"[{section}] {canon} (line {lineno})"
+        try:
+            config_params.parse_value(canon, value, field)
+        except InputError as e:
+            raise e.located(str(p)) from None
+        (node_sections[-1] if section in _DATA_NODE else defaults)[canon] = value
+    # node-specific values apply to all nodes only when every [ndbd] agrees
+    for name in {k for s in node_sections for k in s}:
+        values = {s.get(name) for s in node_sections}
+        if len(values) == 1 and None not in values:
+            defaults[name] = values.pop()
+    cluster: dict[str, Any] = {"config": defaults}
+    if node_sections:
+        cluster["data_nodes"] = len(node_sections)
+    return cluster, skipped

@@ -1,0 +1,133 @@
+"""The NDB config.ini parameters ndbsim models: kind and valid range of each.
+
+Names, ranges and units follow the reference manual ([DOC-NDBD80], [CFG51], [CFG76];
+reference §2.3, §3, §4, §6, §8). Defaults live in the version profiles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ndbsim.errors import InputError, did_you_mean
+from ndbsim.units import parse_byte_rate, parse_bytes, parse_count
+
+
+@dataclass(frozen=True)
+class Param:
+    kind: str  # size | rate | int | bool | str | enum
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple[str, ...] = ()
+
+
+G = 2**30
+M = 2**20
+PARAMS: dict[str, Param] = {
+    "NoOfReplicas": Param("int", 1, 4),
+    "DataMemory": Param("size", 1 * M, 16 * 2**40),
+    "IndexMemory": Param("size", 0, 1 * 2**40),
+    "MaxNoOfExecutionThreads": Param("int", 0, 72),
+    "ThreadConfig": Param("str"),
+    "NoOfFragmentLogParts": Param("int", 4, 32),
+    "NoOfFragmentLogFiles": Param("int", 3, 2**31),
+    "FragmentLogFileSize": Param("size", 4 * M, 1 * G),
+    "InitFragmentLogFiles": Param("enum", choices=("SPARSE", "FULL")),
+    "RedoBuffer": Param("size", 1 * M, 4 * G),
+    "TimeBetweenLocalCheckpoints": Param("int", 0, 31),
+    "TimeBetweenGlobalCheckpoints": Param("int", 20, 32000),
+    "HeartbeatIntervalDbDb": Param("int", 10, 2**31),
+    "BuildIndexThreads": Param("int", 0, 128),
+    "TwoPassInitialNodeRestartCopy": Param("bool"),
+    "MaxParallelCopyInstances": Param("int", 0, 64),
+    "EnablePartialLcp": Param("bool"),
+    "RecoveryWork": Param("int", 25, 100),
+    "InsertRecoveryWork": Param("int", 0, 100),
+    "EnableRedoControl": Param("bool"),
+    "DiskCheckpointSpeed": Param("rate", 1 * M, 2**40),
+    "DiskCheckpointSpeedInRestart": Param("rate", 1 * M, 2**40),
+    "MinDiskWriteSpeed": Param("rate", 1 * M, 2**40),
+    "MaxDiskWriteSpeed": Param("rate", 1 * M, 2**40),
+    "MaxDiskWriteSpeedOtherNodeRestart": Param("rate", 1 * M, 2**40),
+    "MaxDiskWriteSpeedOwnRestart": Param("rate", 1 * M, 2**40),
+}
+_LOWER = {name.lower(): name for name in PARAMS}
+
+_FIX = {
+    "size": "write a size such as 64G or 512M",
+    "rate": "write a rate such as 100M (bytes per second)",
+    "int": "write a whole number",
+    "bool": "write true or false (1/0)",
+    "str": "write a string",
+}
+
+
+def canonical_name(name: str) -> str | None:
+    """config.ini names are case-insensitive; return NDB's spelling or None."""
+    return _LOWER.get(str(name).lower())
+
+
+def parse_value(name: str, raw: Any, field: str) -> Any:
+    """One parameter's value, parsed and range-checked."""
+    p = PARAMS[name]
+    try:
+        if p.kind == "size":
+            value: Any = parse_bytes(raw)
+        elif p.kind == "rate":
+            value = parse_byte_rate(raw)
+        elif p.kind == "int":
+            value = parse_count(raw)
+            if value != int(value):
+                raise ValueError
+            value = int(value)
+        elif p.kind == "bool":
+            text = str(raw).strip().lower()
+            if isinstance(raw, bool):
+                value = raw
+            elif text in ("1", "true", "yes", "on", "y"):
+                value = True
+            elif text in ("0", "false", "no", "off", "n"):
+                value = False
+            else:
+                raise ValueError
+        elif p.kind == "enum":
+            value = str(raw).strip().upper()
+            if value not in p.choices:
+                raise InputError(f"{raw!r} is not one of {', '.join(p.choices)}", field=field)
+        else:
+            value = "" if raw is None else str(raw)
+    except InputError as e:
+        if e.field:
+            raise
+        raise InputError(f"{raw!r} is not valid; {_FIX[p.kind]}", field=field) from None
+    except (ValueError, TypeError):
+        raise InputError(f"{raw!r} is not valid; {_FIX[p.kind]}", field=field) from None
+    if p.kind in ("size", "rate", "int"):
+        if (p.lo is not None and value < p.lo) or (p.hi is not None and value > p.hi):
+            lo, hi = _show(p.kind, p.lo), _show(p.kind, p.hi)
+            raise InputError(f"{raw!r} is out of range; NDB accepts {lo} to {hi}", field=field)
+    return value
+
+
+def _show(kind: str, n: float | None) -> str:
+    if n is None:
+        return "-"
+    if kind in ("size", "rate"):
+        from ndbsim.units import format_bytes
+
+        return format_bytes(n)
+    return f"{n:g}"
+
+
+def resolve(defaults: dict[str, Any], given: dict[str, Any], prefix: str = "cluster.config") -> dict[str, Any]:
+    """Defaults merged with the given parameters, every value parsed."""
+    out: dict[str, Any] = {}
+    for name, raw in defaults.items():
+        out[name] = parse_value(name, raw, f"{prefix}.{name}") if name in PARAMS else raw
+    for name, raw in (given or {}).items():
+        canon = canonical_name(name)
+        if canon is None:
+            raise InputError(f"unknown NDB parameter{did_you_mean(str(name), PARAMS)}; "
+                             "run `ndbsim params` for the modelled ones", field=f"{prefix}.{name}")
+        out[canon] = parse_value(canon, raw, f"{prefix}.{canon}")
+    return out

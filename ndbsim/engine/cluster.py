@@ -1,0 +1,360 @@
+"""The simulated cluster: hosts as fluid resources, the live nodes' LCP cycle (DIH master),
+and the gates every starting node passes one at a time.
+
+Simulated time starts with a warm-up of a few LCP cycles under the pre-restart workload, so
+that the restart lands at a random (seeded) point of the LCP cycle; ``t_crash`` is the moment
+the restart begins.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import simpy
+
+from ndbsim.checkpoint import CheckpointPolicy, LcpRecord, policy_for
+from ndbsim.engine.fluid import FluidSystem
+from ndbsim.engine.workload import Changes, Rates, Traffic
+from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE, LCP_TABLE_DESCRIPTION_SECS, SCAN_ROW_SECS
+from ndbsim.scenario import Resolved
+from ndbsim.threads import core_equivalents, ldm_threads
+
+
+@dataclass
+class Node:
+    id: int
+    group: int
+    history: list[LcpRecord] = field(default_factory=list)
+    """Completed LCPs, newest first."""
+    restarting: bool = False
+    in_lcp: bool = True
+    """Takes part in distributed LCPs (live nodes, and starting nodes once synchronised)."""
+    down: bool = False
+
+    @property
+    def cpu(self) -> str:
+        return f"cpu{self.id}"
+
+    @property
+    def disk(self) -> str:
+        return f"disk{self.id}"
+
+    @property
+    def net(self) -> str:
+        return f"net{self.id}"
+
+
+class Cluster:
+    """Everything shared by the restarting nodes."""
+
+    def __init__(self, resolved: Resolved, rng: np.random.Generator):
+        self.resolved = resolved
+        s = resolved.scenario
+        cfg = resolved.config
+        self.s, self.cfg = s, cfg
+        self.mech = resolved.profile.mechanisms
+        self.k = resolved.profile.constants
+        self.rng = rng
+        self.env = simpy.Environment()
+        self.fluid = FluidSystem(self.env)
+        self.ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], self.mech.multithreaded)
+        self.policy: CheckpointPolicy = policy_for(cfg, self.mech.partial_lcp_available, s.data.tables)
+        self.replicas = cfg["NoOfReplicas"]
+        self.groups = s.cluster.data_nodes // self.replicas
+        self.nodes = [Node(id=i + 1, group=i // self.replicas) for i in range(s.cluster.data_nodes)]
+        self.data_bytes = s.data.size
+        self.rows = s.data.row_count
+        self.gcp = cfg["TimeBetweenGlobalCheckpoints"] / 1000.0
+        self.redo_capacity = (cfg["NoOfFragmentLogParts"] * cfg["NoOfFragmentLogFiles"]
+                              * cfg["FragmentLogFileSize"])
+        self.lcp_trigger_bytes = 4.0 * 2 ** cfg["TimeBetweenLocalCheckpoints"]
+        h = s.host
+        self.cpu_capacity = core_equivalents(h.cpu_cores * h.threads_per_core, h.cpu_cores,
+                                             h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
+        for n in self.nodes:
+            self.fluid.add_resource(n.cpu, self.cpu_capacity)
+            self.fluid.add_resource(n.disk, 1.0)  # disk-seconds per second: reads and writes compete
+            self.fluid.add_resource(n.net, h.network)
+        self.qmgr_gate = simpy.Resource(self.env, capacity=1)
+        self.cntr_gate = simpy.Resource(self.env, capacity=1)
+        self.warnings: list[str] = []
+        self.redo_peak_fill = 0.0
+        self.redo_peak_bytes = 0.0
+        self._build_traffic()
+        self._lcp_running: dict | None = None
+        self._lcp_requested = self.env.event()
+        self._lcp_done = self.env.event()
+        self.lcp_count = 0
+        self.lcp_log: list[tuple[float, float, float]] = []  # (start, end, bytes per node)
+
+    # -- traffic ------------------------------------------------------------------------
+    def _build_traffic(self) -> None:
+        w = self.s.workload
+        base = Rates(w.updates_per_s, w.inserts_per_s, w.deletes_per_s, w.bytes_per_change)
+
+        def merged(over) -> Rates:
+            if over is None:
+                return base
+            return Rates(*(getattr(over, f) if getattr(over, f) is not None else getattr(base, g)
+                           for f, g in (("updates_per_s", "updates"), ("inserts_per_s", "inserts"),
+                                        ("deletes_per_s", "deletes"), ("bytes_per_change", "bytes_per_change"))))
+
+        self.base_rates = base
+        self.burst_rates = merged(w.before_restart) if w.before_restart else None
+        self.burst_secs = w.before_restart.duration if w.before_restart else 0.0
+        self.restart_rates = merged(w.during_restart)
+        share = 1.0 / self.groups
+        self.base_steady = self._steady(base)
+        base_cycle = self.base_steady[1]
+        # The warm-up starts a few LCP cycles before the crash, in the steady state of the
+        # rates in force then; the crash lands at a random (seeded) point of the cycle.
+        drawn = float(self.rng.random())
+        pinned = s_phase = self.s.simulation.lcp_phase
+        phase = drawn if pinned is None else s_phase
+        pre, self.steady, cycle = base, self.base_steady[0], base_cycle
+        warm = 2.0 + phase
+        if self.burst_rates is not None and self.burst_secs > 0:
+            burst_steady, burst_cycle = self._steady(self.burst_rates)
+            if math.isfinite(burst_cycle) and self.burst_secs >= warm * burst_cycle:
+                pre, self.steady, cycle = self.burst_rates, burst_steady, burst_cycle
+        self.pre_rates = pre
+        self.steady_cycle = cycle
+        span = warm * cycle if math.isfinite(cycle) else 0.0
+        if pre is base:
+            self.t_crash = span + self.burst_secs
+        else:
+            self.t_crash = span
+        # An idle cluster starts its first LCP as the burst begins; shift that LCP so the
+        # restart lands at ``phase`` of the LCP then running, as the warm-up does otherwise.
+        self.first_lcp_not_before = 0.0
+        if not math.isfinite(base_cycle) and self.burst_rates is not None and self.burst_secs > 0:
+            burst_steady, _ = self._steady(self.burst_rates)
+            duration = burst_steady.end - burst_steady.start
+            self.first_lcp_not_before = (self.t_crash - self.burst_secs
+                                         + (self.burst_secs - phase * duration) % duration)
+        segments = [(0.0, pre)]
+        if pre is base and self.burst_rates is not None and self.burst_secs > 0:
+            segments.append((self.t_crash - self.burst_secs, self.burst_rates))
+        segments.append((self.t_crash, self.restart_rates))
+        self.traffic = Traffic(segments, share)
+        if math.isfinite(cycle):
+            rec = self.steady
+            start = -(rec.end - rec.start)
+            for n in self.nodes:
+                n.history = [LcpRecord(start, 0.0, rec.pct, rec.changed_rows, rec.changed_bytes, rec.bytes)]
+            self.last_lcp_start = start
+        else:  # idle: the last LCP completed long ago and none is running
+            for n in self.nodes:
+                n.history = [LcpRecord(-math.inf, -math.inf, 1.0, 0.0, 0.0, self.data_bytes)]
+            self.last_lcp_start = -math.inf
+
+    def _steady(self, rates: Rates):
+        share = 1.0 / self.groups
+        node_rates = Changes(rates.updates * share, rates.inserts * share, rates.deletes * share,
+                             rates.bytes * share)
+        trigger = self.lcp_trigger_bytes / rates.bytes if rates.bytes > 0 else math.inf
+        return self.policy.steady_state(self.data_bytes, self.rows, node_rates,
+                                        self.normal_write_speed(rates), self.lcp_overhead_secs(), trigger)
+
+    def live_load(self, rates: Rates) -> tuple[float, float, float]:
+        """(cpu, disk, net) a node spends applying its share of the stream: each change is
+        applied like a restored row, logged to REDO and sent to the other replicas."""
+        share = 1.0 / self.groups
+        cpu = rates.rows * share * self.k.restore_row_secs
+        disk = rates.bytes * share / self.s.host.disk_write
+        net = rates.bytes * share * (self.replicas - 1)
+        return cpu, disk, net
+
+    def apply_live_load(self, node: Node, rates: Rates | None) -> None:
+        cpu, disk, net = self.live_load(rates) if rates else (0.0, 0.0, 0.0)
+        self.fluid.set_fixed_load(node.cpu, cpu)
+        self.fluid.set_fixed_load(node.disk, disk)
+        self.fluid.set_fixed_load(node.net, net)
+
+    # -- LCP write speed ----------------------------------------------------------------
+    def lcp_overhead_secs(self) -> float:
+        """Per-LCP cost besides writing: one GCP must pass between LCPs, the LDM threads scan
+        every row, and the table descriptions are written."""
+        h = self.s.host
+        cores = core_equivalents(self.ldm, h.cpu_cores, h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
+        return self.gcp + self.lcp_scan_secs() / cores + self.s.data.tables * LCP_TABLE_DESCRIPTION_SECS
+
+    def normal_write_speed(self, rates: Rates) -> float:
+        """LCP write speed with no restart anywhere."""
+        cfg = self.cfg
+        if self.mech.legacy_speed_parameters:
+            return cfg["DiskCheckpointSpeed"]
+        lo, hi = cfg["MinDiskWriteSpeed"], cfg["MaxDiskWriteSpeed"]
+        if self.mech.adaptive_write_speed:
+            # CPU feedback of Backup.cpp: up while the LDM threads are below 90% busy,
+            # held between 90% and 95%, down above 95%.
+            busy = self.live_load(rates)[0] / (self.s.host.core_speed * self.ldm)
+            if busy > 0.95:
+                return lo
+            if busy > 0.90:
+                return 0.5 * (lo + hi)
+        return hi
+
+    def write_speed(self, node: Node) -> float:
+        cfg = self.cfg
+        rates = self.traffic.at(self.env.now)
+        if self.mech.legacy_speed_parameters:
+            return cfg["DiskCheckpointSpeedInRestart"] if node.restarting else cfg["DiskCheckpointSpeed"]
+        if node.restarting:
+            return cfg["MaxDiskWriteSpeedOwnRestart"]
+        speed = self.normal_write_speed(rates)
+        if any(n.restarting for n in self.nodes):
+            speed = max(speed, cfg["MaxDiskWriteSpeedOtherNodeRestart"])
+        if cfg.get("EnableRedoControl"):
+            fill = self.redo_fill(node)
+            if fill > 0.60:
+                speed = max(speed, cfg["MaxDiskWriteSpeedOwnRestart"])
+            elif fill > 0.40:
+                speed = max(speed, cfg["MaxDiskWriteSpeedOtherNodeRestart"])
+        return speed
+
+    def lcp_scan_secs(self) -> float:
+        """Core-seconds one LCP spends scanning every row for changed GCIs."""
+        return self.rows * SCAN_ROW_SECS
+
+    def lcp_flow(self, node: Node, size: float, speed: float):
+        """One node's LCP as a flow of one unit: it writes ``size`` bytes at no more than
+        ``speed`` and scans every row, each LDM thread its own fragments."""
+        h = self.s.host
+        cpu = self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE
+        cores = core_equivalents(self.ldm, h.cpu_cores, h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
+        cap = min(speed / size if size > 0 else math.inf, cores / cpu if cpu > 0 else math.inf)
+        flow = self.fluid.transfer(1.0, {node.disk: size / h.disk_write, node.cpu: cpu}, cap=cap,
+                                   name=f"lcp{node.id}")
+        flow.lcp_size = size  # type: ignore[attr-defined]
+        return flow
+
+    def lcp_flow_cap(self, flow, speed: float) -> float:
+        h = self.s.host
+        size = flow.lcp_size
+        cpu = flow.demand[next(r for r in flow.demand if r.startswith("cpu"))]
+        cores = core_equivalents(self.ldm, h.cpu_cores, h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
+        return min(speed / size if size > 0 else math.inf, cores / cpu if cpu > 0 else math.inf)
+
+    def refresh_speeds(self) -> None:
+        run = self._lcp_running
+        if run:
+            for node, flow in run["flows"]:
+                self.fluid.set_cap(flow, self.lcp_flow_cap(flow, self.write_speed(node)))
+
+    # -- REDO ---------------------------------------------------------------------------
+    def redo_needed(self, node: Node, now: float | None = None) -> float:
+        """REDO a node must keep: everything since the start of the oldest of the
+        ``redo_lcps_kept`` newest completed LCPs."""
+        now = self.env.now if now is None else now
+        kept = self.mech.redo_lcps_kept
+        hist = node.history
+        start = hist[min(kept, len(hist)) - 1].start if hist else 0.0
+        return self.traffic.redo_bytes(max(start, 0.0), now) + (
+            self.steady_redo_tail(start) if start < 0 else 0.0)
+
+    def steady_redo_tail(self, start: float) -> float:
+        """REDO written before simulated time 0 (the steady state before the warm-up)."""
+        if not math.isfinite(start):
+            return 0.0
+        return -start * self.pre_rates.bytes / self.groups
+
+    def redo_fill(self, node: Node) -> float:
+        return self.redo_needed(node) / self.redo_capacity if self.redo_capacity else 0.0
+
+    def note_redo(self) -> None:
+        for n in self.nodes:
+            if n.down:
+                continue
+            need = self.redo_needed(n)
+            if need > self.redo_peak_bytes:
+                self.redo_peak_bytes = need
+                self.redo_peak_fill = need / self.redo_capacity
+
+    # -- the DIH master's LCP loop --------------------------------------------------------
+    def request_lcp(self) -> simpy.Event:
+        """A starting node asks to take part in an LCP that starts after now; the event fires
+        when such an LCP has completed."""
+        done = self.env.event()
+        self._waiters.append(done)
+        if not self._lcp_requested.triggered:
+            self._lcp_requested.succeed()
+        return done
+
+    def lcp_idle(self) -> simpy.Event:
+        """Fires when no LCP is running (for versions that cannot pause an LCP)."""
+        if self._lcp_running is None:
+            ev = self.env.event()
+            ev.succeed()
+            return ev
+        return self._lcp_done
+
+    def start(self) -> None:
+        self._waiters: list[simpy.Event] = []
+        self.env.process(self._lcp_loop())
+
+    def _lcp_loop(self):
+        env = self.env
+        last_end = 0.0
+        while True:
+            if self._lcp_requested.triggered:
+                self._lcp_requested = env.event()
+            if not self._waiters:
+                start_at = self.traffic.time_to_write(max(self.last_lcp_start, 0.0), self.lcp_trigger_bytes,
+                                                      math.inf)
+                start_at = max(start_at, last_end + self.gcp, self.first_lcp_not_before)
+                if math.isinf(start_at):
+                    yield self._lcp_requested
+                else:
+                    yield env.timeout(max(0.0, start_at - env.now)) | self._lcp_requested
+                if not self._waiters and env.now < start_at - 1e-9:
+                    continue
+            if env.now < last_end + self.gcp:
+                yield env.timeout(last_end + self.gcp - env.now)
+            waiters, self._waiters = self._waiters, []
+            t0 = env.now
+            participants = [n for n in self.nodes if n.in_lcp and not n.down]
+            flows = []
+            sizes = {}
+            for n in participants:
+                changes = self.node_changes_since(n, n.history[0].start if n.history else -math.inf, t0)
+                size, pct = self.policy.lcp_size(self.data_bytes, self.rows, changes)
+                sizes[n.id] = (size, pct, changes)
+                flow = self.lcp_flow(n, size, self.write_speed(n))
+                flows.append((n, flow))
+            self._lcp_running = {"start": t0, "flows": flows}
+            if flows:
+                yield env.all_of([f.done for _, f in flows])
+            yield env.timeout(self.s.data.tables * LCP_TABLE_DESCRIPTION_SECS)
+            self.note_redo()  # the REDO is fullest just before an LCP completes
+            t1 = env.now
+            for n in participants:
+                size, pct, c = sizes[n.id]
+                n.history.insert(0, LcpRecord(t0, t1, pct, c.updates + c.inserts, c.bytes, size))
+                del n.history[64:]
+            self.last_lcp_start = t0
+            self.lcp_count += 1
+            self.lcp_log.append((t0, t1, max((v[0] for v in sizes.values()), default=0.0)))
+            last_end = t1
+            self._lcp_running = None
+            done, self._lcp_done = self._lcp_done, env.event()
+            done.succeed()
+            for w in waiters:  # waiters that arrived while this LCP ran wait for the next one
+                w.succeed(t1)
+
+    def node_changes_since(self, node: Node, t0: float, t1: float) -> Changes:
+        """Changes a node has applied since ``t0`` (the pre-warm-up steady state included)."""
+        c = self.traffic.changes(max(t0, 0.0), t1)
+        if t0 < 0 and math.isfinite(t0):
+            share = 1.0 / self.groups
+            b = self.pre_rates
+            c.updates += b.updates * share * -t0
+            c.inserts += b.inserts * share * -t0
+            c.deletes += b.deletes * share * -t0
+            c.bytes += b.bytes * share * -t0
+        return c
+
+    def peers(self, node: Node) -> list[Node]:
+        return [n for n in self.nodes if n.group == node.group and n is not node and not n.down]

@@ -1,0 +1,293 @@
+"""The restart pipeline of one data node, phase by phase as ``ndbinfo.restart_info`` reports it
+(reference §1.1, §1.4). Each phase's duration comes from its mechanism (reference §10):
+work amounts in bytes, rows and index entries flow through the node's fluid resources.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ndbsim.engine.cluster import Cluster, Node
+from ndbsim.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE, SCAN_ROW_SECS
+from ndbsim.threads import core_equivalents
+
+PHASES: tuple[str, ...] = (
+    "secs_to_complete_node_failure",
+    "secs_to_allocate_node_id",
+    "secs_memory_touch",
+    "secs_to_include_in_heartbeat_protocol",
+    "secs_until_wait_for_ndbcntr_master",
+    "secs_wait_for_ndbcntr_master",
+    "secs_to_get_start_permitted",
+    "secs_to_wait_for_lcp_for_copy_meta_data",
+    "secs_to_copy_meta_data",
+    "secs_to_include_node",
+    "secs_starting_node_to_request_local_recovery",
+    "secs_restore_fragments",
+    "secs_undo_disk_data",
+    "secs_exec_redo_log",
+    "secs_index_rebuild",
+    "secs_to_synchronize_starting_node",
+    "secs_wait_lcp_for_restart",
+    "secs_wait_subscription_handover",
+)
+"""restart_info's phase columns in NDB's order, plus ``secs_memory_touch`` (CONTRACT §2)."""
+
+LOCAL_RECOVERY = ("secs_restore_fragments", "secs_undo_disk_data", "secs_exec_redo_log", "secs_index_rebuild")
+"""``secs_for_local_recovery`` is the sum of these ([PRO-NDB] sample, reference §1.1)."""
+
+
+@dataclass
+class NodeRun:
+    """What happened to one restarting node."""
+
+    node_id: int
+    kind: str
+    start: float
+    end: float = math.nan
+    status: str = "ok"
+    reason: str = ""
+    spans: list[tuple[str, float, float]] = field(default_factory=list)
+    facts: dict[str, float] = field(default_factory=dict)
+
+
+class Restarter:
+    """Runs restart pipelines against a ``Cluster``."""
+
+    def __init__(self, cluster: Cluster):
+        self.c = cluster
+        self.env = cluster.env
+
+    # -- helpers ------------------------------------------------------------------------
+    def _span(self, run: NodeRun, phase: str, t0: float) -> None:
+        run.spans.append((phase, t0, self.env.now))
+
+    def _timed(self, run: NodeRun, phase: str, secs: float):
+        t0 = self.env.now
+        if secs > 0:
+            yield self.env.timeout(secs)
+        self._span(run, phase, t0)
+
+    def _work(self, node: Node, amount: float, cpu_per_unit: float, threads: float,
+              disk_per_unit: float = 0.0, name: str = ""):
+        """Work spread over ``threads`` threads of one node; its CPU use is capped at what
+        those threads can get from the cores (hyperthreads count ``hyperthread_gain``)."""
+        h = self.c.s.host
+        cores = core_equivalents(threads, h.cpu_cores, h.threads_per_core, self.c.k.hyperthread_gain) * h.core_speed
+        demand = {node.cpu: cpu_per_unit}
+        if disk_per_unit:
+            demand[node.disk] = disk_per_unit
+        cap = cores / cpu_per_unit if cpu_per_unit > 0 else math.inf
+        flow = self.c.fluid.transfer(amount, demand, cap=cap, name=name)
+        yield flow.done
+
+    # -- the pipeline ---------------------------------------------------------------------
+    def restart(self, node: Node, kind: str, run: NodeRun):
+        """``kind``: node | initial | system. A system restart's nodes run this together."""
+        c, env, cfg, s, k = self.c, self.env, self.c.cfg, self.c.s, self.c.k
+        crash = env.now
+        node.restarting, node.in_lcp, node.down = True, False, True
+        c.apply_live_load(node, None)
+        c.refresh_speeds()
+        redo_from = node.history[0].start if node.history else crash
+        run.facts["lcp_count_at_crash"] = c.lcp_count
+
+        # node failure handling: detection (crash only) and takeover, one GCP
+        detect = 0.0
+        if s.restart.cause == "crash":
+            hb = cfg["HeartbeatIntervalDbDb"] / 1000.0
+            detect = hb * (4.0 + float(c.rng.random()))
+        yield from self._timed(run, "secs_to_complete_node_failure", detect + c.gcp)
+        yield from self._timed(run, "secs_to_allocate_node_id", s.restart.downtime)
+        node.down = False
+        memory = cfg["DataMemory"] + (cfg.get("IndexMemory") or 0.0)
+        yield from self._timed(run, "secs_memory_touch", memory / (k.memory_touch_rate * s.host.core_speed))
+
+        t0 = env.now
+        with c.qmgr_gate.request() as req:
+            yield req
+            yield env.timeout(HEARTBEAT_INCLUSION_SECS)
+        self._span(run, "secs_to_include_in_heartbeat_protocol", t0)
+
+        initial = kind == "initial"
+        fallback = c.mech.onr_fallback_lcps
+        if kind == "node" and fallback and c.lcp_count - run.facts["lcp_count_at_crash"] >= fallback:
+            initial = True
+            run.facts["full_copy_fallback"] = 1.0
+        # initial starts initialise the REDO log files (NDBCNTR STTOR phase 2)
+        redo_init = 0.0
+        if initial and cfg["InitFragmentLogFiles"] == "FULL":
+            redo_init = c.redo_capacity / s.host.disk_write
+        yield from self._timed(run, "secs_until_wait_for_ndbcntr_master", redo_init)
+
+        if kind == "system":
+            for phase in ("secs_wait_for_ndbcntr_master", "secs_to_get_start_permitted",
+                          "secs_to_wait_for_lcp_for_copy_meta_data", "secs_to_copy_meta_data"):
+                self._span(run, phase, env.now)
+        else:
+            t0 = env.now
+            gate = c.cntr_gate.request()
+            yield gate
+            self._span(run, "secs_wait_for_ndbcntr_master", t0)
+            self._span(run, "secs_to_get_start_permitted", env.now)
+            t0 = env.now
+            if not c.mech.lcp_pause_for_metadata:
+                yield c.lcp_idle()
+            self._span(run, "secs_to_wait_for_lcp_for_copy_meta_data", t0)
+            yield from self._timed(run, "secs_to_copy_meta_data", s.data.tables * METADATA_SECS_PER_TABLE)
+            c.cntr_gate.release(gate)
+        # inclusion in the GCP protocol waits for the next global checkpoint
+        yield from self._timed(run, "secs_to_include_node", float(c.rng.random()) * c.gcp)
+        self._span(run, "secs_starting_node_to_request_local_recovery", env.now)
+
+        ldm = c.ldm
+        rows, data = c.rows, c.data_bytes
+        if initial:
+            for phase in ("secs_restore_fragments", "secs_undo_disk_data", "secs_exec_redo_log"):
+                self._span(run, phase, env.now)
+            ok = yield from self._initial_copy(node, run)
+            if not ok:
+                return
+        else:
+            # restore the LCP(s) on disk
+            work = c.policy.restore_work(data, rows, node.history, c.steady)
+            run.facts.update(restore_bytes=work.bytes_read, restore_rows=work.rows_applied, restore_lcps=work.lcps)
+            t0 = env.now
+            yield from self._work(node, work.bytes_read, work.rows_applied / work.bytes_read * k.restore_row_secs,
+                                  ldm, 1.0 / s.host.disk_read, "restore")
+            self._span(run, "secs_restore_fragments", t0)
+            # REDO written since the restored LCP started; disk-data pages also need UNDO
+            redo = c.traffic.redo_bytes(max(redo_from, 0.0), crash) + c.steady_redo_tail(redo_from)
+            disk_share = s.data.disk_data_size / (s.data.disk_data_size + data)
+            undo = redo * disk_share
+            run.facts.update(redo_bytes=redo, undo_bytes=undo)
+            t0 = env.now
+            if undo > 0:
+                yield from self._work(node, undo, k.redo_byte_secs, ldm if c.mech.parallel_undo else 1,
+                                      1.0 / s.host.disk_read, "undo")
+            self._span(run, "secs_undo_disk_data", t0)
+            t0 = env.now
+            yield from self._work(node, redo, k.redo_byte_secs, ldm, 1.0 / s.host.disk_read, "redo")
+            self._span(run, "secs_exec_redo_log", t0)
+            t0 = env.now
+            yield from self._index_rebuild(node)
+            self._span(run, "secs_index_rebuild", t0)
+            if kind == "system":
+                self._span(run, "secs_to_synchronize_starting_node", env.now)
+            else:
+                ok = yield from self._copy(node, run, crash, full=False, index_online=True,
+                                           phase="secs_to_synchronize_starting_node")
+                if not ok:
+                    return
+
+        # wait for an LCP that makes the node recoverable
+        t0 = env.now
+        if kind != "system":
+            if c.policy.local_lcp_at_restart_end and c.mech.local_lcp_at_restart_end:
+                changes = c.node_changes_since(node, redo_from, env.now)
+                size, _ = c.policy.lcp_size(data, rows, changes, first=initial)
+                run.facts["local_lcp_bytes"] = size
+                flow = c.lcp_flow(node, size, c.write_speed(node))
+                yield flow.done
+                run.facts["local_lcp_secs"] = env.now - t0
+            node.in_lcp = True
+            yield c.request_lcp()
+        self._span(run, "secs_wait_lcp_for_restart", t0)
+        node.restarting = False
+        c.refresh_speeds()
+        yield from self._timed(run, "secs_wait_subscription_handover", k.suma_handover_gcps * c.gcp)
+        node.in_lcp = True
+        run.end = env.now
+
+    def _index_rebuild(self, node: Node):
+        c, s, k, cfg = self.c, self.c.s, self.c.k, self.c.cfg
+        entries = c.rows * s.data.ordered_indexes / s.data.tables
+        if entries <= 0:
+            return
+        fragments = s.data.tables * c.ldm * c.replicas
+        hw = s.host.cpu_cores * s.host.threads_per_core
+        build = cfg["BuildIndexThreads"]
+        threads = min(build, fragments, hw) if build > 0 and fragments > 1 else c.ldm
+        yield from self._work(node, entries, k.index_entry_secs, threads, name="index")
+
+    def _copy_instances(self) -> int:
+        cap = self.c.cfg["MaxParallelCopyInstances"]
+        return min(self.c.ldm, cap) if cap else self.c.ldm
+
+    def _copy(self, node: Node, run: NodeRun, since: float, full: bool, index_online: bool, phase: str):
+        """Synchronise with the live node, table by table. The live node scans every row and
+        ships those changed since ``since`` (all rows for a full copy); the starting node has
+        joined all transactions, so it also applies the live stream as it arrives. A table
+        copied later has collected more changes: the target moves while the copy runs."""
+        c, env, s, k = self.c, self.env, self.c.s, self.c.k
+        t0 = env.now
+        peers = c.peers(node)
+        if not peers:
+            run.status, run.reason = "error", "no live node in the node group to copy from"
+            run.end = env.now
+            self._span(run, phase, t0)
+            return False
+        live = peers[0]
+        c.apply_live_load(node, c.restart_rates)
+        row_size = c.data_bytes / c.rows if c.rows else 0.0
+        per_row_apply = k.restore_row_secs + (
+            s.data.ordered_indexes / s.data.tables * k.index_entry_secs if index_online else 0.0)
+        # Can the starting node and the link keep up with the live stream at all?
+        stream_rows = c.restart_rates.rows / c.groups
+        threads = self._copy_instances()
+        h = s.host
+        apply_cores = core_equivalents(threads, h.cpu_cores, h.threads_per_core, k.hyperthread_gain) * h.core_speed
+        need = stream_rows * per_row_apply
+        if need >= apply_cores or c.fluid.spare(node.cpu) <= 0 or c.fluid.spare(node.net) <= 0:
+            run.status = "non-converging"
+            run.reason = (f"the copy phase never converges: applying {stream_rows:,.0f} changed rows/s needs "
+                          f"{need:.1f} cores on the starting node, which has {min(apply_cores, c.cpu_capacity):.1f} "
+                          "for the copy; lower the update rate during the restart or add LDM threads")
+            run.end = env.now
+            self._span(run, phase, t0)
+            return False
+        shipped_total = 0.0
+        tables = s.data.tables
+        for _ in range(tables):
+            if full:
+                ship = c.rows / tables
+            else:
+                ship = c.traffic.distinct_rows(since, env.now, c.rows) / tables
+            scan = c.rows / tables
+            shipped_total += ship
+            demand = {node.cpu: ship * per_row_apply,
+                      live.cpu: scan * SCAN_ROW_SECS + ship * k.restore_row_secs,
+                      node.net: ship * row_size}
+            # A copy instance is a pair of threads, one on each side, exchanging rows
+            # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both
+            # sides' per-row cost in series.
+            per_chunk = demand[node.cpu] + demand[live.cpu]
+            cap = apply_cores / per_chunk if per_chunk > 0 else math.inf
+            flow = c.fluid.transfer(1.0, demand, cap=cap, name=f"copy{node.id}")
+            yield flow.done
+        run.facts["copied_rows"] = shipped_total
+        self._span(run, phase, t0)
+        return True
+
+    def _initial_copy(self, node: Node, run: NodeRun):
+        """Initial node restart: everything comes from the live node. Two-pass (7.6+): copy
+        without ordered indexes, rebuild them offline, then resynchronise what changed."""
+        c, env = self.c, self.env
+        two_pass = bool(c.cfg["TwoPassInitialNodeRestartCopy"])
+        pass1_start = env.now
+        if two_pass:
+            ok = yield from self._copy(node, run, pass1_start, full=True, index_online=False,
+                                       phase="secs_to_synchronize_starting_node")
+            if not ok:
+                return False
+            t0 = env.now
+            yield from self._index_rebuild(node)
+            self._span(run, "secs_index_rebuild", t0)
+            ok = yield from self._copy(node, run, pass1_start, full=False, index_online=True,
+                                       phase="secs_to_synchronize_starting_node")
+            return ok
+        self._span(run, "secs_index_rebuild", env.now)
+        ok = yield from self._copy(node, run, pass1_start, full=True, index_online=True,
+                                   phase="secs_to_synchronize_starting_node")
+        return ok

@@ -1,0 +1,135 @@
+"""One replication: build the cluster, warm it up, restart the nodes, collect plain records."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ndbsim.engine.cluster import Cluster
+from ndbsim.engine.restart import PHASES, NodeRun, Restarter
+from ndbsim.scenario import Resolved
+from ndbsim.units import format_bytes
+
+STATUS_OK = "ok"
+
+
+@dataclass
+class Replication:
+    """The outcome of one simulated restart (all nodes)."""
+
+    total_restart_secs: float
+    status: str
+    reason: str
+    nodes: list[NodeRun]
+    checkpoint: dict[str, float]
+    warnings: list[str] = field(default_factory=list)
+    events: int = 0
+
+
+def restart_plan(c: Cluster) -> tuple[str, list[list[int]]]:
+    """(kind, waves of node ids). Nodes of one wave restart together."""
+    s = c.s
+    kind = s.restart.type
+    all_ids = [n.id for n in c.nodes]
+    if kind == "system":
+        return "system", [all_ids]
+    if kind == "rolling":
+        chosen = s.restart.nodes or all_ids
+        waves: list[list[int]] = []
+        for member in range(c.replicas):
+            wave = [n.id for n in c.nodes if n.id in chosen and (n.id - 1) % c.replicas == member]
+            if wave:
+                waves.append(wave)
+        return "node", waves
+    return kind, [s.restart.nodes or [all_ids[-1]]]
+
+
+def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
+    c = Cluster(resolved, rng)
+    env = c.env
+    r = Restarter(c)
+    kind, waves = restart_plan(c)
+    runs: list[NodeRun] = []
+    state = {"failed": None}
+
+    def orchestrate():
+        yield env.timeout(c.t_crash)
+        c.note_redo()
+        for wave in waves:
+            procs = []
+            for nid in wave:
+                node = c.nodes[nid - 1]
+                run = NodeRun(node_id=nid, kind=kind, start=env.now)
+                runs.append(run)
+                procs.append(env.process(r.restart(node, kind, run)))
+            yield env.all_of(procs)
+            bad = [x for x in runs if x.status != STATUS_OK]
+            if bad:
+                state["failed"] = bad[0]
+                return
+
+    c.start()
+    done = env.process(orchestrate())
+    horizon = c.t_crash + resolved.scenario.simulation.horizon
+    env.run(until=done | env.timeout(horizon))
+    events = next(env._eid)
+
+    status, reason = STATUS_OK, ""
+    failed = state["failed"]
+    if failed is not None:
+        status, reason = failed.status, failed.reason
+    elif not done.triggered:
+        status = "stuck"
+        waiting = [x for x in runs if math.isnan(x.end)]
+        last = waiting[0].spans[-1][0] if waiting and waiting[0].spans else "the restart"
+        reason = (f"the restart did not finish within simulation.horizon "
+                  f"({resolved.scenario.simulation.horizon:.0f} s); it was still in the phase after {last}")
+    c.note_redo()
+    warnings = list(c.warnings)
+    checkpoint = checkpoint_figures(c)
+    if checkpoint["redo_peak_bytes"] > checkpoint["redo_capacity_bytes"] and status == STATUS_OK:
+        status = "redo-overload"
+        reason = (f"REDO log overloaded (error 410): {format_bytes(checkpoint['redo_peak_bytes'])} of REDO must "
+                  f"be kept but the log holds {format_bytes(checkpoint['redo_capacity_bytes'])} "
+                  "(NoOfFragmentLogParts × NoOfFragmentLogFiles × FragmentLogFileSize); raise "
+                  "NoOfFragmentLogFiles or the disk write speed")
+    elif checkpoint["redo_peak_bytes"] > 0.6 * checkpoint["redo_capacity_bytes"]:
+        warnings.append(f"REDO log reaches {100 * checkpoint['redo_peak_bytes'] / checkpoint['redo_capacity_bytes']:.0f}% "
+                        "of its capacity; error 410 is close")
+    s = resolved.scenario
+    if s.restart.type == "system" and s.data.size > 0.8 * resolved.config["DataMemory"]:
+        warnings.append("data fills more than 80% of DataMemory: a system restart may fail to "
+                        "re-allocate it in another order (seed 004); raise DataMemory")
+    ends = [x.end for x in runs if not math.isnan(x.end)]
+    total = (max(ends) if ends and status == STATUS_OK else env.now) - c.t_crash
+    for x in runs:
+        if math.isnan(x.end):
+            x.end = env.now
+    return Replication(total_restart_secs=total, status=status, reason=reason, nodes=runs,
+                       checkpoint=checkpoint, warnings=warnings, events=events)
+
+
+def checkpoint_figures(c: Cluster) -> dict[str, float]:
+    """Steady-state checkpoint figures under the pre-restart workload (per node)."""
+    rate = c.base_rates.bytes / c.groups
+    steady = c.base_steady[0]
+    lcp_secs = steady.end - steady.start
+    cycle = c.base_steady[1] if math.isfinite(c.base_steady[1]) else 0.0
+    kept = c.mech.redo_lcps_kept
+    needed = rate * (kept * cycle + lcp_secs) if cycle else 0.0
+    return {
+        "policy": c.policy.name,
+        "lcp_secs": lcp_secs,
+        "lcp_bytes": steady.bytes,
+        "lcp_cycle_secs": cycle,
+        "lcp_write_speed": c.normal_write_speed(c.base_rates),
+        "redo_bytes_needed": needed,
+        "redo_capacity_bytes": c.redo_capacity,
+        "redo_peak_bytes": max(c.redo_peak_bytes, needed),
+        "lcps_simulated": c.lcp_count,
+    }
+
+
+PHASE_NAMES = PHASES

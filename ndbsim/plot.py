@@ -1,0 +1,53 @@
+"""Gantt chart of the restart phases, one row per node."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ndbsim.engine.restart import PHASES
+from ndbsim.errors import InputError
+from ndbsim.io import atomic_write
+from ndbsim.result import Result
+
+SHORT = {p: p.removeprefix("secs_").replace("_", " ") for p in PHASES}
+
+
+def gantt(result: Result, path: str | Path | None = None, replication: int = 0):
+    """Draw replication ``replication`` as a Gantt chart; save to ``path`` (.png/.svg/.pdf)."""
+    import matplotlib
+
+    if path is not None:
+        matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    rep = result.replications[replication]
+    t_zero = min((n.start for n in rep.nodes), default=0.0)
+    cmap = plt.get_cmap("tab20")
+    colour = {p: cmap(i % 20) for i, p in enumerate(PHASES)}
+    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.6 * max(1, len(rep.nodes))))
+    used = set()
+    for row, node in enumerate(rep.nodes):
+        for phase, a, b in node.spans:
+            if b - a <= 0:
+                continue
+            ax.barh(row, (b - a) / 60.0, left=(a - t_zero) / 60.0, color=colour[phase],
+                    label=SHORT[phase] if phase not in used else None, edgecolor="white", linewidth=0.3)
+            used.add(phase)
+    ax.set_yticks(range(len(rep.nodes)), [f"node {n.node_id}" for n in rep.nodes])
+    ax.invert_yaxis()
+    ax.set_xlabel("minutes since the restart began")
+    ax.set_title(f"{result.name} — NDB {result.version}, {result.restart_type} restart: "
+                 f"{rep.total_restart_secs / 60:.1f} min ({rep.status})", fontsize=10)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(rep.nodes) < 3 else -0.15),
+              ncol=4, fontsize=7, frameon=False)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    if path is not None:
+        suffix = Path(path).suffix.lower()
+        if suffix not in (".png", ".svg", ".pdf"):
+            plt.close(fig)
+            raise InputError(f"{str(path)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png",
+                             field="--gantt")
+        atomic_write(path, lambda tmp: fig.savefig(tmp, format=suffix[1:], dpi=120, bbox_inches="tight"))
+        plt.close(fig)
+    return fig

@@ -1,0 +1,248 @@
+"""Version profiles: each NDB release family's defaults, mechanisms and fitted constants.
+
+Versions differ by defaults and mechanisms only. The free constants (``Constants``) are
+physical speeds of the calibration host; they are fitted by ``ndbsim calibrate`` from the
+published cases and stored, with their residuals, in ``calibrated.yaml`` beside this file.
+A scenario's ``host.core_speed`` scales every CPU-bound constant for other hardware.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields, replace
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ndbsim.errors import InputError
+
+CALIBRATED_FILE = Path(__file__).with_name("calibrated.yaml")
+
+
+@dataclass(frozen=True)
+class Constants:
+    """The model's free constants, at ``core_speed`` 1.0 (the calibration host of seed 003).
+
+    Defaults are the reference's own estimates; ``calibrated.yaml`` holds the fitted values.
+    """
+
+    memory_touch_rate: float = 2.7e9
+    """Bytes of DataMemory allocated and touched per second per node. Seed 003: "roughly
+    allocates 2.7 GByte per second" (26 s in 7.5 and 7.6)."""
+
+    restore_row_secs: float = 3.0e-6
+    """Core-seconds to restore one row from an LCP file (row-by-row insert through
+    LQHKEYREQ, [RESTORE]). Reference §10 derives ≈0.54 GB/s node-wide from seed 003 (7.5)."""
+
+    redo_byte_secs: float = 1.0e-8
+    """Core-seconds to apply one byte of REDO log (read, decode, re-execute the COMMITted
+    operation) on an LDM thread. Fitted from seed 003's REDO phases."""
+
+    index_entry_secs: float = 3.0e-6
+    """Core-seconds to insert one entry into an ordered index (T-tree) during the offline
+    rebuild. Seed 003: 2m4s on 8 cores (7.5) for ~300M rows."""
+
+    hyperthread_gain: float = 0.6
+    """Extra throughput of a core's second hardware thread. Seed 003: rebuild on 16
+    hyperthreads (7.6) took 77 s vs 124 s on 8 cores (7.5): "the reason it isn't twice is
+    since we make use of hyperthreading"."""
+
+    suma_handover_gcps: float = 2.75
+    """SUMA subscription handover, in global checkpoints (TimeBetweenGlobalCheckpoints):
+    the starting node takes its buckets over at epoch boundaries. Seed 003: 5–6 s."""
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+
+# Protocol constants, not fitted: each has a source in the reference.
+METADATA_SECS_PER_TABLE = 0.05
+"""DIH copies "one table of distribution information at a time" with a disk write each, "in
+the order of fifty milliseconds" per table description ([NDBCNTR], reference §3, §9)."""
+
+LCP_TABLE_DESCRIPTION_SECS = 0.05 / 4
+"""LCP writes one table description per table after its fragments, ≈50 ms each, at most 4 in
+parallel, ≈80 tables/s ([NDBCNTR], reference §3)."""
+
+SCAN_ROW_SECS = 1.0e-7
+"""Core-seconds for the live node's copy scan to check one row's GCI (one cache line per row
+header, ≈100 ns). Derived: seed 003/000 report the synchronisation of an idle 300M-row node as
+"more or less empty" / "3–4 s" with 8 LDM threads."""
+
+LCP_CPU_SECS_PER_BYTE = 0.1 / 10 / 2**20
+"""Core-seconds per LCP byte written: "writing 10 MByte/second gives roughly about 10% CPU
+usage in one CPU" ([BACKUP], reference §2.4)."""
+
+HEARTBEAT_INCLUSION_SECS = 1.0
+"""QMGR brings one node at a time into the heartbeat protocol, with "some delays"; about
+1–3 s ([NDBCNTR], reference §10). Seed 003: the preparatory steps took 1–2 s in all."""
+
+PARTIAL_LCP_PARTS = 2048
+"""Parts of the page-id range in a partial LCP ([BACKUP], reference §2.1)."""
+
+DELETE_RECOVERY_WORK = 120
+"""Deleted rows weigh 1.2× in the parts formula, hard-coded in Backup.cpp ([BACKUP], §2.2)."""
+
+
+@dataclass(frozen=True)
+class Mechanisms:
+    """What a release family does, as opposed to how it is configured."""
+
+    multithreaded: bool = True
+    """ndbmtd exists (from 7.0); 5.1's ndbd runs everything in one thread."""
+    partial_lcp_available: bool = False
+    """Partial LCP, 7.6.4+ ([RN764]); honoured only with EnablePartialLcp."""
+    lcp_pause_for_metadata: bool = True
+    """7.4+ pauses the running LCP to copy metadata; older versions wait for it to finish
+    (restart_info status 5, WAIT_LCP_TO_COPY_DICT; reference §3)."""
+    local_lcp_at_restart_end: bool = False
+    """7.6+: the starting node runs its own local LCP, then joins a short distributed LCP
+    ([BACKUP] "Local LCPs during restart")."""
+    parallel_undo: bool = False
+    """7.6+ dispatches UNDO records to all LDM threads in parallel ([DOC-NEW76])."""
+    legacy_speed_parameters: bool = False
+    """5.1–7.3: DiskCheckpointSpeed/DiskCheckpointSpeedInRestart instead of the
+    Min/MaxDiskWriteSpeed family of 7.4 ([CFG51], [CFG76])."""
+    onr_fallback_lcps: int | None = None
+    """5.1: a node down for this many LCPs falls back to a full copy (seed 004)."""
+    redo_lcps_kept: int = 2
+    """LCPs of REDO kept: 3 before 7.2, 2 after ([DOC-72], [LIMITS])."""
+    adaptive_write_speed: bool = False
+    """7.4+: the LCP write speed moves between MinDiskWriteSpeed and MaxDiskWriteSpeed with
+    the LDM threads' CPU load ([BACKUP] calculate_disk_write_speed)."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    family: str
+    defaults: dict[str, Any]
+    mechanisms: Mechanisms
+    constants: Constants = field(default_factory=Constants)
+
+
+_COMMON: dict[str, Any] = {
+    "NoOfReplicas": 2,
+    "DataMemory": "80M",
+    "IndexMemory": "18M",
+    "MaxNoOfExecutionThreads": 2,
+    "ThreadConfig": "",
+    "NoOfFragmentLogParts": 4,
+    "NoOfFragmentLogFiles": 16,
+    "FragmentLogFileSize": "16M",
+    "InitFragmentLogFiles": "SPARSE",
+    "TimeBetweenLocalCheckpoints": 20,
+    "TimeBetweenGlobalCheckpoints": 2000,
+    "HeartbeatIntervalDbDb": 5000,
+    "BuildIndexThreads": 0,
+    "TwoPassInitialNodeRestartCopy": False,
+    "MaxParallelCopyInstances": 0,
+    "EnablePartialLcp": False,
+    "RecoveryWork": 50,
+    "InsertRecoveryWork": 40,
+    "EnableRedoControl": False,
+    "DiskCheckpointSpeed": "10M",
+    "DiskCheckpointSpeedInRestart": "100M",
+    "MinDiskWriteSpeed": "10M",
+    "MaxDiskWriteSpeed": "20M",
+    "MaxDiskWriteSpeedOtherNodeRestart": "50M",
+    "MaxDiskWriteSpeedOwnRestart": "200M",
+}
+"""config.ini [ndbd default] values shared by all versions ([CFG51], [CFG76],
+[DOC-NDBD80]; reference §2.3, §3, §4, §6)."""
+
+
+def _profile(name: str, family: str, mech: Mechanisms, **overrides: Any) -> Profile:
+    return Profile(name=name, family=family, defaults={**_COMMON, **overrides}, mechanisms=mech)
+
+
+_PROFILES: dict[str, Profile] = {
+    "5.1": _profile(
+        "5.1", "full-lcp",
+        Mechanisms(multithreaded=False, lcp_pause_for_metadata=False, legacy_speed_parameters=True,
+                   onr_fallback_lcps=3, redo_lcps_kept=3),
+        HeartbeatIntervalDbDb=1500, RedoBuffer="8M", MaxNoOfExecutionThreads=0,
+    ),
+    "7.0": _profile(
+        "7.0", "full-lcp",
+        Mechanisms(lcp_pause_for_metadata=False, legacy_speed_parameters=True, redo_lcps_kept=3),
+    ),
+    "7.5": _profile(
+        "7.5", "full-lcp", Mechanisms(adaptive_write_speed=True),
+    ),
+    "7.6": _profile(
+        "7.6", "partial-lcp",
+        Mechanisms(partial_lcp_available=True, local_lcp_at_restart_end=True, parallel_undo=True,
+                   adaptive_write_speed=True),
+        EnablePartialLcp=True, BuildIndexThreads=128, TwoPassInitialNodeRestartCopy=True,
+        RecoveryWork=60, IndexMemory=0,  # 7.6 folds IndexMemory into DataMemory
+    ),
+    "8.0": _profile(
+        "8.0", "partial-lcp",
+        Mechanisms(partial_lcp_available=True, local_lcp_at_restart_end=True, parallel_undo=True,
+                   adaptive_write_speed=True),
+        EnablePartialLcp=True, BuildIndexThreads=128, TwoPassInitialNodeRestartCopy=True,
+        RecoveryWork=60, EnableRedoControl=True, DataMemory="98M", IndexMemory=0,
+    ),
+}
+
+_FAMILY = {
+    "5.1": "5.1",
+    "6.2": "7.0", "6.3": "7.0", "7.0": "7.0", "7.1": "7.0", "7.2": "7.0", "7.3": "7.0",
+    "7.4": "7.5", "7.5": "7.5",
+    "7.6": "7.6",
+    "8.0": "8.0", "8.1": "8.0", "8.2": "8.0", "8.3": "8.0", "8.4": "8.0", "9.0": "8.0",
+}
+
+KNOWN_VERSIONS = sorted(_FAMILY)
+
+
+def parse_version(version: str) -> tuple[int, int, int]:
+    m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?\S*\s*", str(version))
+    if not m:
+        raise InputError(f"{version!r} is not an NDB version; write it like \"7.6.6\" "
+                         f"(known: {', '.join(KNOWN_VERSIONS)})", field="version")
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def profile_for(version: str) -> Profile:
+    """The profile for an NDB version string such as ``"7.6.6"``, with the defaults that
+    depend on the patch release and the calibrated constants."""
+    major, minor, patch = parse_version(version)
+    key = f"{major}.{minor}"
+    if key not in _FAMILY:
+        raise InputError(f"NDB version {version!r} is not modelled; use one of "
+                         f"{', '.join(KNOWN_VERSIONS)} (e.g. \"7.6.6\")", field="version")
+    base = _PROFILES[_FAMILY[key]]
+    defaults = dict(base.defaults)
+    if key == "7.6":
+        # RecoveryWork 50 in 7.6.4–7.6.6, 60 from 7.6.7; InsertRecoveryWork from 7.6.5
+        # (before: inserts weigh 100%); EnableRedoControl from 7.6.7 ([RN767], §2.3).
+        if patch < 7:
+            defaults["RecoveryWork"] = 50
+        if patch < 5:
+            defaults["InsertRecoveryWork"] = 100
+    return replace(base, defaults=defaults, constants=calibrated_constants(base.name))
+
+
+@cache
+def _calibrated() -> dict[str, Any]:
+    if not CALIBRATED_FILE.exists():
+        return {}
+    return yaml.safe_load(CALIBRATED_FILE.read_text()) or {}
+
+
+def calibrated_constants(profile_name: str) -> Constants:
+    """Fitted constants for a profile: its own entry, else the shared fit, else defaults."""
+    data = _calibrated()
+    values = dict(data.get("shared", {}).get("constants", {}))
+    values.update(data.get("profiles", {}).get(profile_name, {}).get("constants", {}))
+    known = {k: float(v) for k, v in values.items() if k in Constants.names()}
+    return Constants(**known)
+
+
+def reload_calibration() -> None:
+    _calibrated.cache_clear()

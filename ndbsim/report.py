@@ -1,0 +1,40 @@
+"""The terminal phase table."""
+
+from __future__ import annotations
+
+from ndbsim.engine.restart import PHASES
+from ndbsim.result import Result
+from ndbsim.units import format_bytes, format_secs
+
+
+def phase_table(result: Result, notes: list[str] | None = None) -> str:
+    ids = result.node_ids()
+    per_node = {nid: result.phases(nid) for nid in ids}
+    totals = {nid: result.node_total(nid) for nid in ids}
+    cp = result.first.checkpoint
+    rep = result.to_dict()["replications"]
+    out = [result.name,
+           f"NDB {result.version} · {result.restart_type} restart · {cp['policy']} LCP · seed {result.seed}"
+           + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""), ""]
+    width = max(len(p) for p in PHASES) + 2
+    out.append("phase (ndbinfo.restart_info)".ljust(width) + "".join(f"{'node ' + str(n):>12s}" for n in ids)
+               + ("   share" if len(ids) == 1 else ""))
+    for p in PHASES:
+        row = p.ljust(width) + "".join(f"{per_node[n][p]:>10.1f} s" for n in ids)
+        if len(ids) == 1 and totals[ids[0]] > 0:
+            share = per_node[ids[0]][p] / totals[ids[0]]
+            row += f"  {'█' * round(share * 30)}" if share >= 0.005 else ""
+        out.append(row)
+    out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in ids))
+    out.append("")
+    out.append(f"restart total: {format_secs(result.total_restart_secs)} ({result.total_restart_secs:.0f} s)"
+               + (f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
+                  if rep["n"] > 1 else ""))
+    out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
+    lcp = (f"steady LCP: {format_bytes(cp['lcp_bytes'])} in {format_secs(cp['lcp_secs'])} at "
+           f"{format_bytes(cp['lcp_write_speed'])}/s · REDO needed {format_bytes(cp['redo_bytes_needed'])} "
+           f"(peak {format_bytes(cp['redo_peak_bytes'])}) of {format_bytes(cp['redo_capacity_bytes'])}")
+    out.append(lcp)
+    for w in result.warnings + list(notes or []):
+        out.append(f"warning: {w}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,194 @@
+"""Results as plain records (one per node, phase and replication) that become a DataFrame in
+one call, plus the JSON and CSV of CONTRACT §2. The fully resolved scenario travels inside
+every result, so a result file can be re-run."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ndbsim.engine.restart import LOCAL_RECOVERY, PHASES
+from ndbsim.engine.run import Replication
+
+
+@dataclass(frozen=True)
+class PhaseRecord:
+    replication: int
+    node_id: int
+    phase: str
+    start: float
+    end: float
+
+    @property
+    def secs(self) -> float:
+        return self.end - self.start
+
+
+def node_phases(spans: list[tuple[str, float, float]]) -> dict[str, float]:
+    out = dict.fromkeys(PHASES, 0.0)
+    for phase, a, b in spans:
+        out[phase] += b - a
+    return out
+
+
+def _median(xs: list[float]) -> float:
+    ys = sorted(xs)
+    n = len(ys)
+    if not n:
+        return math.nan
+    mid = n // 2
+    return ys[mid] if n % 2 else 0.5 * (ys[mid - 1] + ys[mid])
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    """Linear-interpolated quantile (numpy's default), without importing numpy here."""
+    ys = sorted(xs)
+    if not ys:
+        return math.nan
+    pos = q * (len(ys) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ys) - 1)
+    return ys[lo] + (ys[hi] - ys[lo]) * (pos - lo)
+
+
+@dataclass
+class Result:
+    name: str
+    version: str
+    restart_type: str
+    seed: int
+    scenario: dict[str, Any]
+    replications: list[Replication] = field(default_factory=list)
+
+    # -- summaries ----------------------------------------------------------------------
+    @property
+    def first(self) -> Replication:
+        return self.replications[0]
+
+    @property
+    def totals(self) -> list[float]:
+        return [r.total_restart_secs for r in self.replications]
+
+    @property
+    def total_restart_secs(self) -> float:
+        return _median(self.totals)
+
+    @property
+    def status(self) -> str:
+        bad = [r.status for r in self.replications if r.status != "ok"]
+        return bad[0] if bad else "ok"
+
+    @property
+    def reason(self) -> str:
+        for r in self.replications:
+            if r.status != "ok":
+                return r.reason
+        return ""
+
+    @property
+    def warnings(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for r in self.replications:
+            for w in r.warnings:
+                seen.setdefault(w)
+        return list(seen)
+
+    def node_ids(self) -> list[int]:
+        return [n.node_id for n in self.first.nodes]
+
+    def phases(self, node_id: int | None = None) -> dict[str, float]:
+        """Median seconds per phase over replications (the slowest node, or ``node_id``)."""
+        per_rep = []
+        for r in self.replications:
+            if not r.nodes:
+                continue
+            if node_id is None:
+                node = max(r.nodes, key=lambda n: n.end - n.start)
+            else:
+                node = next(n for n in r.nodes if n.node_id == node_id)
+            per_rep.append(node_phases(node.spans))
+        return {p: _median([d[p] for d in per_rep]) for p in PHASES}
+
+    def node_total(self, node_id: int) -> float:
+        return _median([n.end - n.start for r in self.replications for n in r.nodes if n.node_id == node_id])
+
+    def records(self) -> list[PhaseRecord]:
+        return [PhaseRecord(i, n.node_id, p, a, b)
+                for i, r in enumerate(self.replications) for n in r.nodes for p, a, b in n.spans]
+
+    def to_frame(self):
+        """Per replication, node and phase: seconds, start and end (relative to the crash)."""
+        import pandas as pd
+
+        rows = []
+        for i, r in enumerate(self.replications):
+            for n in r.nodes:
+                t0 = min((a for _, a, _ in n.spans), default=n.start)
+                base = self.replications[i].nodes[0].start
+                secs = node_phases(n.spans)
+                firsts: dict[str, float] = {}
+                lasts: dict[str, float] = {}
+                for p, a, b in n.spans:
+                    firsts.setdefault(p, a)
+                    lasts[p] = b
+                for p in PHASES:
+                    rows.append({"replication": i, "node_id": n.node_id, "phase": p, "secs": secs[p],
+                                 "start": firsts.get(p, t0) - base, "end": lasts.get(p, t0) - base,
+                                 "status": r.status})
+        return pd.DataFrame(rows)
+
+    # -- serialisation ------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        totals = self.totals
+        nodes = []
+        for nid in self.node_ids():
+            ph = self.phases(nid)
+            info = dict(ph)
+            info["secs_for_local_recovery"] = sum(ph[p] for p in LOCAL_RECOVERY)
+            info["total_restart_secs"] = self.node_total(nid)
+            nodes.append({"node_id": nid, "total_restart_secs": self.node_total(nid), "phases": ph,
+                          "restart_info": info, "facts": self.first.nodes[[n.node_id for n in self.first.nodes].index(nid)].facts})
+        return {
+            "name": self.name,
+            "version": self.version,
+            "restart_type": self.restart_type,
+            "total_restart_secs": self.total_restart_secs,
+            "phases": self.phases(),
+            "nodes": nodes,
+            "checkpoint": self.first.checkpoint,
+            "status": self.status,
+            "reason": self.reason,
+            "warnings": self.warnings,
+            "replications": {"n": len(totals), "p5": _quantile(totals, 0.05), "p50": _quantile(totals, 0.5),
+                             "p95": _quantile(totals, 0.95)},
+            "seed": self.seed,
+            "events": self.first.events,
+            "scenario": self.scenario,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(_clean(self.to_dict()), indent=2, sort_keys=False)
+
+    def to_csv(self) -> str:
+        """One row per node and phase (medians), with the run's total and status."""
+        lines = ["node_id,phase,secs,total_restart_secs,status"]
+        for nid in self.node_ids():
+            tot = self.node_total(nid)
+            for p, v in self.phases(nid).items():
+                lines.append(f"{nid},{p},{v:.3f},{tot:.3f},{self.status}")
+        return "\n".join(lines) + "\n"
+
+
+def _clean(x: Any) -> Any:
+    """JSON has no inf/nan: write them as null; round floats for byte-stable output."""
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return None
+        return float(f"{x:.10g}")
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    return x

@@ -1,0 +1,340 @@
+"""Scenario files: typed, validated models (CONTRACT §1), ``--set`` overrides, loading.
+
+A scenario is validated once into a ``Scenario``; ``resolve()`` then fills in the version
+profile's config.ini defaults. Every error is an ``InputError`` naming field, value and fix.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from ndbsim import config_params
+from ndbsim.errors import InputError, did_you_mean
+from ndbsim.profiles import Profile, profile_for
+from ndbsim.units import parse_byte_rate, parse_bytes, parse_count, parse_duration, parse_per_second
+
+
+def _wrap(parser):
+    def run(v: Any) -> Any:
+        try:
+            return parser(v)
+        except InputError as e:
+            raise ValueError(e.message) from None
+
+    return BeforeValidator(run)
+
+
+Bytes = Annotated[float, _wrap(parse_bytes), Field(ge=0)]
+PositiveBytes = Annotated[float, _wrap(parse_bytes), Field(gt=0)]
+ByteRate = Annotated[float, _wrap(parse_byte_rate), Field(gt=0)]
+Count = Annotated[float, _wrap(parse_count), Field(ge=0)]
+PerSecond = Annotated[float, _wrap(parse_per_second), Field(ge=0)]
+Duration = Annotated[float, _wrap(parse_duration), Field(ge=0)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, frozen=False)
+
+
+class Host(_Model):
+    cpu_cores: int = Field(8, ge=1, le=1024)
+    threads_per_core: int = Field(2, ge=1, le=8)
+    core_speed: float = Field(1.0, gt=0, le=100)
+    disk_read: ByteRate = parse_bytes("1G")
+    disk_write: ByteRate = parse_bytes("500M")
+    network: ByteRate = 10e9 / 8
+
+
+class Data(_Model):
+    size: PositiveBytes = parse_bytes("60G")
+    rows: Count | None = None
+    row_size: PositiveBytes = 200.0
+    tables: int = Field(9, ge=1, le=20320)
+    ordered_indexes: int = Field(10, ge=0, le=20320)
+    disk_data_size: Bytes = 0.0
+
+    @property
+    def row_count(self) -> float:
+        return self.rows if self.rows else self.size / self.row_size
+
+
+class Rates(_Model):
+    updates_per_s: PerSecond = 0.0
+    inserts_per_s: PerSecond = 0.0
+    deletes_per_s: PerSecond = 0.0
+    bytes_per_change: PositiveBytes = 512.0
+
+
+class PartialRates(_Model):
+    updates_per_s: PerSecond | None = None
+    inserts_per_s: PerSecond | None = None
+    deletes_per_s: PerSecond | None = None
+    bytes_per_change: PositiveBytes | None = None
+
+
+class Burst(PartialRates):
+    duration: Duration = 0.0
+
+
+class Workload(Rates):
+    during_restart: PartialRates | None = None
+    before_restart: Burst | None = None
+    """A burst in the last ``duration`` before the restart (e.g. a bulk load)."""
+
+
+class Restart(_Model):
+    type: Literal["node", "initial", "system", "rolling"] = "node"
+    nodes: list[int] | None = None
+    downtime: Duration = 0.0
+    cause: Literal["planned", "crash"] = "planned"
+
+
+class Simulation(_Model):
+    seed: int = Field(1, ge=0)
+    replications: int = Field(1, ge=1, le=100_000)
+    lcp_phase: float | None = Field(None, ge=0, le=1)
+    """Fraction of the running LCP done when the restart begins; random (seeded) if omitted."""
+    horizon: Duration = 7 * 24 * 3600.0
+    """Simulated time after which a restart that has not finished is reported as stuck."""
+
+
+class Cluster(_Model):
+    data_nodes: int = Field(2, ge=1, le=144)
+    config: dict[str, Any] = Field(default_factory=dict)
+
+
+def _version_text(v: Any) -> Any:
+    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+class Scenario(_Model):
+    name: str = "unnamed scenario"
+    version: Annotated[str, BeforeValidator(_version_text)] = "7.6.6"
+    cluster: Cluster = Field(default_factory=Cluster)
+    host: Host = Field(default_factory=Host)
+    data: Data = Field(default_factory=Data)
+    workload: Workload = Field(default_factory=Workload)
+    restart: Restart = Field(default_factory=Restart)
+    simulation: Simulation = Field(default_factory=Simulation)
+    expect: dict[str, Any] | None = None
+    """Expected outcomes written next to the scenario, checked by the test suite."""
+
+    @model_validator(mode="after")
+    def _version_known(self) -> Scenario:
+        profile_for(self.version)
+        return self
+
+
+class Resolved:
+    """A scenario with its profile and fully resolved config.ini parameters."""
+
+    __slots__ = ("scenario", "profile", "config")
+
+    def __init__(self, scenario: Scenario, profile: Profile, config: dict[str, Any]):
+        self.scenario = scenario
+        self.profile = profile
+        self.config = config
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.scenario.model_dump(mode="json")
+        d["cluster"]["config"] = dict(self.config)
+        return d
+
+
+# ---------------------------------------------------------------------------------------
+# Loading and errors
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc if not str(p).startswith("function-"))
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    cur: Any = model
+    for part in loc[:-1]:
+        fld = getattr(cur, "model_fields", {}).get(part)
+        if fld is None:
+            return []
+        ann = fld.annotation
+        for cand in getattr(ann, "__args__", (ann,)):
+            if isinstance(cand, type) and issubclass(cand, BaseModel):
+                cur = cand
+                break
+        else:
+            return []
+    return list(getattr(cur, "model_fields", {}))
+
+
+_FIXES = {
+    "extra_forbidden": "remove it",
+    "greater_than": "use a positive value",
+    "greater_than_equal": "use a value that is not negative",
+    "less_than_equal": "use a smaller value",
+    "int_parsing": "write a whole number",
+    "int_from_float": "write a whole number",
+    "float_parsing": "write a number",
+    "literal_error": "use one of the allowed values",
+    "string_type": "write a string",
+    "list_type": "write a list, e.g. [2]",
+    "model_type": "write a mapping of keys",
+    "dict_type": "write a mapping of keys",
+}
+
+
+def _error_from_validation(err: ValidationError) -> InputError:
+    e = err.errors(include_url=False)[0]
+    loc = tuple(e.get("loc", ()))
+    field = _loc(loc) or "scenario"
+    value = e.get("input")
+    kind = e.get("type", "")
+    if kind == "extra_forbidden":
+        hint = did_you_mean(str(loc[-1]), _fields_at(Scenario, loc)) if loc else ""
+        return InputError(f"unknown key{hint}; remove it or fix its spelling", field=field)
+    msg = e.get("msg", "invalid").removeprefix("Value error, ")
+    fix = _FIXES.get(kind, "")
+    shown = repr(value) if not isinstance(value, dict) else "a mapping"
+    text = f"{shown} is not valid: {msg}" + (f"; {fix}" if fix and fix not in msg else "")
+    return InputError(text, field=field)
+
+
+def scenario_from_dict(raw: Any, source: str | None = None) -> Scenario:
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise InputError("a scenario must be a YAML mapping of keys (name, version, cluster, ...)",
+                         source=source)
+    try:
+        return Scenario.model_validate(raw)
+    except ValidationError as err:
+        e = _error_from_validation(err)
+        raise (e.located(source) if source else e) from None
+    except InputError as e:
+        raise (e.located(source) if source else e) from None
+
+
+def read_yaml(path: str | Path) -> Any:
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"file not found: {str(p)!r}; check the path")
+    if p.is_dir():
+        raise InputError(f"{str(p)!r} is a directory; give a scenario .yaml file")
+    try:
+        return yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or "malformed YAML"
+        raise InputError(f"malformed YAML{where}: {problem}; fix the syntax there", source=str(p)) from None
+    except UnicodeDecodeError:
+        raise InputError("not a text file; give a YAML scenario", source=str(p)) from None
+
+
+def set_override(raw: dict[str, Any], assignment: str) -> None:
+    """Apply one ``dotted.path=value`` to a raw scenario dict (value read as a YAML scalar)."""
+    if "=" not in assignment:
+        raise InputError(f"--set {assignment!r} has no '='; write it like data.size=1TB", field="--set")
+    path, _, text = assignment.partition("=")
+    path = path.strip()
+    if not path or any(not p for p in path.split(".")):
+        raise InputError(f"--set {assignment!r} has an empty key; write it like data.size=1TB", field="--set")
+    try:
+        value = yaml.safe_load(text) if text.strip() else ""
+    except yaml.YAMLError:
+        value = text
+    set_path(raw, path, value)
+
+
+def set_path(raw: dict[str, Any], path: str, value: Any) -> None:
+    parts = path.split(".")
+    cur: Any = raw
+    for i, part in enumerate(parts[:-1]):
+        nxt = cur.get(part)
+        if nxt is None:
+            nxt = cur[part] = {}
+        if not isinstance(nxt, dict):
+            raise InputError(f"{'.'.join(parts[: i + 1])} is a value, not a section; "
+                             f"cannot set {path}", field=path)
+        cur = nxt
+    cur[parts[-1]] = value
+
+
+def load_raw(path: str | Path | None, overrides: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+    raw: Any = read_yaml(path) if path else copy.deepcopy(DEFAULT_SCENARIO)
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise InputError("a scenario must be a YAML mapping of keys (name, version, cluster, ...)",
+                         source=str(path))
+    for assignment in overrides:
+        set_override(raw, assignment)
+    return raw
+
+
+def resolve(scenario: Scenario, source: str | None = None) -> Resolved:
+    """Attach the version profile and resolve every config.ini parameter."""
+    profile = profile_for(scenario.version)
+    try:
+        config = config_params.resolve(profile.defaults, scenario.cluster.config)
+        _check_consistency(scenario, profile, config)
+    except InputError as e:
+        raise (e.located(source) if source else e) from None
+    return Resolved(scenario, profile, config)
+
+
+def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> None:
+    from ndbsim.threads import ldm_threads
+
+    replicas = cfg["NoOfReplicas"]
+    if s.cluster.data_nodes % replicas:
+        raise InputError(f"{s.cluster.data_nodes} is not a multiple of NoOfReplicas={replicas}; "
+                         "each node group needs NoOfReplicas nodes", field="cluster.data_nodes")
+    for n in s.restart.nodes or []:
+        if not 1 <= n <= s.cluster.data_nodes:
+            raise InputError(f"node {n} does not exist; data nodes are numbered 1..{s.cluster.data_nodes}",
+                             field="restart.nodes")
+    if s.data.size > cfg["DataMemory"]:
+        from ndbsim.units import format_bytes
+
+        raise InputError(f"{format_bytes(s.data.size)} of data does not fit in DataMemory="
+                         f"{format_bytes(cfg['DataMemory'])}; raise cluster.config.DataMemory or "
+                         "lower data.size", field="data.size")
+    ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], profile.mechanisms.multithreaded)
+    hw = s.host.cpu_cores * s.host.threads_per_core
+    if ldm > hw:
+        raise InputError(f"{ldm} LDM threads need more than the host's {hw} hardware threads; "
+                         "lower MaxNoOfExecutionThreads or raise host.cpu_cores",
+                         field="cluster.config.MaxNoOfExecutionThreads")
+
+
+def load(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> Resolved:
+    """Read, override, validate and resolve a scenario file (None: the built-in default)."""
+    source = str(path) if path else None
+    raw = load_raw(path, overrides)
+    return resolve(scenario_from_dict(raw, source), source)
+
+
+DEFAULT_SCENARIO: dict[str, Any] = {
+    "name": "DBT2 600 warehouses, 7.6.6 node restart (default scenario)",
+    "version": "7.6.6",
+    "cluster": {
+        "data_nodes": 2,
+        "config": {
+            "NoOfReplicas": 2,
+            "DataMemory": "100G",
+            "MaxNoOfExecutionThreads": 16,
+            "NoOfFragmentLogFiles": 64,
+            "FragmentLogFileSize": "256M",
+            "MaxDiskWriteSpeed": "100M",
+            "MaxDiskWriteSpeedOtherNodeRestart": "100M",
+        },
+    },
+    "host": {"cpu_cores": 8, "threads_per_core": 2, "disk_read": "1GB/s", "disk_write": "500MB/s",
+             "network": "10Gbit/s"},
+    "data": {"size": "60GB", "rows": "300M", "tables": 9, "ordered_indexes": 10},
+    "workload": {"updates_per_s": 0, "bytes_per_change": "200B"},
+    "restart": {"type": "node", "nodes": [2]},
+}

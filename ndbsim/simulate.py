@@ -1,0 +1,54 @@
+"""The Python API: ``ndbsim.simulate(...)``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ndbsim import scenario as sc
+from ndbsim.engine.run import simulate_once
+from ndbsim.result import Result
+
+
+def streams(seed: int, n: int) -> list[np.random.Generator]:
+    """One independent generator per replication, all derived from the root seed."""
+    return [np.random.Generator(np.random.PCG64(s)) for s in np.random.SeedSequence(seed).spawn(n)]
+
+
+def run_resolved(resolved: sc.Resolved, seed: int | None = None, replications: int | None = None) -> Result:
+    s = resolved.scenario
+    seed = s.simulation.seed if seed is None else seed
+    n = s.simulation.replications if replications is None else replications
+    reps = [simulate_once(resolved, rng) for rng in streams(seed, n)]
+    return Result(name=s.name, version=s.version, restart_type=s.restart.type, seed=seed,
+                  scenario=resolved.to_dict(), replications=reps)
+
+
+def simulate(scenario: str | Path | dict[str, Any] | sc.Scenario | None = None, *,
+             overrides: list[str] | tuple[str, ...] = (), seed: int | None = None,
+             replications: int | None = None, **sets: Any) -> Result:
+    """Simulate a restart.
+
+    ``scenario`` is a YAML path, a dict, a ``Scenario`` or None (the built-in default).
+    ``overrides`` are ``--set``-style ``"dotted.path=value"`` strings; keyword arguments with
+    ``__`` for dots do the same (``data__size="1TB"``).
+    """
+    if isinstance(scenario, sc.Scenario):
+        raw: dict[str, Any] = scenario.model_dump(mode="json")
+        source = None
+    elif isinstance(scenario, dict):
+        import copy
+
+        raw = copy.deepcopy(scenario)
+        source = None
+    else:
+        raw = sc.load_raw(scenario)
+        source = str(scenario) if scenario else None
+    for a in overrides:
+        sc.set_override(raw, a)
+    for key, value in sets.items():
+        sc.set_path(raw, key.replace("__", "."), value)
+    resolved = sc.resolve(sc.scenario_from_dict(raw, source), source)
+    return run_resolved(resolved, seed, replications)

@@ -1,0 +1,113 @@
+"""Units as NDB users write them.
+
+Byte sizes are binary, as in NDB's config.ini: ``60G`` = ``60GB`` = ``60GiB`` = 60×2³⁰ bytes
+(pydantic's ByteSize would read ``60G`` as 60×10⁹, a 7% error). Rates in bits are decimal,
+as network gear is sold: ``1Gbit/s`` = 10⁹ bit/s. Counts take SI suffixes: ``300M`` rows =
+3×10⁸, ``20000/s``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ndbsim.errors import InputError
+
+_BINARY = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "P": 2**50}
+_DECIMAL = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+_NUM = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+_SIZE_RE = re.compile(_NUM + r"\s*([KMGTP]?)(?:I?B)?", re.IGNORECASE)
+_BITS_RE = re.compile(_NUM + r"\s*([KMGTP]?)(?:BIT|BPS|B(?=/S))", re.IGNORECASE)
+_COUNT_RE = re.compile(_NUM + r"\s*([KMGTP]?)", re.IGNORECASE)
+_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)\s*(ms|h|m|s)", re.IGNORECASE)
+_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def _fail(kind: str, value: object, example: str) -> InputError:
+    return InputError(f"{value!r} is not a valid {kind}; write it like {example}")
+
+
+def parse_bytes(value: object) -> float:
+    """``'60G'``, ``'60GB'``, ``'512MB'``, ``'200B'`` or a plain number of bytes."""
+    if isinstance(value, bool):
+        raise _fail("size", value, "'60G' or '512MB'")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    m = _SIZE_RE.fullmatch(text)
+    if not m:
+        raise _fail("size", value, "'60G' (binary: 60×2^30 bytes) or '512MB'")
+    return float(m.group(1)) * _BINARY[m.group(2).upper()]
+
+
+def parse_byte_rate(value: object) -> float:
+    """Bytes per second: ``'10MB/s'``, ``'100M'`` (config.ini style), or bits: ``'1Gbit/s'``."""
+    if isinstance(value, bool):
+        raise _fail("rate", value, "'100MB/s' or '10Gbit/s'")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    bits = _BITS_RE.fullmatch(text.removesuffix("/s").removesuffix("/S")) or _BITS_RE.fullmatch(text)
+    if bits and re.search(r"bit|bps|b/s$", text, re.IGNORECASE) and not re.search(r"[KMGTP]?i?B/s$", text):
+        return float(bits.group(1)) * _DECIMAL[bits.group(2).upper()] / 8.0
+    body = re.sub(r"\s*/\s*s(ec)?$", "", text, flags=re.IGNORECASE)
+    m = _SIZE_RE.fullmatch(body)
+    if not m:
+        raise _fail("rate", value, "'100MB/s' (binary) or '10Gbit/s' (decimal bits)")
+    return float(m.group(1)) * _BINARY[m.group(2).upper()]
+
+
+def parse_count(value: object) -> float:
+    """A count with SI suffix: ``'300M'`` rows = 3×10⁸."""
+    if isinstance(value, bool):
+        raise _fail("count", value, "'300M' or 300000000")
+    if isinstance(value, (int, float)):
+        return float(value)
+    m = _COUNT_RE.fullmatch(str(value).strip())
+    if not m:
+        raise _fail("count", value, "'300M' or 300000000")
+    return float(m.group(1)) * _DECIMAL[m.group(2).upper()]
+
+
+def parse_per_second(value: object) -> float:
+    """An event rate: ``'20000/s'``, ``'20k/s'`` or a plain number per second."""
+    if isinstance(value, str):
+        value = re.sub(r"\s*/\s*s(ec)?$", "", value.strip(), flags=re.IGNORECASE)
+    try:
+        return parse_count(value)
+    except InputError:
+        raise _fail("rate", value, "'20000/s' or '20k/s'") from None
+
+
+def parse_duration(value: object) -> float:
+    """Seconds from ``'90s'``, ``'2m4s'``, ``'1h'``, ``'500ms'`` or a plain number."""
+    if isinstance(value, bool):
+        raise _fail("duration", value, "'90s', '2m4s' or '1h'")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip().replace(" ", "")
+    if re.fullmatch(r"[0-9]*\.?[0-9]+", text):
+        return float(text)
+    parts = _DURATION_PART.findall(text)
+    if not parts or "".join(n + u for n, u in parts).lower() != text.lower():
+        raise _fail("duration", value, "'90s', '2m4s' or '1h'")
+    return sum(float(n) * _DURATION_UNITS[u.lower()] for n, u in parts)
+
+
+def format_bytes(n: float) -> str:
+    """Binary, NDB style: 64424509440 -> '60.0G'."""
+    for unit in ("P", "T", "G", "M", "K"):
+        if abs(n) >= _BINARY[unit]:
+            return f"{n / _BINARY[unit]:.1f}{unit}"
+    return f"{n:.0f}B"
+
+
+def format_secs(s: float) -> str:
+    """1151 -> '19m11s'."""
+    s = round(s)
+    h, rem = divmod(int(s), 3600)
+    m, sec = divmod(rem, 60)
+    if h:
+        return f"{h}h{m:02d}m{sec:02d}s"
+    if m:
+        return f"{m}m{sec:02d}s"
+    return f"{sec}s"

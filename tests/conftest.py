@@ -1,0 +1,11 @@
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
+
+
+@pytest.fixture
+def root() -> Path:
+    return ROOT

@@ -1,0 +1,56 @@
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import SCENARIOS
+
+
+def ndbsim(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_default_scenario_prints_phase_table():
+    p = ndbsim("run")
+    assert p.returncode == 0, p.stderr
+    assert "secs_restore_fragments" in p.stdout and "total_restart_secs" in p.stdout
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
+def test_every_scenario_runs_as_json(path):
+    p = ndbsim("run", str(path), "--format", "json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["status"] in ("ok", "non-converging", "redo-overload", "stuck")
+    assert d["total_restart_secs"] > 0
+    assert d["scenario"]["cluster"]["config"]["NoOfReplicas"] >= 1  # resolved scenario embedded
+
+
+def test_csv_and_gantt(tmp_path):
+    out = tmp_path / "g.png"
+    p = ndbsim("run", "--format", "csv", "--gantt", str(out))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("node_id,phase,secs")
+    assert out.stat().st_size > 1000
+
+
+def test_set_override_and_config_ini(tmp_path):
+    ini = tmp_path / "config.ini"
+    ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=200G\nHostName=x\n[ndbd]\n[ndbd]\n[ndbd]\n[ndbd]\n")
+    p = ndbsim("run", "--config-ini", str(ini), "--set", "data.size=100G", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["scenario"]["cluster"]["data_nodes"] == 4
+    assert d["scenario"]["cluster"]["config"]["DataMemory"] == 200 * 2**30
+    assert d["scenario"]["data"]["size"] == 100 * 2**30
+
+
+def test_bad_key_is_one_line_exit_2():
+    p = ndbsim("run", "--set", "data.sise=1TB")
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and "did you mean 'size'" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_validate(root):
+    assert ndbsim("validate", str(SCENARIOS[0])).returncode == 0

@@ -1,0 +1,157 @@
+"""The mechanisms of the restart pipeline, each pinned by a behaviour that could fail."""
+
+import math
+
+import pytest
+
+import ndbsim
+from ndbsim.engine.restart import PHASES
+
+BASE = "scenarios/dbt2-600wh-7.6.6.yaml"
+LEGACY = "scenarios/dbt2-600wh-7.5.10.yaml"
+
+
+def phases(result, node=None):
+    return result.phases(node)
+
+
+def sim(path=None, *sets, **kw):
+    return ndbsim.simulate(path, overrides=list(sets), **kw)
+
+
+def test_every_restart_info_phase_present_and_summing_to_total(root):
+    r = sim(root / BASE)
+    d = r.to_dict()
+    for node in d["nodes"]:
+        assert set(PHASES) <= set(node["phases"])
+        assert math.isclose(sum(node["phases"].values()), node["total_restart_secs"], rel_tol=1e-9)
+        assert "secs_for_local_recovery" in node["restart_info"]
+        assert "total_restart_secs" in node["restart_info"]
+
+
+def test_events_do_not_depend_on_data_size():
+    small = sim(None, "data.size=1GB", "data.rows=null", "cluster.config.DataMemory=16T")
+    big = sim(None, "data.size=16TB", "data.rows=null", "cluster.config.DataMemory=16T")
+    assert small.first.events == big.first.events
+    assert big.total_restart_secs > 10 * small.total_restart_secs - 1e5  # sanity: both ran
+
+
+def test_events_bounded_under_load_from_1gb_to_16tb(root):
+    path = root / "scenarios/rolling-4-nodes-8.0.yaml"
+    ev = []
+    for size, mem in (("1GB", "2G"), ("16TB", "16T")):
+        r = sim(path, f"data.size={size}", f"cluster.config.DataMemory={mem}",
+                "cluster.config.NoOfFragmentLogFiles=1000", replications=1)
+        ev.append(r.first.events)
+    assert max(ev) < 5000
+
+
+def test_doubling_datamemory_doubles_memory_touch():
+    a = phases(sim(None, "cluster.config.DataMemory=100G"))["secs_memory_touch"]
+    b = phases(sim(None, "cluster.config.DataMemory=200G"))["secs_memory_touch"]
+    assert b == pytest.approx(2 * a, rel=1e-6)
+
+
+def test_more_ldm_threads_shorten_restore_and_redo(root):
+    few = phases(sim(root / LEGACY, "cluster.config.MaxNoOfExecutionThreads=8"))
+    many = phases(sim(root / LEGACY, "cluster.config.MaxNoOfExecutionThreads=16"))
+    assert many["secs_restore_fragments"] < few["secs_restore_fragments"]
+    assert many["secs_exec_redo_log"] < few["secs_exec_redo_log"]
+
+
+def test_partial_lcp_restores_more_but_waits_far_less(root):
+    full = phases(sim(root / LEGACY))
+    part = phases(sim(root / LEGACY, "version=7.6.6"))
+    assert part["secs_restore_fragments"] > full["secs_restore_fragments"]
+    assert part["secs_wait_lcp_for_restart"] < 0.5 * full["secs_wait_lcp_for_restart"]
+
+
+def test_update_rate_above_copy_rate_is_non_converging():
+    r = sim(None, "workload.updates_per_s=50M", "cluster.config.NoOfFragmentLogFiles=10000",
+            "cluster.config.FragmentLogFileSize=1G")
+    assert r.status == "non-converging"
+    assert "never converges" in r.reason
+
+
+def test_updates_during_restart_lengthen_the_copy():
+    idle = phases(sim(None, "restart.downtime=5m"))
+    busy = phases(sim(None, "restart.downtime=5m", "workload.updates_per_s=50000"))
+    assert busy["secs_to_synchronize_starting_node"] > idle["secs_to_synchronize_starting_node"]
+
+
+def test_disk_data_only_runs_undo(root):
+    assert phases(sim(root / LEGACY))["secs_undo_disk_data"] == 0
+    r = sim(root / LEGACY, "data.disk_data_size=200G")
+    assert phases(r)["secs_undo_disk_data"] > 0
+
+
+def test_undo_parallel_from_76(root):
+    sets = ["data.disk_data_size=200G", "simulation.lcp_phase=0.5"]
+    old = phases(sim(root / LEGACY, *sets))["secs_undo_disk_data"]
+    new = phases(sim(root / LEGACY, *sets, "version=7.6.6"))["secs_undo_disk_data"]
+    assert new < old / 3
+
+
+def test_index_rebuild_uses_build_index_threads(root):
+    off = phases(sim(root / BASE, "cluster.config.BuildIndexThreads=0"))["secs_index_rebuild"]
+    on = phases(sim(root / BASE))["secs_index_rebuild"]
+    assert on < off
+
+
+def test_initial_restart_copies_everything_and_is_slower(root):
+    normal = sim(root / "scenarios/mysql70-6gb-normal.yaml")
+    initial = sim(root / "scenarios/mysql70-6gb-initial.yaml")
+    assert phases(initial)["secs_restore_fragments"] == 0
+    assert initial.first.nodes[0].facts["copied_rows"] >= 30e6 * 0.999
+    assert initial.total_restart_secs > normal.total_restart_secs
+
+
+def test_full_lcp_wait_is_between_one_and_two_lcps(root):
+    r = sim(root / LEGACY, replications=30)
+    lcp = r.first.checkpoint["lcp_secs"]
+    waits = [sum(b - a for p, a, b in rep.nodes[0].spans if p == "secs_wait_lcp_for_restart")
+             for rep in r.replications]
+    assert min(waits) > 0.8 * lcp
+    assert max(waits) < 2.3 * lcp
+    assert max(waits) - min(waits) > 0.3 * lcp  # the landing point in the LCP cycle is random
+
+
+def test_deterministic_for_a_seed():
+    a = sim(None, replications=3, seed=7).to_json()
+    b = sim(None, replications=3, seed=7).to_json()
+    assert a == b
+
+
+def test_system_restart_has_no_copy_and_warns_above_80_percent():
+    r = sim(None, "restart.type=system", "cluster.config.DataMemory=70G")
+    assert phases(r)["secs_to_synchronize_starting_node"] == 0
+    assert any("80%" in w for w in r.warnings)
+    assert len(r.node_ids()) == 2
+
+
+def test_rolling_restart_visits_every_node(root):
+    r = sim(root / "scenarios/rolling-4-nodes-8.0.yaml", replications=1)
+    assert sorted(r.node_ids()) == [1, 2, 3, 4]
+    starts = {n.node_id: n.start for n in r.first.nodes}
+    assert starts[2] > starts[1] and starts[4] > starts[3]
+
+
+def test_redo_overload_is_a_result():
+    r = sim(None, "cluster.config.NoOfFragmentLogFiles=3", "cluster.config.FragmentLogFileSize=16M",
+            "workload.updates_per_s=20000", "workload.bytes_per_change=1KB", "version=7.5.10")
+    assert r.status == "redo-overload"
+    assert "410" in r.reason
+
+
+def test_51_node_down_three_lcps_falls_back_to_full_copy(root):
+    path = root / "scenarios/mysql51-1gb-onr-2000ups.yaml"
+    quick = sim(path, "restart.downtime=0s")
+    long = sim(path, "restart.downtime=30m")
+    assert "full_copy_fallback" not in quick.first.nodes[0].facts
+    assert long.first.nodes[0].facts.get("full_copy_fallback") == 1.0
+
+
+def test_dataframe_api():
+    df = sim(None, replications=2).to_frame()
+    assert set(df.columns) >= {"replication", "node_id", "phase", "secs", "start", "end"}
+    assert len(df) == 2 * len(PHASES)

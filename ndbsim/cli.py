@@ -110,6 +110,91 @@ def params(version: str = typer.Option("7.6.6", "--version", help="NDB version."
         typer.echo(f"{name:38s} {str(prof.defaults.get(name, '')):>10s}  {p.kind:5s} {rng}")
 
 
+@app.command()
+def check(
+    cases: Path | None = typer.Option(None, "--cases", help="Directory of calibration cases (default: calibration/)."),
+    no_claims: bool = typer.Option(False, "--no-claims", help="Skip the variance and qualitative checks."),
+) -> None:
+    """Predicted vs published for every calibration case; exit 1 if any is outside tolerance."""
+    from ndbsim.calibration import DEFAULT_DIR
+    from ndbsim.check import format_check, run_check
+
+    rows, found = run_check(cases or DEFAULT_DIR, claims=not no_claims)
+    typer.echo(format_check(rows, found), nl=False)
+    if any(not r.ok for r in rows) or any(not c.ok for c in found):
+        raise typer.Exit(1)
+
+
+@app.command()
+def calibrate(
+    cases: Path | None = typer.Option(None, "--cases", help="Directory of calibration cases (default: calibration/)."),
+    restart_info: Path | None = typer.Option(None, "--restart-info",
+                                                help="CSV export of ndbinfo.restart_info to add as a fit case."),
+    scenario: Path | None = typer.Option(None, "--scenario", help="The scenario of that cluster."),
+    node: int | None = typer.Option(None, "--node", help="Which node's row of the CSV (default: slowest)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Where to write the fitted constants."),
+) -> None:
+    """Refit the free constants on the fit cases and write them with their residuals."""
+    import yaml
+
+    from ndbsim.calibrate import calibrate as run_fit
+    from ndbsim.calibrate import case_from_restart_info
+    from ndbsim.calibration import DEFAULT_DIR
+    from ndbsim.io import atomic_write_text
+    from ndbsim.profiles import CALIBRATED_FILE
+
+    directory = cases or DEFAULT_DIR
+    if restart_info is not None:
+        if scenario is None:
+            raise InputError("--restart-info needs --scenario: the scenario file of that cluster", field="--scenario")
+        from ndbsim import scenario as sc
+
+        sc.load(scenario)  # must be valid
+        case = case_from_restart_info(restart_info, scenario, node)
+        target = Path(directory) / f"user-{Path(restart_info).stem}.yaml"
+        atomic_write_text(target, yaml.safe_dump(case, sort_keys=False))
+        typer.echo(f"wrote calibration case {target}")
+    constants, residuals = run_fit(directory, output or CALIBRATED_FILE)
+    for name, value in constants.__dict__.items():
+        typer.echo(f"{name:22s} {value:.4g}")
+    for case, figs in residuals.items():
+        typer.echo(f"{case}: " + ", ".join(f"{k.removeprefix('secs_')} {v:+.3g}" for k, v in figs.items()))
+
+
+@app.command()
+def sweep(
+    sweep_file: Path = typer.Argument(..., help="Sweep YAML: base, factors, mode, samples, replications, seed."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write rows to FILE.csv or FILE.parquet."),
+    workers: int | None = typer.Option(None, "--workers", "-w", help="Local worker processes (default: all cores)."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address, tcp://HOST:PORT."),
+    shard: str | None = typer.Option(None, "--shard", help="Run only shard I of N (I/N, 1-based)."),
+    seed: int | None = typer.Option(None, "--seed", help="Root seed (overrides the sweep file's)."),
+) -> None:
+    """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
+    from ndbsim.sweep import load_sweep, parse_shard, write_frame
+    from ndbsim.sweep import sweep as run_sweep
+
+    if seed is not None and seed < 0:
+        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if workers is not None and workers < 1:
+        raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
+    parse_shard(shard)
+    spec = load_sweep(sweep_file)
+    target = output if output is not None else spec["output"]
+    if target is not None and Path(target).suffix.lower() not in (".csv", ".parquet", ".pq"):
+        raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field="--output")
+    df = run_sweep(spec["base"], spec["factors"], mode=spec["mode"], samples=spec["samples"],
+                   replications=spec["replications"], seed=spec["seed"] if seed is None else seed,
+                   workers=workers, scheduler=scheduler, shard=shard, progress=sys.stderr.isatty(),
+                   source=spec["source"])
+    if target is not None:
+        write_frame(df, target)
+        bad = int((df["status"] != "ok").sum())
+        typer.echo(f"ndbsim: {len(df)} rows ({bad} not ok) written to {target}", err=True)
+    else:
+        sys.stdout.write(df.to_csv(index=False))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one-line errors, exit 2 on bad input; ``--debug`` shows the traceback."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -119,7 +204,9 @@ def main(argv: list[str] | None = None) -> None:
     if debug:
         args.remove("--debug")
     try:
-        app(args=args, prog_name="ndbsim", standalone_mode=False)
+        rc = app(args=args, prog_name="ndbsim", standalone_mode=False)
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
     except InputError as e:
         if debug:
             raise

@@ -257,7 +257,7 @@ class Cluster:
 
     def steady_redo_tail(self, start: float) -> float:
         """REDO written before simulated time 0 (the steady state before the warm-up)."""
-        if not math.isfinite(start):
+        if not math.isfinite(start) or start >= 0:
             return 0.0
         return -start * self.pre_rates.bytes / self.groups
 

@@ -5,5 +5,6 @@ __version__ = "0.1.0"
 from ndbsim.errors import InputError
 from ndbsim.result import Result
 from ndbsim.simulate import simulate
+from ndbsim.sweep import sweep
 
-__all__ = ["InputError", "Result", "simulate", "__version__"]
+__all__ = ["InputError", "Result", "simulate", "sweep", "__version__"]

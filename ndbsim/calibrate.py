@@ -22,8 +22,8 @@ from ndbsim.io import atomic_write_text
 from ndbsim.profiles import CALIBRATED_FILE, Constants, reload_calibration
 
 FITTED = ("memory_touch_rate", "restore_row_secs", "redo_byte_secs", "index_entry_secs", "hyperthread_gain",
-          "suma_handover_gcps")
-"""The six free constants; what each means physically is in ``Constants``' docstrings."""
+          "copy_row_secs", "suma_handover_gcps")
+"""The seven free constants; what each means physically is in ``Constants``' docstrings."""
 
 BOUNDS = {"hyperthread_gain": (0.01, 1.0)}
 

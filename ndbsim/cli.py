@@ -60,21 +60,33 @@ def run(
                          f"({', '.join(skipped[:6])}{'…' if len(skipped) > 6 else ''})")
     for a in set_:
         sc.set_override(raw, a)
-    resolved = sc.resolve(sc.scenario_from_dict(raw, source), source)
+    from ndbsim.innodb import is_innodb
+
+    innodb = is_innodb(raw)
+    if not innodb:
+        resolved = sc.resolve(sc.scenario_from_dict(raw, source), source)
     if seed == 0:
         import secrets
 
         seed = secrets.randbelow(2**31 - 1) + 1
         typer.echo(f"ndbsim: seed {seed}", err=True)
-    result = run_resolved(resolved, seed=seed, replications=replications)
+    if innodb:
+        from ndbsim.innodb import simulate_innodb
+
+        try:
+            result = simulate_innodb(raw, seed=seed, replications=replications)
+        except InputError as e:
+            raise (e.located(source) if source else e) from None
+    else:
+        result = run_resolved(resolved, seed=seed, replications=replications)
     if format == "json":
         text = result.to_json() + "\n"
     elif format == "csv":
         text = result.to_csv()
     else:
-        from ndbsim.report import phase_table
+        from ndbsim.report import innodb_table, phase_table
 
-        text = phase_table(result, notes)
+        text = innodb_table(result) if innodb else phase_table(result, notes)
     if gantt is not None:
         from ndbsim.plot import gantt as draw
 
@@ -91,8 +103,16 @@ def run(
 def validate(scenario: Path = typer.Argument(..., help="Scenario YAML to check.")) -> None:
     """Check a scenario file; print what is wrong (exit 2) or that it is valid (exit 0)."""
     from ndbsim import scenario as sc
+    from ndbsim.innodb import is_innodb
 
-    resolved = sc.load(scenario)
+    raw = sc.load_raw(scenario)
+    if is_innodb(raw):
+        from ndbsim.innodb import scenario_from_dict
+
+        s = scenario_from_dict(raw, str(scenario))
+        typer.echo(f"{scenario}: valid (InnoDB crash recovery, {s.version})")
+        return
+    resolved = sc.resolve(sc.scenario_from_dict(raw, str(scenario)), str(scenario))
     typer.echo(f"{scenario}: valid ({resolved.scenario.version}, profile {resolved.profile.name}, "
                f"{resolved.scenario.restart.type} restart)")
 

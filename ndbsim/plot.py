@@ -21,10 +21,12 @@ def gantt(result: Result, path: str | Path | None = None, replication: int = 0):
     import matplotlib.pyplot as plt
 
     rep = result.replications[replication]
+    if not hasattr(rep, "nodes"):  # InnoDB: one server, no restart_info phases
+        return _gantt_single(result, rep, path)
     t_zero = min((n.start for n in rep.nodes), default=0.0)
     cmap = plt.get_cmap("tab20")
     colour = {p: cmap(i % 20) for i, p in enumerate(PHASES)}
-    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.6 * max(1, len(rep.nodes))))
+    fig, ax = plt.subplots(figsize=(12, 2.4 + 0.5 * max(1, len(rep.nodes))))
     used = set()
     for row, node in enumerate(rep.nodes):
         for phase, a, b in node.spans:
@@ -38,10 +40,15 @@ def gantt(result: Result, path: str | Path | None = None, replication: int = 0):
     ax.set_xlabel("minutes since the restart began")
     ax.set_title(f"{result.name} — NDB {result.version}, {result.restart_type} restart: "
                  f"{rep.total_restart_secs / 60:.1f} min ({rep.status})", fontsize=10)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(rep.nodes) < 3 else -0.15),
-              ncol=4, fontsize=7, frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1, fontsize=7, frameon=False)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
+    return _save(fig, path)
+
+
+def _save(fig, path):
+    import matplotlib.pyplot as plt
+
     if path is not None:
         suffix = Path(path).suffix.lower()
         if suffix not in (".png", ".svg", ".pdf"):
@@ -51,3 +58,19 @@ def gantt(result: Result, path: str | Path | None = None, replication: int = 0):
         atomic_write(path, lambda tmp: fig.savefig(tmp, format=suffix[1:], dpi=120, bbox_inches="tight"))
         plt.close(fig)
     return fig
+
+
+def _gantt_single(result, rep, path):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(11, 2.2))
+    cmap = plt.get_cmap("tab10")
+    for i, (phase, a, b) in enumerate(rep.spans):
+        if b > a:
+            ax.barh(0, (b - a) / 60.0, left=a / 60.0, color=cmap(i % 10), label=phase.removeprefix("secs_"))
+    ax.set_yticks([0], ["mysqld"])
+    ax.set_xlabel("minutes since mysqld started")
+    ax.set_title(f"{result.name}: downtime {result.total_restart_secs / 60:.1f} min", fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+    fig.tight_layout()
+    return _save(fig, path)

@@ -31,10 +31,27 @@ def phase_table(result: Result, notes: list[str] | None = None) -> str:
                + (f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
                   if rep["n"] > 1 else ""))
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
-    lcp = (f"steady LCP: {format_bytes(cp['lcp_bytes'])} in {format_secs(cp['lcp_secs'])} at "
+    lcp = (f"steady LCP under the base load: {format_bytes(cp['lcp_bytes'])} in {format_secs(cp['lcp_secs'])} at "
            f"{format_bytes(cp['lcp_write_speed'])}/s · REDO needed {format_bytes(cp['redo_bytes_needed'])} "
            f"(peak {format_bytes(cp['redo_peak_bytes'])}) of {format_bytes(cp['redo_capacity_bytes'])}")
     out.append(lcp)
     for w in result.warnings + list(notes or []):
+        out.append(f"warning: {w}")
+    return "\n".join(out) + "\n"
+
+
+def innodb_table(result) -> str:
+    """The phase table of an InnoDB crash recovery (seed 002)."""
+    ph = result.phases()
+    d = result.to_dict()
+    rep = d["replications"]
+    out = [result.name, f"InnoDB {result.version} · crash recovery · seed {result.seed}"
+           + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""), ""]
+    for p, v in ph.items():
+        note = "   (background, after the server is up)" if p == "secs_rollback" else ""
+        out.append(f"{p:40s}{v:10.1f} s{note}")
+    out.append(f"{'downtime (total_restart_secs)':40s}{format_secs(result.total_restart_secs):>12s}")
+    out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
+    for w in result.warnings:
         out.append(f"warning: {w}")
     return "\n".join(out) + "\n"

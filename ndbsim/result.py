@@ -143,13 +143,14 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         totals = self.totals
         nodes = []
+        facts = {n.node_id: n.facts for n in self.first.nodes}
         for nid in self.node_ids():
             ph = self.phases(nid)
             info = dict(ph)
             info["secs_for_local_recovery"] = sum(ph[p] for p in LOCAL_RECOVERY)
             info["total_restart_secs"] = self.node_total(nid)
             nodes.append({"node_id": nid, "total_restart_secs": self.node_total(nid), "phases": ph,
-                          "restart_info": info, "facts": self.first.nodes[[n.node_id for n in self.first.nodes].index(nid)].facts})
+                          "restart_info": info, "facts": facts[nid]})
         return {
             "name": self.name,
             "version": self.version,

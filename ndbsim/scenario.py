@@ -317,24 +317,8 @@ def load(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] 
     return resolve(scenario_from_dict(raw, source), source)
 
 
-DEFAULT_SCENARIO: dict[str, Any] = {
-    "name": "DBT2 600 warehouses, 7.6.6 node restart (default scenario)",
-    "version": "7.6.6",
-    "cluster": {
-        "data_nodes": 2,
-        "config": {
-            "NoOfReplicas": 2,
-            "DataMemory": "100G",
-            "MaxNoOfExecutionThreads": 16,
-            "NoOfFragmentLogFiles": 64,
-            "FragmentLogFileSize": "256M",
-            "MaxDiskWriteSpeed": "100M",
-            "MaxDiskWriteSpeedOtherNodeRestart": "100M",
-        },
-    },
-    "host": {"cpu_cores": 8, "threads_per_core": 2, "disk_read": "1GB/s", "disk_write": "500MB/s",
-             "network": "10Gbit/s"},
-    "data": {"size": "60GB", "rows": "300M", "tables": 9, "ordered_indexes": 10},
-    "workload": {"updates_per_s": 0, "bytes_per_change": "200B"},
-    "restart": {"type": "node", "nodes": [2]},
-}
+DEFAULT_FILE = Path(__file__).with_name("data") / "default.yaml"
+"""The built-in default scenario: seed 003's DBT2 600-warehouse node restart on 7.6.6
+(the same case as scenarios/dbt2-600wh-7.6.6.yaml)."""
+
+DEFAULT_SCENARIO: dict[str, Any] = yaml.safe_load(DEFAULT_FILE.read_text(encoding="utf-8"))

@@ -102,7 +102,9 @@ def format_bytes(n: float) -> str:
 
 
 def format_secs(s: float) -> str:
-    """1151 -> '19m11s'."""
+    """1151 -> '19m11s'; a restart that never finishes -> 'never'."""
+    if s != s or s in (float("inf"), float("-inf")):
+        return "never"
     s = round(s)
     h, rem = divmod(int(s), 3600)
     m, sec = divmod(rem, 60)

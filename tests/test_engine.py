@@ -30,8 +30,9 @@ def test_every_restart_info_phase_present_and_summing_to_total(root):
 
 
 def test_events_do_not_depend_on_data_size():
-    small = sim(None, "data.size=1GB", "data.rows=null", "cluster.config.DataMemory=16T")
-    big = sim(None, "data.size=16TB", "data.rows=null", "cluster.config.DataMemory=16T")
+    idle = ("workload.before_restart=null", "cluster.config.DataMemory=16T", "data.rows=null")
+    small = sim(None, "data.size=1GB", *idle)
+    big = sim(None, "data.size=16TB", *idle)
     assert small.first.events == big.first.events
     assert big.total_restart_secs > 10 * small.total_restart_secs - 1e5  # sanity: both ran
 
@@ -67,15 +68,14 @@ def test_partial_lcp_restores_more_but_waits_far_less(root):
 
 
 def test_update_rate_above_copy_rate_is_non_converging():
-    r = sim(None, "workload.updates_per_s=50M", "cluster.config.NoOfFragmentLogFiles=10000",
-            "cluster.config.FragmentLogFileSize=1G")
+    r = sim(None, "workload.during_restart.updates_per_s=50M", "restart.downtime=1m")
     assert r.status == "non-converging"
     assert "never converges" in r.reason
 
 
 def test_updates_during_restart_lengthen_the_copy():
     idle = phases(sim(None, "restart.downtime=5m"))
-    busy = phases(sim(None, "restart.downtime=5m", "workload.updates_per_s=50000"))
+    busy = phases(sim(None, "restart.downtime=5m", "workload.during_restart.updates_per_s=50000"))
     assert busy["secs_to_synchronize_starting_node"] > idle["secs_to_synchronize_starting_node"]
 
 
@@ -108,7 +108,8 @@ def test_initial_restart_copies_everything_and_is_slower(root):
 
 def test_full_lcp_wait_is_between_one_and_two_lcps(root):
     r = sim(root / LEGACY, replications=30)
-    lcp = r.first.checkpoint["lcp_secs"]
+    cfg = r.scenario["cluster"]["config"]
+    lcp = r.scenario["data"]["size"] / cfg["MaxDiskWriteSpeedOtherNodeRestart"]  # the LCP during a restart
     waits = [sum(b - a for p, a, b in rep.nodes[0].spans if p == "secs_wait_lcp_for_restart")
              for rep in r.replications]
     assert min(waits) > 0.8 * lcp
@@ -155,3 +156,9 @@ def test_dataframe_api():
     df = sim(None, replications=2).to_frame()
     assert set(df.columns) >= {"replication", "node_id", "phase", "secs", "start", "end"}
     assert len(df) == 2 * len(PHASES)
+
+
+def test_absurd_write_rate_is_redo_overload_not_a_hang():
+    r = sim(None, "workload.updates_per_s=1e9", "workload.during_restart.updates_per_s=0")
+    assert r.status == "redo-overload"
+    assert "410" in r.reason

@@ -126,14 +126,19 @@ class Cluster:
             self.t_crash = span + self.burst_secs
         else:
             self.t_crash = span
-        # An idle cluster starts its first LCP as the burst begins; shift that LCP so the
-        # restart lands at ``phase`` of the LCP then running, as the warm-up does otherwise.
-        self.first_lcp_not_before = 0.0
+        # An idle cluster has no LCP cycle of its own; under a burst the restart must still
+        # land at a random point of the LCP then running. That first LCP (full: everything;
+        # partial: next to nothing, as nothing has changed yet) starts ``phase`` of its own
+        # length before the crash, or as many whole lengths earlier as fit in the burst. A
+        # full LCP longer than the burst began before it (an LCP started by earlier writes).
+        self.first_lcp_start: float | None = None
         if not math.isfinite(base_cycle) and self.burst_rates is not None and self.burst_secs > 0:
-            burst_steady, _ = self._steady(self.burst_rates)
-            duration = burst_steady.end - burst_steady.start
-            self.first_lcp_not_before = (self.t_crash - self.burst_secs
-                                         + (self.burst_secs - phase * duration) % duration)
+            size, _ = self.policy.lcp_size(self.data_bytes, self.rows, Changes())
+            first = size / self.normal_write_speed(self.burst_rates) + self.lcp_overhead_secs()
+            back = phase * first
+            back += math.floor(max(0.0, self.burst_secs - back) / first) * first
+            self.t_crash = max(self.t_crash, back)
+            self.first_lcp_start = self.t_crash - back
         segments = [(0.0, pre)]
         if pre is base and self.burst_rates is not None and self.burst_secs > 0:
             segments.append((self.t_crash - self.burst_secs, self.burst_rates))
@@ -294,6 +299,18 @@ class Cluster:
     def start(self) -> None:
         self._waiters: list[simpy.Event] = []
         self.env.process(self._lcp_loop())
+        self.env.process(self._stream())
+
+    def _stream(self):
+        """Live nodes apply the transaction stream throughout: a fixed load that changes only
+        where the rates do (the burst, the restart). A restarting node takes its share again
+        once it joins the transactions (the copy phase)."""
+        for start, rates in self.traffic.segments:
+            if start > self.env.now:
+                yield self.env.timeout(start - self.env.now)
+            for n in self.nodes:
+                if not n.restarting and not n.down:
+                    self.apply_live_load(n, rates)
 
     def _lcp_loop(self):
         env = self.env
@@ -304,7 +321,9 @@ class Cluster:
             if not self._waiters:
                 start_at = self.traffic.time_to_write(max(self.last_lcp_start, 0.0), self.lcp_trigger_bytes,
                                                       math.inf)
-                start_at = max(start_at, last_end + self.gcp, self.first_lcp_not_before)
+                start_at = max(start_at, last_end + self.gcp)
+                if self.first_lcp_start is not None:
+                    start_at, self.first_lcp_start = self.first_lcp_start, None
                 if math.isinf(start_at):
                     yield self._lcp_requested
                 else:

@@ -82,44 +82,66 @@ class FluidSystem:
         self._last = now
 
     def _reallocate(self) -> None:
+        # Progressive filling (max-min fairness). Per round, each resource's use is the sum of
+        # the active flows' demands in flow order (zero terms skipped: adding 0.0 changes
+        # nothing), so the arithmetic is exactly that of the plain double loop, only cheaper.
         flows = self.flows
-        finished = [f for f in flows if f.remaining <= EPS * max(1.0, f.amount)]
-        for f in finished:
-            flows.remove(f)
-            f.rate = 0.0
-            f.done.succeed(self.env.now)
+        now = self.env.now
+        i = 0
+        while i < len(flows):
+            f = flows[i]
+            if f.remaining <= EPS * max(1.0, f.amount):
+                del flows[i]
+                f.rate = 0.0
+                f.done.succeed(now)
+            else:
+                i += 1
         if not flows:
             return
-        left = {r: max(0.0, c - self.fixed.get(r, 0.0)) for r, c in self.capacity.items()}
+        capacity = self.capacity
+        fixed = self.fixed
+        left = {}
+        for r, c in capacity.items():
+            x = c - fixed.get(r, 0.0)
+            left[r] = x if x > 0.0 else 0.0
         active = list(flows)
         for f in active:
             f.rate = 0.0
         while active:
-            step = math.inf
-            for r, cap in left.items():
-                use = 0.0
-                for f in active:
-                    use += f.demand.get(r, 0.0)
-                if use > 0:
-                    step = min(step, cap / use)
+            use: dict[str, float] = {}
             for f in active:
-                step = min(step, f.cap - f.rate)
+                for r, d in f.demand.items():
+                    if r in left:
+                        u = use.get(r)
+                        use[r] = d if u is None else u + d
+            step = math.inf
+            for r, u in use.items():
+                if u > 0:
+                    x = left[r] / u
+                    if x < step:
+                        step = x
+            for f in active:
+                x = f.cap - f.rate
+                if x < step:
+                    step = x
             if step == math.inf:  # unconstrained flows: nothing limits them
                 step = 1e30
             saturated = set()
-            for r in left:
-                use = 0.0
-                for f in active:
-                    use += f.demand.get(r, 0.0)
-                if use > 0:
-                    left[r] -= step * use
-                    if left[r] <= EPS * max(1.0, self.capacity[r]):
+            for r, u in use.items():
+                if u > 0:
+                    x = left[r] - step * u
+                    left[r] = x
+                    if x <= EPS * max(1.0, capacity[r]):
                         saturated.add(r)
             still = []
             for f in active:
                 f.rate += step
-                if f.rate >= f.cap * (1 - 1e-12) or any(r in saturated for r in f.demand if f.demand[r] > 0):
+                if f.rate >= f.cap * (1 - 1e-12):
                     continue
+                if saturated:
+                    d = f.demand
+                    if any(r in saturated and d[r] > 0 for r in d):
+                        continue
                 still.append(f)
             if len(still) == len(active):
                 break
@@ -129,9 +151,11 @@ class FluidSystem:
         horizon = math.inf
         for f in flows:
             if f.rate > 0:
-                horizon = min(horizon, f.remaining / f.rate)
+                x = f.remaining / f.rate
+                if x < horizon:
+                    horizon = x
         if horizon < math.inf:
-            timer = self.env.timeout(max(horizon, 0.0))
+            timer = self.env.timeout(horizon if horizon > 0.0 else 0.0)
             timer.callbacks.append(lambda _ev, token=token: self._wake(token))
 
     def _wake(self, token: int) -> None:

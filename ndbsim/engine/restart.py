@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ndbsim.checkpoint import LcpRecord
 from ndbsim.engine.cluster import Cluster, Node
 from ndbsim.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE, SCAN_ROW_SECS
 from ndbsim.threads import core_equivalents
@@ -159,6 +160,9 @@ class Restarter:
             self._span(run, "secs_restore_fragments", t0)
             # REDO written since the restored LCP started; disk-data pages also need UNDO
             redo = c.traffic.redo_bytes(max(redo_from, 0.0), crash) + c.steady_redo_tail(redo_from)
+            if redo > c.redo_capacity:  # the log cannot hold more: writes had aborted with error 410
+                run.facts["redo_bytes_wanted"] = redo
+                redo = c.redo_capacity
             disk_share = s.data.disk_data_size / (s.data.disk_data_size + data)
             undo = redo * disk_share
             run.facts.update(redo_bytes=redo, undo_bytes=undo)
@@ -186,11 +190,14 @@ class Restarter:
         if kind != "system":
             if c.policy.local_lcp_at_restart_end and c.mech.local_lcp_at_restart_end:
                 changes = c.node_changes_since(node, redo_from, env.now)
-                size, _ = c.policy.lcp_size(data, rows, changes, first=initial)
+                size, pct = c.policy.lcp_size(data, rows, changes, first=initial)
                 run.facts["local_lcp_bytes"] = size
                 flow = c.lcp_flow(node, size, c.write_speed(node))
                 yield flow.done
                 run.facts["local_lcp_secs"] = env.now - t0
+                # the local LCP is now this node's newest checkpoint (an initial restart's only one)
+                rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size)
+                node.history = [rec] if initial else [rec, *node.history]
             node.in_lcp = True
             yield c.request_lcp()
         self._span(run, "secs_wait_lcp_for_restart", t0)
@@ -231,22 +238,35 @@ class Restarter:
         live = peers[0]
         c.apply_live_load(node, c.restart_rates)
         row_size = c.data_bytes / c.rows if c.rows else 0.0
-        per_row_apply = k.restore_row_secs + (
-            s.data.ordered_indexes / s.data.tables * k.index_entry_secs if index_online else 0.0)
-        # Can the starting node and the link keep up with the live stream at all?
+        index_per_row = s.data.ordered_indexes / s.data.tables * k.index_entry_secs if index_online else 0.0
+        per_row_apply = k.restore_row_secs + index_per_row  # a live change applied on the starting node
+        # The starting node's LDM threads apply the live stream and run the copy: the copy gets
+        # what the stream leaves. It never converges if the stream alone saturates the LDM
+        # threads, the node's cores or the link from the live node.
         stream_rows = c.restart_rates.rows / c.groups
-        threads = self._copy_instances()
         h = s.host
-        apply_cores = core_equivalents(threads, h.cpu_cores, h.threads_per_core, k.hyperthread_gain) * h.core_speed
+        ldm_cores = core_equivalents(c.ldm, h.cpu_cores, h.threads_per_core, k.hyperthread_gain) * h.core_speed
+        copy_cores = core_equivalents(self._copy_instances(), h.cpu_cores, h.threads_per_core,
+                                      k.hyperthread_gain) * h.core_speed
         need = stream_rows * per_row_apply
-        if need >= apply_cores or c.fluid.spare(node.cpu) <= 0 or c.fluid.spare(node.net) <= 0:
+        stream_bytes = c.restart_rates.bytes / c.groups
+        limit = None
+        if need >= ldm_cores:
+            limit = (f"applying {stream_rows:,.0f} changed rows/s needs {need:.1f} cores of the starting node's "
+                     f"{c.ldm} LDM threads, which give {ldm_cores:.1f}; lower the update rate during the restart "
+                     "or add LDM threads")
+        elif c.fluid.spare(node.cpu) <= 0:
+            limit = "the starting node's cores are saturated by the live stream; lower the update rate"
+        elif c.fluid.spare(node.net) <= 0:
+            limit = (f"the live stream alone sends {stream_bytes / 1e6:,.0f} MB/s to the starting node over a "
+                     f"{h.network * 8 / 1e9:g} Gbit/s link; lower the update rate or use a faster network")
+        if limit:
             run.status = "non-converging"
-            run.reason = (f"the copy phase never converges: applying {stream_rows:,.0f} changed rows/s needs "
-                          f"{need:.1f} cores on the starting node, which has {min(apply_cores, c.cpu_capacity):.1f} "
-                          "for the copy; lower the update rate during the restart or add LDM threads")
-            run.end = env.now
+            run.reason = "the copy phase never converges: " + limit
+            run.end = math.inf
             self._span(run, phase, t0)
             return False
+        apply_cores = copy_cores * (1.0 - need / ldm_cores)
         shipped_total = 0.0
         tables = s.data.tables
         for _ in range(tables):
@@ -256,8 +276,8 @@ class Restarter:
                 ship = c.traffic.distinct_rows(since, env.now, c.rows) / tables
             scan = c.rows / tables
             shipped_total += ship
-            demand = {node.cpu: ship * per_row_apply,
-                      live.cpu: scan * SCAN_ROW_SECS + ship * k.restore_row_secs,
+            demand = {node.cpu: ship * (0.5 * k.copy_row_secs + index_per_row),
+                      live.cpu: scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs,
                       node.net: ship * row_size}
             # A copy instance is a pair of threads, one on each side, exchanging rows
             # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both

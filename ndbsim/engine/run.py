@@ -89,24 +89,29 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
     c.note_redo()
     warnings = list(c.warnings)
     checkpoint = checkpoint_figures(c)
-    if checkpoint["redo_peak_bytes"] > checkpoint["redo_capacity_bytes"] and status == STATUS_OK:
+    if checkpoint["redo_peak_bytes"] > checkpoint["redo_capacity_bytes"] and status in (STATUS_OK, "stuck"):
         status = "redo-overload"
         reason = (f"REDO log overloaded (error 410): {format_bytes(checkpoint['redo_peak_bytes'])} of REDO must "
                   f"be kept but the log holds {format_bytes(checkpoint['redo_capacity_bytes'])} "
                   "(NoOfFragmentLogParts × NoOfFragmentLogFiles × FragmentLogFileSize); raise "
                   "NoOfFragmentLogFiles or the disk write speed")
+    elif checkpoint["redo_peak_bytes"] > checkpoint["redo_capacity_bytes"]:
+        warnings.append(f"the REDO log also overloads (error 410): {format_bytes(checkpoint['redo_peak_bytes'])} "
+                        f"needed, {format_bytes(checkpoint['redo_capacity_bytes'])} configured")
     elif checkpoint["redo_peak_bytes"] > 0.6 * checkpoint["redo_capacity_bytes"]:
-        warnings.append(f"REDO log reaches {100 * checkpoint['redo_peak_bytes'] / checkpoint['redo_capacity_bytes']:.0f}% "
+        fill = checkpoint["redo_peak_bytes"] / checkpoint["redo_capacity_bytes"]
+        warnings.append(f"REDO log reaches {100 * fill:.0f}% "
                         "of its capacity; error 410 is close")
     s = resolved.scenario
     if s.restart.type == "system" and s.data.size > 0.8 * resolved.config["DataMemory"]:
         warnings.append("data fills more than 80% of DataMemory: a system restart may fail to "
                         "re-allocate it in another order (seed 004); raise DataMemory")
+    # A restart that cannot finish has no total: it is reported as infinite (null in JSON).
     ends = [x.end for x in runs if not math.isnan(x.end)]
-    total = (max(ends) if ends and status == STATUS_OK else env.now) - c.t_crash
+    total = (max(ends) - c.t_crash) if ends and status in (STATUS_OK, "redo-overload") else math.inf
     for x in runs:
         if math.isnan(x.end):
-            x.end = env.now
+            x.end = math.inf
     return Replication(total_restart_secs=total, status=status, reason=reason, nodes=runs,
                        checkpoint=checkpoint, warnings=warnings, events=events)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields, replace
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,12 @@ class Constants:
     """Extra throughput of a core's second hardware thread. Seed 003: rebuild on 16
     hyperthreads (7.6) took 77 s vs 124 s on 8 cores (7.5): "the reason it isn't twice is
     since we make use of hyperthreading"."""
+
+    copy_row_secs: float = 3.0e-5
+    """Core-seconds a copy instance spends per row it ships: the live node reads the row under
+    a short lock and sends it, the starting node receives and inserts it (COPY_FRAGREQ scan,
+    one LQHKEYREQ per row), both sides in series; online index maintenance comes on top.
+    Fitted from seed 001's initial node restart (7.0, 30M rows)."""
 
     suma_handover_gcps: float = 2.75
     """SUMA subscription handover, in global checkpoints (TimeBetweenGlobalCheckpoints):

@@ -1,0 +1,127 @@
+"""Speed figures for ndbsim, run by hand: ``python benchmarks/bench.py [--quick] [--profile]``.
+
+Prints, for this machine:
+  * median wall time of one 2-node node restart (default scenario, resolved once, run_resolved)
+  * events per restart at 1 GB and at 16 TB
+  * bare SimPy event rate, and ndbsim's event rate as a share of it
+  * sweep throughput (scenario-runs/s) for 10,000 node restarts, serial and on 2 workers
+  * CLI cold start of ``ndbsim run`` (subprocess, median of 5)
+against the targets of issue 4. ``--profile`` adds a cProfile of a serial 2,000-run sweep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import simpy
+
+from ndbsim import scenario as sc
+from ndbsim.simulate import run_resolved
+from ndbsim.sweep import sweep
+
+SWEEP_FACTORS = {"data.size": {"low": "1GB", "high": "60GB"}}
+"""10,000 points of the default scenario (2-node node restart), each resolved and run once."""
+
+
+def per_restart(n: int) -> tuple[float, int]:
+    resolved = sc.load(None)
+    run_resolved(resolved, seed=1, replications=1)  # warm caches
+    times = []
+    events = 0
+    for i in range(n):
+        t = time.perf_counter()
+        r = run_resolved(resolved, seed=i + 1, replications=1)
+        times.append(time.perf_counter() - t)
+        events = r.first.events
+    return statistics.median(times), events
+
+
+def events_at(overrides: list[str]) -> tuple[int, float, str]:
+    resolved = sc.load(None, overrides)
+    t = time.perf_counter()
+    r = run_resolved(resolved, seed=1, replications=1)
+    return r.first.events, time.perf_counter() - t, r.status
+
+
+def bare_simpy_rate(n: int = 300_000) -> float:
+    env = simpy.Environment()
+
+    def loop():
+        for _ in range(n):
+            yield env.timeout(1.0)
+
+    env.process(loop())
+    t = time.perf_counter()
+    env.run()
+    dt = time.perf_counter() - t
+    return next(env._eid) / dt
+
+
+def sweep_rate(n: int, workers: int) -> tuple[float, float, int]:
+    t = time.perf_counter()
+    df = sweep(None, SWEEP_FACTORS, mode="random", samples=n, replications=1, seed=1, workers=workers,
+               progress=False)
+    dt = time.perf_counter() - t
+    return dt, n / dt, int((df["status"] != "ok").sum())
+
+
+def cold_start(k: int = 5) -> float:
+    exe = shutil.which("ndbsim", path=os.path.dirname(sys.executable)) or shutil.which("ndbsim")
+    cmd = [exe, "run"] if exe else [sys.executable, "-m", "ndbsim", "run"]
+    times = []
+    for _ in range(k):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def ok(flag: bool) -> str:
+    return "met" if flag else "MISSED"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="1,000-run sweeps instead of 10,000")
+    ap.add_argument("--profile", action="store_true", help="cProfile a serial 2,000-run sweep")
+    a = ap.parse_args()
+    n_sweep = 1_000 if a.quick else 10_000
+
+    print(f"ndbsim benchmark  python {sys.version.split()[0]}  simpy {simpy.__version__}  cores {os.cpu_count()}")
+    med, ev = per_restart(500)
+    print(f"one 2-node node restart (default scenario): median {med * 1e3:.3f} ms, {ev} events "
+          f"[target <= 2 ms: {ok(med <= 2e-3)}]")
+    for label, ov in (("1 GB", ["data.size=1GB", "data.rows=null"]),
+                      ("16 TB", ["data.size=16TB", "data.rows=null", "cluster.config.DataMemory=16T"])):
+        e, dt, status = events_at(ov)
+        print(f"events per restart at {label:>5}: {e} ({dt * 1e3:.2f} ms, status {status})")
+    bare = bare_simpy_rate()
+    mine = ev / med
+    print(f"bare SimPy event rate: {bare:,.0f} events/s; ndbsim: {mine:,.0f} events/s = {100 * mine / bare:.0f}% "
+          f"of bare [target >= 50%: {ok(mine >= 0.5 * bare)}]")
+    for workers in (1, 2):
+        dt, rate, bad = sweep_rate(n_sweep, workers)
+        print(f"sweep of {n_sweep:,} node restarts, {workers} worker{'s' if workers > 1 else ''}: {dt:.2f} s, "
+              f"{rate:,.0f} runs/s ({bad} not ok) [target < 10 s: {ok(dt < 10 * n_sweep / 10_000)}]")
+    cs = cold_start()
+    print(f"CLI cold start, ndbsim run: median {cs:.3f} s of 5 [target <= 1 s: {ok(cs <= 1.0)}]")
+
+    if a.profile:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        prof.enable()
+        sweep(None, SWEEP_FACTORS, mode="random", samples=2_000, seed=2, workers=1, progress=False)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+
+
+if __name__ == "__main__":
+    main()

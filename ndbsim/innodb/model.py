@@ -1,0 +1,342 @@
+"""InnoDB crash recovery (seed 002) as a handful of SimPy fluid flows.
+
+Phases as the InnoDB error log shows them:
+
+1. **redo scan** — read the log from the checkpoint LSN to its end (bytes = checkpoint age at
+   the crash), sequentially, parsing and hashing every record (one thread).
+2. **redo apply** — in ``APPLY_CHUNKS`` chunks: read the pages the redo references (random
+   reads, merged per 32-page area when dense, limited by IOPS and by queue depth / latency),
+   then apply their records (CPU); at the end flush the recovered pages. The server is
+   "ready for connections" here: downtime = scan + apply (comment 4).
+3. **rollback** — uncommitted transactions, in the background; reported, not in the total.
+
+Checkpoint age = min(redo rate × run time, log_fill_max × log capacity); distinct pages
+referenced = D·(1 − exp(−age/(r·D))) with D the dirty-page ceiling of the buffer pool. The
+number of events is fixed (a few per chunk), independent of bytes, pages and log size.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import simpy
+
+from ndbsim.engine.fluid import FluidSystem
+from ndbsim.innodb.constants import FREE_CONSTANTS, Constants, as_dict, load_constants
+from ndbsim.innodb.scenario import InnodbScenario, load_raw, scenario_from_dict
+from ndbsim.units import format_bytes
+
+APPLY_CHUNKS = 4
+"""Chunks the apply is split into (progress granularity only; never per page or record)."""
+
+PHASES = ("secs_redo_scan", "secs_redo_apply", "secs_rollback")
+DOWNTIME_PHASES = ("secs_redo_scan", "secs_redo_apply")
+
+
+def is_innodb(raw: Any) -> bool:
+    return isinstance(raw, dict) and raw.get("kind") == "innodb"
+
+
+@dataclass
+class InnodbReplication:
+    total_restart_secs: float
+    phases: dict[str, float]
+    spans: list[tuple[str, float, float]]
+    facts: dict[str, float]
+    events: int
+    status: str = "ok"
+    reason: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    return float(np.quantile(np.asarray(xs, dtype=float), q)) if xs else math.nan
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        return float(f"{x:.10g}") if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    return x
+
+
+@dataclass
+class InnodbResult:
+    name: str
+    version: str
+    seed: int
+    scenario: dict[str, Any]
+    constants: dict[str, float]
+    replications: list[InnodbReplication] = field(default_factory=list)
+    kind: str = "innodb"
+
+    @property
+    def totals(self) -> list[float]:
+        return [r.total_restart_secs for r in self.replications]
+
+    @property
+    def total_restart_secs(self) -> float:
+        """Median downtime: until the redo apply completes (scan + apply)."""
+        return float(np.median(self.totals))
+
+    @property
+    def status(self) -> str:
+        bad = [r.status for r in self.replications if r.status != "ok"]
+        return bad[0] if bad else "ok"
+
+    @property
+    def reason(self) -> str:
+        return next((r.reason for r in self.replications if r.status != "ok"), "")
+
+    @property
+    def warnings(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for r in self.replications:
+            for w in r.warnings:
+                seen.setdefault(w)
+        return list(seen)
+
+    @property
+    def events(self) -> int:
+        return self.replications[0].events
+
+    @property
+    def facts(self) -> dict[str, float]:
+        return self.replications[0].facts
+
+    def phases(self) -> dict[str, float]:
+        """Median seconds per phase; ``secs_rollback`` runs after the server is up."""
+        return {p: float(np.median([r.phases[p] for r in self.replications])) for p in PHASES}
+
+    def to_dict(self) -> dict[str, Any]:
+        t = self.totals
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "version": self.version,
+            "total_restart_secs": self.total_restart_secs,
+            "phases": self.phases(),
+            "status": self.status,
+            "reason": self.reason,
+            "warnings": self.warnings,
+            "replications": {"n": len(t), "p5": _quantile(t, 0.05), "p50": _quantile(t, 0.5),
+                             "p95": _quantile(t, 0.95)},
+            "seed": self.seed,
+            "events": self.events,
+            "facts": self.facts,
+            "constants": self.constants,
+            "scenario": self.scenario,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(_clean(self.to_dict()), indent=2)
+
+    def to_csv(self) -> str:
+        lines = ["phase,secs"]
+        lines += [f"{p},{v:.3f}" for p, v in self.phases().items()]
+        lines.append(f"total_restart_secs,{self.total_restart_secs:.3f}")
+        return "\n".join(lines) + "\n"
+
+    def to_frame(self):
+        """One row per replication and phase: secs, start, end (relative to the start of mysqld)."""
+        import pandas as pd
+
+        rows = []
+        for i, r in enumerate(self.replications):
+            first: dict[str, float] = {}
+            last: dict[str, float] = {}
+            for p, a, b in r.spans:
+                first.setdefault(p, a)
+                last[p] = b
+            for p in PHASES:
+                rows.append({"replication": i, "phase": p, "secs": r.phases[p], "start": first.get(p, 0.0),
+                             "end": last.get(p, 0.0), "in_downtime": p in DOWNTIME_PHASES, "status": r.status})
+        return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# One replication
+
+def recovery_work(s: InnodbScenario, c: Constants, redo_rate: float) -> dict[str, float]:
+    """Bytes, pages and IO sizes the recovery has to handle (plain arithmetic, no time)."""
+    capacity = s.server.innodb_log_file_size * s.server.innodb_log_files_in_group
+    generated = redo_rate * s.workload.run_time
+    age = min(generated, c.log_fill_max * capacity)
+    data = s.workload.data_size or s.server.buffer_pool_size
+    cached_pages = min(s.server.buffer_pool_size, data) / c.page_size
+    ceiling = s.workload.dirty_pct / 100.0 * cached_pages
+    touches = age / c.redo_bytes_per_page_touch
+    pages = ceiling * -math.expm1(-touches / ceiling) if ceiling > 0 else 0.0
+    density = pages / max(data / c.page_size, 1.0)
+    pages_per_io = max(1.0, c.read_area_pages * min(density, 1.0))
+    read_io_rate = min(s.storage.read_iops, c.read_queue_depth / s.storage.latency)
+    return {"log_capacity": capacity, "redo_generated": generated, "checkpoint_age": age,
+            "dirty_page_ceiling": ceiling, "pages_recovered": pages, "pages_per_io": pages_per_io,
+            "read_io_rate": read_io_rate, "redo_rate": redo_rate}
+
+
+def _replicate(s: InnodbScenario, c: Constants, redo_rate: float) -> InnodbReplication:
+    w = recovery_work(s, c, redo_rate)
+    env = simpy.Environment()
+    fs = FluidSystem(env)
+    fs.add_resource("cpu", 1.0)  # the single recovery thread, CPU-seconds per second
+    fs.add_resource("seq_read", s.storage.seq_read)
+    fs.add_resource("read_io", w["read_io_rate"])
+    fs.add_resource("write_io", s.storage.write_iops)
+    spans: list[tuple[str, float, float]] = []
+    age, pages, ppio = w["checkpoint_age"], w["pages_recovered"], w["pages_per_io"]
+    cpu_per_page = (age / max(pages, 1.0)) / c.apply_rate + c.page_cpu_secs
+    marks: dict[str, float] = {}
+
+    def recovery():
+        t0 = env.now
+        yield fs.transfer(age, {"seq_read": 1.0, "cpu": 1.0 / c.scan_parse_rate}, name="scan").done
+        spans.append(("secs_redo_scan", t0, env.now))
+        t1 = env.now
+        for k in range(APPLY_CHUNKS):
+            chunk = pages / APPLY_CHUNKS
+            yield fs.transfer(chunk, {"read_io": 1.0 / ppio}, name=f"read{k}").done
+            yield fs.transfer(chunk, {"cpu": cpu_per_page}, name=f"apply{k}").done
+        yield fs.transfer(pages, {"write_io": 1.0 / ppio}, name="flush").done
+        spans.append(("secs_redo_apply", t1, env.now))
+        marks["up"] = env.now
+        t2 = env.now
+        rows = s.workload.uncommitted_txn_rows
+        yield fs.transfer(rows, {"cpu": 1.0 / c.rollback_rows_per_sec}, name="rollback").done
+        spans.append(("secs_rollback", t2, env.now))
+
+    env.process(recovery())
+    events = 0
+    while env.peek() < math.inf:
+        env.step()
+        events += 1
+    phases = dict.fromkeys(PHASES, 0.0)
+    for p, a, b in spans:
+        phases[p] += b - a
+    warnings = []
+    if w["redo_generated"] > c.log_fill_max * w["log_capacity"]:
+        warnings.append(f"the log filled to the checkpoint-age limit ({format_bytes(w['checkpoint_age'])} of "
+                        f"{format_bytes(w['log_capacity'])}): a longer run would not lengthen recovery")
+    if 2.0 * age > 0.9 * s.server.buffer_pool_size:
+        warnings.append("the parsed redo may not fit the recovery heap in the buffer pool: InnoDB will apply "
+                        "it in several batches, which this model does not slow down")
+    return InnodbReplication(total_restart_secs=marks["up"], phases=phases, spans=spans, facts=w,
+                             events=events, warnings=warnings)
+
+
+def simulate_innodb(raw: dict | str | Path, seed: int | None = None, replications: int | None = None,
+                    constants: dict | None = None) -> InnodbResult:
+    """Simulate the crash recovery of an InnoDB scenario (a raw dict, or a path to its YAML)."""
+    source = None
+    if isinstance(raw, (str, Path)):
+        source = str(raw)
+        raw = load_raw(raw)
+    s = scenario_from_dict(raw, source)
+    c = load_constants(constants)
+    seed = s.simulation.seed if seed is None else seed
+    n = s.simulation.replications if replications is None else replications
+    base = s.workload.redo_bytes_per_sec
+    reps = []
+    for i in range(n):
+        rng = np.random.default_rng([seed, i])
+        factor = math.exp(rng.normal(0.0, s.simulation.jitter)) if s.simulation.jitter > 0 else 1.0
+        reps.append(_replicate(s, c, base * factor))
+    return InnodbResult(name=s.name, version=s.version, seed=seed, scenario=s.model_dump(mode="json"),
+                        constants=as_dict(c), replications=reps)
+
+
+# ---------------------------------------------------------------------------------------
+# Calibration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_cases(directory: str | Path | None = None) -> list[dict]:
+    """The ``calibration/innodb-*.yaml`` cases, each with ``path`` and ``name`` filled in."""
+    import yaml
+
+    d = Path(directory) if directory else ROOT / "calibration"
+    out = []
+    for p in sorted(d.glob("innodb-*.yaml")):
+        case = yaml.safe_load(p.read_text(encoding="utf-8"))
+        case.setdefault("path", str(p))
+        case.setdefault("name", p.stem)
+        out.append(case)
+    return out
+
+
+def _case_scenario(case: dict) -> dict:
+    sc = case["scenario"]
+    if isinstance(sc, dict):
+        return sc
+    base = Path(case.get("path") or case.get("file") or ROOT / "calibration" / "x.yaml").parent
+    p = Path(sc)
+    return load_raw(p if p.is_absolute() else base / p)
+
+
+def _case_name(case: dict) -> str:
+    if case.get("name"):
+        return str(case["name"])
+    if case.get("path"):
+        return Path(case["path"]).stem
+    return Path(str(case["scenario"])).stem
+
+
+def predict_case(case: dict, constants: dict | None = None) -> float:
+    return simulate_innodb(_case_scenario(case), constants=constants).total_restart_secs
+
+
+def calibrate(cases: list[dict], write: bool = False) -> dict:
+    """Fit ``FREE_CONSTANTS`` (in log space, least squares on relative errors) to the cases whose
+    role is ``fit``; report relative errors of every case with the fitted values."""
+    from scipy.optimize import least_squares
+
+    defaults = as_dict(load_constants(use_calibrated=False))
+    fit = [c for c in cases if c.get("role", "fit") == "fit"] or list(cases)
+    scen = {id(c): _case_scenario(c) for c in cases}
+
+    def consts(x: np.ndarray) -> dict[str, float]:
+        # every constant given explicitly: the stored calibrated.yaml must not leak into the fit
+        return {**defaults, **{k: float(math.exp(v)) for k, v in zip(FREE_CONSTANTS, x, strict=True)}}
+
+    def rel(case: dict, cs: dict[str, float]) -> float:
+        pub = float(case["published"]["total_restart_secs"]["value"])
+        pred = simulate_innodb(scen[id(case)], constants=cs).total_restart_secs
+        return (pred - pub) / pub
+
+    def resid(x: np.ndarray) -> np.ndarray:
+        cs = consts(x)
+        return np.array([rel(c, cs) for c in fit])
+
+    x0 = np.log([defaults[k] for k in FREE_CONSTANTS])
+    sol = least_squares(resid, x0, method="trf", x_scale=1.0, diff_step=1e-6, xtol=1e-12, ftol=1e-12)
+    fitted = consts(sol.x)
+    out = {"constants": {k: fitted[k] for k in FREE_CONSTANTS},
+           "residuals": {_case_name(c): rel(c, fitted) for c in cases},
+           "fitted_on": [_case_name(c) for c in fit]}
+    if write:
+        save_calibrated(out)
+    return out
+
+
+def save_calibrated(result: dict, path: Path | None = None) -> None:
+    import yaml
+
+    from ndbsim.innodb.constants import CALIBRATED
+
+    text = ("# Fitted by ndbsim.innodb.calibrate on calibration/innodb-*.yaml (role: fit).\n"
+            "# Residuals are (predicted - published) / published with these constants.\n")
+    text += yaml.safe_dump({"constants": {k: float(f"{v:.6g}") for k, v in result["constants"].items()},
+                            "fitted_on": result.get("fitted_on", []),
+                            "residuals": {k: round(float(v), 4) for k, v in result["residuals"].items()}},
+                           sort_keys=False)
+    (path or CALIBRATED).write_text(text, encoding="utf-8")

@@ -1,0 +1,474 @@
+"""Parameter sweeps: many scenario variants, each replicated, one row per point and replication.
+
+A sweep file (YAML)::
+
+    base: ../dbt2-600wh-7.6.6.yaml      # a scenario file (relative to this file) or a mapping
+    factors:                            # dotted scenario keys -> values
+      data.size: [10GB, 30GB, 60GB]
+      cluster.config.RecoveryWork: [25, 50, 80]
+    mode: grid                          # grid (cartesian), zip (lists zipped), random
+    samples: 100                        # random only; factors are then {low: , high: } ranges
+    replications: 3
+    seed: 7
+    output: results.parquet             # optional; .csv or .parquet
+
+Every point's seed comes from the root seed and the point's index alone
+(``SeedSequence(seed, spawn_key=(index,))``), so the rows do not depend on the number of
+workers, the chunking, the scheduler or the shard. A point that is invalid or raises becomes
+rows with status ``error`` and the message; it never stops the sweep.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ndbsim.errors import InputError, did_you_mean
+
+MODES = ("grid", "zip", "random")
+CHECKPOINT_FIGURES = ("lcp_secs", "lcp_bytes", "redo_bytes_needed", "redo_capacity_bytes")
+SWEEP_KEYS = ("name", "base", "factors", "mode", "samples", "replications", "seed", "output")
+_SAMPLING_KEY = 2**63 - 1  # spawn key of the random-mode sampler; point keys are 0..n-1
+
+
+# ---------------------------------------------------------------------------------------
+# The sweep specification
+
+
+def load_sweep(path: str | Path) -> dict[str, Any]:
+    """Read a sweep file into ``sweep()`` keyword arguments (plus ``output``), checking it."""
+    from ndbsim.scenario import read_yaml
+
+    src = str(path)
+    raw = read_yaml(path)
+    if not isinstance(raw, dict):
+        raise InputError("a sweep file must be a YAML mapping with base, factors, mode, ...", source=src)
+    for key in raw:
+        if key not in SWEEP_KEYS:
+            raise InputError(f"unknown key{did_you_mean(str(key), SWEEP_KEYS)}; a sweep file has "
+                             f"{', '.join(SWEEP_KEYS)}", field=str(key), source=src)
+    here = Path(path).resolve().parent
+    base = raw.get("base")
+    if isinstance(base, str):
+        base = here / base
+    elif base is not None and not isinstance(base, dict):
+        raise InputError(f"{base!r} is not a scenario; give a scenario file path or an inline mapping",
+                         field="base", source=src)
+    out = raw.get("output")
+    if out is not None and not isinstance(out, str):
+        raise InputError(f"{out!r} is not a file name; write e.g. output: results.csv", field="output", source=src)
+    kwargs = {"base": base, "factors": raw.get("factors"), "mode": raw.get("mode", "grid"),
+              "samples": raw.get("samples"), "replications": raw.get("replications", 1),
+              "seed": raw.get("seed", 1), "output": here / out if out else None, "source": src}
+    if kwargs["factors"] is None:
+        raise InputError("no factors; add e.g. factors: {data.size: [10GB, 60GB]}", field="factors", source=src)
+    return kwargs
+
+
+def _whole(value: Any, field: str, source: str | None, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise InputError(f"{value!r} is not valid; write a whole number ≥ {least}", field=field, source=source)
+    return value
+
+
+def parse_shard(shard: str | tuple[int, int] | None, source: str | None = None) -> tuple[int, int] | None:
+    """``"I/N"`` (1-based) -> (I, N); None stays None."""
+    if shard is None:
+        return None
+    if isinstance(shard, str):
+        a, sep, b = shard.partition("/")
+        try:
+            if not sep:
+                raise ValueError
+            i, n = int(a), int(b)
+        except ValueError:
+            raise InputError(f"{shard!r} is not a shard; write I/N, e.g. 2/4 for the second of four",
+                             field="--shard", source=source) from None
+    else:
+        try:
+            i, n = (int(x) for x in shard)
+        except (TypeError, ValueError):
+            raise InputError(f"{shard!r} is not a shard; write I/N, e.g. 2/4", field="--shard",
+                             source=source) from None
+    if n < 1 or not 1 <= i <= n:
+        raise InputError(f"{shard!r} is not a shard; I must be 1..N and N ≥ 1, e.g. 2/4", field="--shard",
+                         source=source)
+    return i, n
+
+
+def _check_key(key: Any, source: str | None) -> str:
+    """A factor key must name a scenario key (``cluster.config.<NDB parameter>`` included)."""
+    from pydantic import BaseModel
+
+    from ndbsim.config_params import PARAMS, canonical_name
+    from ndbsim.scenario import Scenario
+
+    field = f"factors.{key}"
+    if not isinstance(key, str) or not key or any(not p for p in key.split(".")):
+        raise InputError(f"{key!r} is not a scenario key; write a dotted key like data.size", field=field,
+                         source=source)
+    parts = key.split(".")
+    if parts[:2] == ["cluster", "config"]:
+        if len(parts) != 3 or canonical_name(parts[2]) is None:
+            name = parts[2] if len(parts) > 2 else ""
+            raise InputError(f"unknown NDB parameter{did_you_mean(name, PARAMS)}; use one ndbsim models "
+                             "(see ndbsim params)", field=field, source=source)
+        return key
+    model: Any = Scenario
+    for i, part in enumerate(parts):
+        fields = getattr(model, "model_fields", None)
+        if fields is None or part not in fields:
+            where = ".".join(parts[:i]) or "the scenario"
+            hint = did_you_mean(part, fields or ())
+            raise InputError(f"{key!r} is not a scenario key: {where} has no {part!r}{hint}; fix the key",
+                             field=field, source=source)
+        ann = fields[part].annotation
+        model = None
+        for cand in getattr(ann, "__args__", (ann,)):
+            if isinstance(cand, type) and issubclass(cand, BaseModel):
+                model = cand
+                break
+        if model is None and i < len(parts) - 1:
+            raise InputError(f"{'.'.join(parts[: i + 1])} is a value, not a section; fix the key", field=field,
+                             source=source)
+    if model is not None:
+        raise InputError(f"{key!r} is a section; sweep one of its keys, e.g. {key}."
+                         f"{next(iter(model.model_fields))}", field=field, source=source)
+    return key
+
+
+def _sized(v: Any, field: str, source: str | None) -> float:
+    from ndbsim.units import parse_bytes, parse_count
+
+    if isinstance(v, bool):
+        raise InputError(f"{v!r} is not a number; write e.g. 10 or 10GB", field=field, source=source)
+    if isinstance(v, (int, float)):
+        return float(v)
+    for parse in (parse_bytes, parse_count):
+        try:
+            return float(parse(v))
+        except InputError:
+            continue
+    raise InputError(f"{v!r} is not a number or size; write e.g. 10, 2.5 or 10GB", field=field, source=source)
+
+
+def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: int,
+                source: str | None = None) -> list[dict[str, Any]]:
+    """The sweep's points: one ``{dotted key: value}`` per point, in a fixed order."""
+    import numpy as np
+
+    if mode not in MODES:
+        raise InputError(f"{mode!r} is not a sweep mode{did_you_mean(str(mode), MODES)}; use grid, zip or random",
+                         field="mode", source=source)
+    if not isinstance(factors, dict) or not factors:
+        raise InputError("factors must be a non-empty mapping of dotted scenario keys to values, e.g. "
+                         "{data.size: [10GB, 60GB]}", field="factors", source=source)
+    keys = [_check_key(k, source) for k in factors]
+    if mode == "random":
+        if samples is None:
+            raise InputError("random mode needs samples: N", field="samples", source=source)
+        n = _whole(samples, "samples", source, 1)
+        ranges = []
+        for k in keys:
+            spec = factors[k]
+            if isinstance(spec, list):
+                if not spec:
+                    raise InputError("empty list; give at least one value", field=f"factors.{k}", source=source)
+                ranges.append(("choice", spec, None))
+                continue
+            if not isinstance(spec, dict) or set(spec) - {"low", "high", "log"} or not {"low", "high"} <= set(spec):
+                raise InputError(f"{spec!r} is not a range; write {{low: 10GB, high: 1TB}} (optional log: true) "
+                                 "or a list to choose from", field=f"factors.{k}", source=source)
+            lo = _sized(spec["low"], f"factors.{k}.low", source)
+            hi = _sized(spec["high"], f"factors.{k}.high", source)
+            if hi < lo:
+                raise InputError(f"high {spec['high']!r} is below low {spec['low']!r}; swap them",
+                                 field=f"factors.{k}", source=source)
+            log = bool(spec.get("log", False))
+            if log and lo <= 0:
+                raise InputError("a log range needs low > 0", field=f"factors.{k}.low", source=source)
+            ints = all(isinstance(spec[x], int) and not isinstance(spec[x], bool) for x in ("low", "high"))
+            ranges.append(("int" if ints and not log else "log" if log else "float", lo, hi))
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(_SAMPLING_KEY,))))
+        cols = []
+        for kind, a, b in ranges:
+            if kind == "choice":
+                cols.append([a[i] for i in rng.integers(0, len(a), n)])
+            elif kind == "int":
+                cols.append([int(x) for x in rng.integers(int(a), int(b) + 1, n)])
+            elif kind == "log":
+                cols.append([float(x) for x in np.exp(rng.uniform(math.log(a), math.log(b), n))])
+            else:
+                cols.append([float(x) for x in rng.uniform(a, b, n)])
+        return [dict(zip(keys, vals, strict=True)) for vals in zip(*cols, strict=True)]
+    if samples is not None:
+        raise InputError(f"samples is only for random mode, not {mode}; remove it or use mode: random",
+                         field="samples", source=source)
+    lists = []
+    for k in keys:
+        v = factors[k]
+        if not isinstance(v, list):
+            raise InputError(f"{v!r} is not a list; write e.g. [10GB, 60GB] (ranges are for mode: random)",
+                             field=f"factors.{k}", source=source)
+        if not v:
+            raise InputError("empty list; give at least one value", field=f"factors.{k}", source=source)
+        lists.append(v)
+    if mode == "zip":
+        lens = {len(v) for v in lists}
+        if len(lens) > 1:
+            shown = ", ".join(f"{k}: {len(v)}" for k, v in zip(keys, lists, strict=True))
+            raise InputError(f"zip needs lists of one length, got {shown}; make them equal or use mode: grid",
+                             field="factors", source=source)
+        return [dict(zip(keys, vals, strict=True)) for vals in zip(*lists, strict=True)]
+    return [dict(zip(keys, vals, strict=True)) for vals in itertools.product(*lists)]
+
+
+# ---------------------------------------------------------------------------------------
+# Running points (the hot path: no pandas, plain tuples)
+
+
+def point_seed(seed: int, index: int) -> int:
+    """The integer seed of point ``index``: ``ndbsim run --seed`` with it reproduces the point."""
+    import numpy as np
+
+    return int(np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(1, np.uint32)[0])
+
+
+def with_values(base_raw: dict[str, Any], keys: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:
+    """``base_raw`` with the factor values set, copying only the mappings on the keys' paths
+    (the rest is shared with ``base_raw``, which is never modified; validation does not mutate)."""
+    raw = dict(base_raw)
+    for key, value in zip(keys, values, strict=True):
+        parts = key.split(".")
+        cur = raw
+        for i, part in enumerate(parts[:-1]):
+            nxt = cur.get(part)
+            if nxt is None:
+                nxt = {}
+            elif isinstance(nxt, dict):
+                nxt = dict(nxt)
+            else:
+                raise InputError(f"{'.'.join(parts[: i + 1])} is a value, not a section; cannot set {key}",
+                                 field=key)
+            cur[part] = nxt
+            cur = nxt
+        cur[parts[-1]] = value
+    return raw
+
+
+def columns(keys: Sequence[str]) -> list[str]:
+    from ndbsim.engine.restart import PHASES
+
+    return ["point", "replication", "seed", *keys, *PHASES, "total_restart_secs", *CHECKPOINT_FIGURES,
+            "events", "status", "reason"]
+
+
+def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, seed: int,
+              chunk: Iterable[tuple[int, tuple[Any, ...]]]) -> list[tuple[Any, ...]]:
+    """Run the points ``(index, factor values)`` of one chunk; rows as plain tuples."""
+    from ndbsim import scenario as sc
+    from ndbsim.engine.restart import PHASES
+    from ndbsim.engine.run import simulate_once
+    from ndbsim.simulate import streams
+
+    nan = math.nan
+    blank_phases = (nan,) * len(PHASES)
+    blank_ckpt = (nan,) * len(CHECKPOINT_FIGURES)
+    rows: list[tuple[Any, ...]] = []
+    for index, values in chunk:
+        pseed = point_seed(seed, index)
+        head = (index,)
+        try:
+            raw = with_values(base_raw, keys, values)
+            resolved = sc.resolve(sc.scenario_from_dict(raw))
+            for rep, rng in enumerate(streams(pseed, replications)):
+                r = simulate_once(resolved, rng)
+                if r.nodes:
+                    node = max(r.nodes, key=lambda n: n.end - n.start)
+                    acc = dict.fromkeys(PHASES, 0.0)
+                    for p, a, b in node.spans:
+                        acc[p] += b - a
+                    phases = tuple(acc.values())
+                else:
+                    phases = blank_phases
+                ck = r.checkpoint
+                rows.append((*head, rep, pseed, *values, *phases, r.total_restart_secs,
+                             ck["lcp_secs"], ck["lcp_bytes"], ck["redo_bytes_needed"], ck["redo_capacity_bytes"],
+                             r.events, r.status, r.reason))
+        except Exception as e:  # noqa: BLE001 - a failing point is a row, never the end of the sweep
+            done = {row[1] for row in rows if row[0] == index}
+            msg = " ".join(str(e).split()) or type(e).__name__
+            if not isinstance(e, InputError):
+                msg = f"{type(e).__name__}: {msg}"
+            for rep in range(replications):
+                if rep not in done:
+                    rows.append((*head, rep, pseed, *values, *blank_phases, nan, *blank_ckpt, 0, "error", msg))
+    return rows
+
+
+def _chunks(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _pool_context():
+    import multiprocessing as mp
+
+    methods = mp.get_all_start_methods()
+    return mp.get_context("fork" if "fork" in methods and sys.platform != "darwin" else "spawn")
+
+
+# ---------------------------------------------------------------------------------------
+# The public function
+
+
+def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, Any] | None = None, *,
+          mode: str = "grid", samples: int | None = None, replications: int | None = None, seed: int | None = None,
+          workers: int | None = None, scheduler: Any = None, shard: str | tuple[int, int] | None = None,
+          progress: bool = True, chunk_size: int | None = None, source: str | None = None):
+    """Run a sweep and return a pandas DataFrame, one row per point and replication.
+
+    ``base`` is a scenario (YAML path, mapping or None for the built-in default), or a sweep
+    file when ``factors`` is None. ``workers``: local processes (None: all cores; 1: in this
+    process). ``scheduler``: a Dask scheduler address (``tcp://host:port``) or a
+    ``dask.distributed.Client``. ``shard``: ``"I/N"`` runs only the points with
+    ``index % N == I - 1``.
+    """
+    from ndbsim import scenario as sc
+
+    if factors is None and isinstance(base, (str, Path)):
+        spec = load_sweep(base)
+        spec.pop("output")
+        src = spec.pop("source")
+        return sweep(spec.pop("base"), spec.pop("factors"), mode=spec["mode"], samples=spec["samples"],
+                     replications=spec["replications"] if replications is None else replications,
+                     seed=spec["seed"] if seed is None else seed, workers=workers,
+                     scheduler=scheduler, shard=shard, progress=progress, chunk_size=chunk_size, source=src)
+    if factors is None:
+        raise InputError("no factors; pass factors={'data.size': ['10GB', '60GB']}", field="factors", source=source)
+    replications = _whole(1 if replications is None else replications, "replications", source, 1)
+    seed = _whole(1 if seed is None else seed, "seed", source, 0)
+    if workers is not None:
+        workers = _whole(workers, "--workers", source, 1)
+    sh = parse_shard(shard, source)
+
+    if isinstance(base, dict):
+        base_raw = copy.deepcopy(base)
+        base_src = source
+    else:
+        base_raw = sc.load_raw(base)
+        base_src = str(base) if base else None
+    # The base itself must be a valid scenario (its errors are the file's, not a point's).
+    sc.resolve(sc.scenario_from_dict(copy.deepcopy(base_raw), base_src), base_src)
+
+    points = make_points(factors, mode, samples, seed, source)
+    keys = list(points[0])
+    # Dry validation of the first point: a factor that cannot be set is the sweep file's error.
+    for k, v in points[0].items():
+        try:
+            with_values(base_raw, [k], [v])
+        except InputError as e:
+            raise InputError(e.message, field=f"factors.{k}", source=source) from None
+
+    work = [(i, tuple(p.values())) for i, p in enumerate(points)]
+    if sh is not None:
+        work = [w for w in work if w[0] % sh[1] == sh[0] - 1]
+
+    rows = _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size)
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return _frame(rows, keys)
+
+
+def _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size):
+    from tqdm import tqdm
+
+    total = len(work) * replications
+    bar = tqdm(total=total, unit="run", desc="sweep", disable=not progress, smoothing=0.1, dynamic_ncols=True)
+    rows: list[tuple[Any, ...]] = []
+    try:
+        if scheduler is not None:
+            _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, chunk_size)
+            return rows
+        n_workers = workers or os.cpu_count() or 1
+        n_workers = min(n_workers, max(1, len(work)))
+        if n_workers == 1:
+            size = chunk_size or max(1, min(64, len(work)))
+            for chunk in _chunks(work, size):
+                out = run_chunk(base_raw, keys, replications, seed, chunk)
+                rows.extend(out)
+                bar.update(len(out))
+            return rows
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        size = chunk_size or max(1, min(500, math.ceil(len(work) / (n_workers * 8))))
+        with ProcessPoolExecutor(max_workers=n_workers, mp_context=_pool_context()) as ex:
+            futs = [ex.submit(run_chunk, base_raw, keys, replications, seed, c) for c in _chunks(work, size)]
+            try:
+                for f in as_completed(futs):
+                    out = f.result()
+                    rows.extend(out)
+                    bar.update(len(out))
+            except BaseException:
+                for f in futs:
+                    f.cancel()
+                raise
+        return rows
+    finally:
+        bar.close()
+
+
+def _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, chunk_size):
+    from dask.distributed import Client, as_completed
+
+    own = not isinstance(scheduler, Client)
+    try:
+        client = Client(scheduler) if own else scheduler
+    except OSError as e:
+        raise InputError(f"cannot reach the Dask scheduler {scheduler!r} ({e}); start it with dask scheduler "
+                         "or check the address", field="--scheduler") from None
+    try:
+        n = max(1, sum(client.nthreads().values()))
+        size = chunk_size or max(1, min(500, math.ceil(len(work) / (n * 8))))
+        chunks = _chunks(work, size)
+        from functools import partial
+
+        futs = client.map(partial(run_chunk, base_raw, list(keys), replications, seed), chunks, pure=False)
+        for f in as_completed(futs):
+            out = f.result()
+            rows.extend(out)
+            bar.update(len(out))
+    finally:
+        if own:
+            client.close()
+
+
+def _frame(rows: list[tuple[Any, ...]], keys: Sequence[str]):
+    import pandas as pd
+
+    df = pd.DataFrame.from_records(rows, columns=columns(keys))
+    for c in ("point", "replication", "seed", "events"):
+        df[c] = df[c].astype("int64")
+    return df
+
+
+def write_frame(df, path: str | Path) -> None:
+    """Write a sweep's rows to ``.csv`` or ``.parquet`` atomically (never a partial file)."""
+    from ndbsim.io import atomic_write
+
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in (".csv", ".parquet", ".pq"):
+        raise InputError(f"{str(p)!r} has no known suffix; write .csv or .parquet", field="--output")
+    if suffix == ".csv":
+        atomic_write(p, lambda tmp: df.to_csv(tmp, index=False))
+        return
+    out = df.copy()
+    for c in out.columns:  # mixed factor values (e.g. 10GB and 1e9) cannot be one Arrow type
+        if out[c].dtype == object and len({type(v) for v in out[c]}) > 1:
+            out[c] = out[c].astype(str)
+    atomic_write(p, lambda tmp: out.to_parquet(tmp, index=False, engine="pyarrow"))

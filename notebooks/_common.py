@@ -1,0 +1,75 @@
+"""Small helpers shared by the operator notebooks (not part of the ndbsim package).
+
+Each notebook sets ``SMALL`` from ``NDBSIM_NOTEBOOK_SMALL=1`` (used by the test suite) to
+shrink its grid; everything else here is plotting and bookkeeping.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import ndbsim
+from ndbsim.scenario import DEFAULT_SCENARIO
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = ROOT / "scenarios"
+SMALL = os.environ.get("NDBSIM_NOTEBOOK_SMALL") == "1"
+
+GiB = 2.0**30
+MiB = 2.0**20
+
+# The 18 restart_info phases grouped into what an operator can act on.
+PHASE_GROUPS: dict[str, tuple[str, ...]] = {
+    "failure handling & start-up": (
+        "secs_to_complete_node_failure", "secs_to_allocate_node_id",
+        "secs_to_include_in_heartbeat_protocol", "secs_until_wait_for_ndbcntr_master",
+        "secs_wait_for_ndbcntr_master", "secs_to_get_start_permitted",
+        "secs_to_wait_for_lcp_for_copy_meta_data", "secs_to_copy_meta_data",
+        "secs_to_include_node", "secs_starting_node_to_request_local_recovery"),
+    "memory allocation/touch": ("secs_memory_touch",),
+    "restore LCP": ("secs_restore_fragments",),
+    "UNDO + REDO apply": ("secs_undo_disk_data", "secs_exec_redo_log"),
+    "ordered-index rebuild": ("secs_index_rebuild",),
+    "copy-fragment sync": ("secs_to_synchronize_starting_node",),
+    "wait for LCP": ("secs_wait_lcp_for_restart",),
+    "subscription handover": ("secs_wait_subscription_handover",),
+}
+GROUP_COLORS = dict(zip(PHASE_GROUPS, [
+    "#9e9e9e", "#8c564b", "#1f77b4", "#17becf", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd"]))
+
+
+def default_scenario() -> dict:
+    """The built-in default scenario (DBT2 600 warehouses, 60 GB per node, 7.6.6)."""
+    return copy.deepcopy(DEFAULT_SCENARIO)
+
+
+def grouped_phases(result: ndbsim.Result) -> dict[str, float]:
+    ph = result.phases()
+    return {g: sum(ph[p] for p in ps) for g, ps in PHASE_GROUPS.items()}
+
+
+def pct(xs, q: float) -> float:
+    xs = [x for x in xs if math.isfinite(x)]
+    return float(np.percentile(xs, q)) if xs else math.nan
+
+
+def size_overrides(gb: float, headroom: float = 1.25) -> list[str]:
+    """Data per node of ``gb`` GiB, DataMemory with some headroom, rows derived from size."""
+    dm = max(1, math.ceil(gb * headroom))
+    return [f"data.size={gb:g}G", "data.rows=null", f"cluster.config.DataMemory={dm}G"]
+
+
+def files_per_unit(checkpoint: dict, no_of_fragment_log_files: int) -> float:
+    """Bytes of REDO capacity that one NoOfFragmentLogFiles step buys (all log parts)."""
+    return checkpoint["redo_capacity_bytes"] / no_of_fragment_log_files
+
+
+__all__ = ["ROOT", "SCENARIOS", "SMALL", "GiB", "MiB", "PHASE_GROUPS", "GROUP_COLORS",
+           "default_scenario", "grouped_phases", "pct", "size_overrides", "files_per_unit",
+           "pd", "np", "ndbsim"]

@@ -1,0 +1,172 @@
+import math
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from conftest import ROOT
+
+import ndbsim
+from ndbsim.engine.restart import PHASES
+from ndbsim.errors import InputError
+from ndbsim.sweep import load_sweep, make_points, parse_shard, point_seed
+
+BASE = str(ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml")
+GRID = {"data.size": ["10GB", "30GB", "60GB"], "cluster.config.RecoveryWork": [25, 50]}
+
+
+def run(factors=GRID, **kw):
+    kw.setdefault("workers", 1)
+    kw.setdefault("progress", False)
+    kw.setdefault("seed", 5)
+    return ndbsim.sweep(BASE, factors, **kw)
+
+
+def test_grid_zip_random_sizes_and_columns():
+    df = run(replications=2)
+    assert len(df) == 3 * 2 * 2
+    assert list(df["point"].unique()) == list(range(6))
+    for c in ("data.size", "cluster.config.RecoveryWork", *PHASES, "total_restart_secs", "lcp_secs",
+              "lcp_bytes", "redo_bytes_needed", "redo_capacity_bytes", "status", "reason"):
+        assert c in df.columns, c
+    assert set(df["status"]) == {"ok"}
+    assert (df["total_restart_secs"] > 0).all()
+    assert list(df["data.size"][::4]) == GRID["data.size"]
+    assert list(df["cluster.config.RecoveryWork"][:4]) == [25, 25, 50, 50]
+
+    z = run({"data.size": ["10GB", "20GB"], "workload.updates_per_s": [0, 1000]}, mode="zip")
+    assert len(z) == 2 and list(z["workload.updates_per_s"]) == [0, 1000]
+
+    pts = make_points({"data.size": {"low": "1GB", "high": "50GB"}, "workload.updates_per_s": {"low": 0, "high": 10}},
+                      "random", 25, seed=3)
+    assert len(pts) == 25
+    assert all(2**30 <= p["data.size"] <= 50 * 2**30 for p in pts)
+    assert all(isinstance(p["workload.updates_per_s"], int) and 0 <= p["workload.updates_per_s"] <= 10 for p in pts)
+    assert pts == make_points({"data.size": {"low": "1GB", "high": "50GB"},
+                               "workload.updates_per_s": {"low": 0, "high": 10}}, "random", 25, seed=3)
+    r = run({"data.size": {"low": "1GB", "high": "50GB"}}, mode="random", samples=7)
+    assert len(r) == 7 and set(r["status"]) == {"ok"}
+
+
+def test_same_seed_same_rows_regardless_of_workers_and_chunks():
+    a = run(replications=2)
+    b = run(replications=2)
+    pd.testing.assert_frame_equal(a, b)
+    c = run(replications=2, workers=2, chunk_size=1)
+    pd.testing.assert_frame_equal(a, c)
+    d = run(replications=2, seed=6)
+    assert not a["total_restart_secs"].equals(d["total_restart_secs"])
+    # a point's seed reproduces it through ndbsim.simulate
+    row = a.iloc[3]
+    res = ndbsim.simulate(BASE, seed=int(row["seed"]), replications=2, data__size=row["data.size"],
+                          cluster__config__RecoveryWork=int(row["cluster.config.RecoveryWork"]))
+    assert res.replications[1].total_restart_secs == a.iloc[3]["total_restart_secs"]
+    assert point_seed(5, 1) == a.loc[a["point"] == 1, "seed"].iloc[0]
+
+
+def test_failing_and_non_converging_points_are_rows():
+    df = run({"data.size": ["10GB", "500GB", "junk"], "workload.during_restart.updates_per_s": [0, 1e9]},
+             replications=2)
+    assert len(df) == 12
+    bad = df[df["data.size"] == "500GB"]
+    assert set(bad["status"]) == {"error"}
+    assert "DataMemory" in bad["reason"].iloc[0]
+    assert math.isnan(bad["total_restart_secs"].iloc[0])
+    junk = df[df["data.size"] == "junk"]
+    assert set(junk["status"]) == {"error"} and "junk" in junk["reason"].iloc[0]
+    ok = df[(df["data.size"] == "10GB") & (df["workload.during_restart.updates_per_s"] == 0)]
+    assert set(ok["status"]) == {"ok"}
+    nc = df[(df["data.size"] == "10GB") & (df["workload.during_restart.updates_per_s"] == 1e9)]
+    assert set(nc["status"]) == {"non-converging"} and "converge" in nc["reason"].iloc[0]
+
+
+def test_shards_union_is_the_full_sweep():
+    full = run(replications=1)
+    parts = [run(replications=1, shard=f"{i}/3") for i in (1, 2, 3)]
+    assert sum(len(p) for p in parts) == len(full)
+    assert set(parts[1]["point"]) == {1, 4}
+    union = pd.concat(parts).sort_values(["point", "replication"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(union, full)
+    assert parse_shard("2/4") == (2, 4)
+    for bad in ("0/4", "5/4", "2", "a/b", "1/0"):
+        with pytest.raises(InputError, match="--shard"):
+            parse_shard(bad)
+
+
+def test_dask_matches_local():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
+        dk = run(replications=2, scheduler=lc.scheduler_address, shard="1/2")
+        with distributed.Client(lc) as client:
+            dk2 = run(replications=1, scheduler=client)
+    pd.testing.assert_frame_equal(dk, run(replications=2, shard="1/2"))
+    pd.testing.assert_frame_equal(dk2, run(replications=1))
+
+
+@pytest.mark.parametrize("factors, mode, match", [
+    ({"data.sise": ["1GB"]}, "grid", "factors.data.sise.*did you mean 'size'"),
+    ({"cluster.config.NoSuchParam": [1]}, "grid", "unknown NDB parameter"),
+    ({"data": [1]}, "grid", "is a section"),
+    ({"data.size.x": [1]}, "grid", "is a value, not a section"),
+    ({"data.size": []}, "grid", "empty list"),
+    ({}, "grid", "factors"),
+    ({"data.size": ["1GB"]}, "gird", "did you mean 'grid'"),
+    ({"data.size": ["1GB", "2GB"], "data.tables": [1]}, "zip", "one length"),
+    ({"data.size": "1GB"}, "grid", "not a list"),
+])
+def test_bad_sweeps_raise_one_line_input_errors(factors, mode, match):
+    with pytest.raises(InputError, match=match) as e:
+        run(factors, mode=mode)
+    assert "\n" not in str(e.value)
+
+
+def test_random_mode_checks_ranges():
+    with pytest.raises(InputError, match="samples"):
+        run({"data.size": {"low": "1GB", "high": "2GB"}}, mode="random")
+    with pytest.raises(InputError, match="swap"):
+        make_points({"data.size": {"low": "2GB", "high": "1GB"}}, "random", 3, seed=1)
+    with pytest.raises(InputError, match="not a range"):
+        make_points({"data.size": {"lo": 1}}, "random", 3, seed=1)
+
+
+def _sweep_file(tmp_path, extra=""):
+    p = tmp_path / "s.yaml"
+    p.write_text(f"base: {BASE}\nfactors:\n  data.size: [10GB, 20GB]\n  workload.updates_per_s: [0, 500]\n"
+                 f"mode: grid\nreplications: 2\nseed: 9\n{extra}")
+    return p
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "ndbsim", *map(str, args)], capture_output=True, text=True)
+
+
+def test_cli_writes_csv_and_parquet(tmp_path):
+    f = _sweep_file(tmp_path)
+    p = cli("sweep", f, "--output", tmp_path / "o.csv", "--workers", "2")
+    assert p.returncode == 0, p.stderr
+    csv = pd.read_csv(tmp_path / "o.csv")
+    assert len(csv) == 8 and set(csv["status"]) == {"ok"}
+    p = cli("sweep", f, "-o", tmp_path / "o.parquet", "--workers", "1", "--shard", "2/2")
+    assert p.returncode == 0, p.stderr
+    pq = pd.read_parquet(tmp_path / "o.parquet")
+    assert list(pq["point"].unique()) == [1, 3]
+    assert list(tmp_path.glob("*.part")) == []
+    ref = ndbsim.sweep(f, workers=1, progress=False)
+    pd.testing.assert_frame_equal(csv[["point", "seed", "total_restart_secs"]],
+                                  ref[["point", "seed", "total_restart_secs"]], check_exact=False, rtol=1e-12)
+    assert load_sweep(f)["seed"] == 9
+
+
+def test_cli_bad_input_exits_2_with_one_line(tmp_path):
+    f = _sweep_file(tmp_path, "oops: 1\n")
+    p = cli("sweep", f)
+    assert p.returncode == 2 and "oops" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    f = _sweep_file(tmp_path)
+    p = cli("sweep", f, "--shard", "3/2")
+    assert p.returncode == 2 and "--shard" in p.stderr
+    p = cli("sweep", f, "--output", tmp_path / "o.txt")
+    assert p.returncode == 2 and ".parquet" in p.stderr
+    g = tmp_path / "g.yaml"
+    g.write_text(f"base: {BASE}\nfactors: {{data.size: [1GB]}}\nmode: cartesian\n")
+    p = cli("sweep", g)
+    assert p.returncode == 2 and "g.yaml" in p.stderr and "mode" in p.stderr

@@ -26,7 +26,10 @@ from ndbsim.simulate import run_resolved
 from ndbsim.sweep import sweep
 
 SWEEP_FACTORS = {"data.size": {"low": "1GB", "high": "60GB"}}
-"""10,000 points of the default scenario (2-node node restart), each resolved and run once."""
+"""10,000 points of the default scenario (2-node node restart, seed 003 on 7.6.6) with rows
+derived from the size, each point resolved and run once."""
+
+SWEEP_BASE = {**sc.DEFAULT_SCENARIO, "data": {**sc.DEFAULT_SCENARIO["data"], "rows": None}}
 
 
 def per_restart(n: int) -> tuple[float, int]:
@@ -65,7 +68,7 @@ def bare_simpy_rate(n: int = 300_000) -> float:
 
 def sweep_rate(n: int, workers: int) -> tuple[float, float, int]:
     t = time.perf_counter()
-    df = sweep(None, SWEEP_FACTORS, mode="random", samples=n, replications=1, seed=1, workers=workers,
+    df = sweep(SWEEP_BASE, SWEEP_FACTORS, mode="random", samples=n, replications=1, seed=1, workers=workers,
                progress=False)
     dt = time.perf_counter() - t
     return dt, n / dt, int((df["status"] != "ok").sum())

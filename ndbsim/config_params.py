@@ -119,11 +119,23 @@ def _show(kind: str, n: float | None) -> str:
     return f"{n:g}"
 
 
+_PARSED_DEFAULTS: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+
+def _parsed(defaults: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """A profile's defaults parsed once (profiles are cached, so their dicts live on)."""
+    hit = _PARSED_DEFAULTS.get(id(defaults))
+    if hit is not None and hit[0] is defaults:
+        return hit[1]
+    parsed = {name: parse_value(name, raw, f"{prefix}.{name}") if name in PARAMS else raw
+              for name, raw in defaults.items()}
+    _PARSED_DEFAULTS[id(defaults)] = (defaults, parsed)
+    return parsed
+
+
 def resolve(defaults: dict[str, Any], given: dict[str, Any], prefix: str = "cluster.config") -> dict[str, Any]:
     """Defaults merged with the given parameters, every value parsed."""
-    out: dict[str, Any] = {}
-    for name, raw in defaults.items():
-        out[name] = parse_value(name, raw, f"{prefix}.{name}") if name in PARAMS else raw
+    out: dict[str, Any] = dict(_parsed(defaults, prefix))
     for name, raw in (given or {}).items():
         canon = canonical_name(name)
         if canon is None:

@@ -73,6 +73,9 @@ class Cluster:
         h = s.host
         self.cpu_capacity = core_equivalents(h.cpu_cores * h.threads_per_core, h.cpu_cores,
                                              h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
+        self.ldm_cores = core_equivalents(self.ldm, h.cpu_cores, h.threads_per_core,
+                                          self.k.hyperthread_gain) * h.core_speed
+        """What the LDM threads get from the cores (constant for a cluster)."""
         for n in self.nodes:
             self.fluid.add_resource(n.cpu, self.cpu_capacity)
             self.fluid.add_resource(n.disk, 1.0)  # disk-seconds per second: reads and writes compete
@@ -132,7 +135,7 @@ class Cluster:
         # length before the crash, or as many whole lengths earlier as fit in the burst. A
         # full LCP longer than the burst began before it (an LCP started by earlier writes).
         self.first_lcp_start: float | None = None
-        if not math.isfinite(base_cycle) and self.burst_rates is not None and self.burst_secs > 0:
+        if pre is base and not math.isfinite(base_cycle) and self.burst_rates is not None and self.burst_secs > 0:
             size, _ = self.policy.lcp_size(self.data_bytes, self.rows, Changes())
             first = size / self.normal_write_speed(self.burst_rates) + self.lcp_overhead_secs()
             back = phase * first
@@ -172,19 +175,18 @@ class Cluster:
         net = rates.bytes * share * (self.replicas - 1)
         return cpu, disk, net
 
-    def apply_live_load(self, node: Node, rates: Rates | None) -> None:
+    def live_loads(self, node: Node, rates: Rates | None) -> dict[str, float]:
         cpu, disk, net = self.live_load(rates) if rates else (0.0, 0.0, 0.0)
-        self.fluid.set_fixed_load(node.cpu, cpu)
-        self.fluid.set_fixed_load(node.disk, disk)
-        self.fluid.set_fixed_load(node.net, net)
+        return {node.cpu: cpu, node.disk: disk, node.net: net}
+
+    def apply_live_load(self, node: Node, rates: Rates | None) -> None:
+        self.fluid.set_fixed_loads(self.live_loads(node, rates))
 
     # -- LCP write speed ----------------------------------------------------------------
     def lcp_overhead_secs(self) -> float:
         """Per-LCP cost besides writing: one GCP must pass between LCPs, the LDM threads scan
         every row, and the table descriptions are written."""
-        h = self.s.host
-        cores = core_equivalents(self.ldm, h.cpu_cores, h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
-        return self.gcp + self.lcp_scan_secs() / cores + self.s.data.tables * LCP_TABLE_DESCRIPTION_SECS
+        return self.gcp + self.lcp_scan_secs() / self.ldm_cores + self.s.data.tables * LCP_TABLE_DESCRIPTION_SECS
 
     def normal_write_speed(self, rates: Rates) -> float:
         """LCP write speed with no restart anywhere."""
@@ -229,7 +231,7 @@ class Cluster:
         ``speed`` and scans every row, each LDM thread its own fragments."""
         h = self.s.host
         cpu = self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE
-        cores = core_equivalents(self.ldm, h.cpu_cores, h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
+        cores = self.ldm_cores
         cap = min(speed / size if size > 0 else math.inf, cores / cpu if cpu > 0 else math.inf)
         flow = self.fluid.transfer(1.0, {node.disk: size / h.disk_write, node.cpu: cpu}, cap=cap,
                                    name=f"lcp{node.id}")
@@ -237,10 +239,9 @@ class Cluster:
         return flow
 
     def lcp_flow_cap(self, flow, speed: float) -> float:
-        h = self.s.host
         size = flow.lcp_size
         cpu = flow.demand[next(r for r in flow.demand if r.startswith("cpu"))]
-        cores = core_equivalents(self.ldm, h.cpu_cores, h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
+        cores = self.ldm_cores
         return min(speed / size if size > 0 else math.inf, cores / cpu if cpu > 0 else math.inf)
 
     def refresh_speeds(self) -> None:
@@ -308,9 +309,11 @@ class Cluster:
         for start, rates in self.traffic.segments:
             if start > self.env.now:
                 yield self.env.timeout(start - self.env.now)
+            loads: dict[str, float] = {}
             for n in self.nodes:
                 if not n.restarting and not n.down:
-                    self.apply_live_load(n, rates)
+                    loads.update(self.live_loads(n, rates))
+            self.fluid.set_fixed_loads(loads)
 
     def _lcp_loop(self):
         env = self.env

@@ -40,6 +40,7 @@ class FluidSystem:
         self.flows: list[Flow] = []
         self._last = 0.0
         self._token = 0
+        self._pending = math.nan
         self.on_stall: Callable[[Flow], None] | None = None
 
     def add_resource(self, name: str, capacity: float) -> None:
@@ -48,8 +49,15 @@ class FluidSystem:
 
     def set_fixed_load(self, name: str, load: float) -> None:
         """Inelastic use of a resource (e.g. applying the live update stream)."""
+        self.set_fixed_loads({name: load})
+
+    def set_fixed_loads(self, loads: dict[str, float]) -> None:
+        """Several fixed loads at once: one reallocation, none if nothing changed."""
+        fixed = self.fixed
+        if all(fixed.get(r, 0.0) == x for r, x in loads.items()):
+            return
         self._settle()
-        self.fixed[name] = load
+        fixed.update(loads)
         self._reallocate()
 
     def spare(self, name: str) -> float:
@@ -100,6 +108,29 @@ class FluidSystem:
             return
         capacity = self.capacity
         fixed = self.fixed
+        # Fast path: no resource is shared, so each flow's rate is simply its own bottleneck.
+        seen: set[str] = set()
+        shared = False
+        for f in flows:
+            for r in f.demand:
+                if r in seen:
+                    shared = True
+                    break
+                seen.add(r)
+            if shared:
+                break
+        if not shared:
+            for f in flows:
+                rate = f.cap
+                for r, d in f.demand.items():
+                    if d > 0 and r in capacity:
+                        x = capacity[r] - fixed.get(r, 0.0)
+                        x = (x if x > 0.0 else 0.0) / d
+                        if x < rate:
+                            rate = x
+                f.rate = rate if rate < 1e30 else 1e30
+            self._schedule()
+            return
         left = {}
         for r, c in capacity.items():
             x = c - fixed.get(r, 0.0)
@@ -146,20 +177,31 @@ class FluidSystem:
             if len(still) == len(active):
                 break
             active = still
-        self._token += 1
-        token = self._token
+        self._schedule()
+
+    def _schedule(self) -> None:
+        """One timer for the next flow to finish; a pending timer for that instant is kept."""
         horizon = math.inf
-        for f in flows:
+        for f in self.flows:
             if f.rate > 0:
                 x = f.remaining / f.rate
                 if x < horizon:
                     horizon = x
-        if horizon < math.inf:
-            timer = self.env.timeout(horizon if horizon > 0.0 else 0.0)
-            timer.callbacks.append(lambda _ev, token=token: self._wake(token))
+        if horizon == math.inf:
+            self._token += 1
+            return
+        at = self.env.now + (horizon if horizon > 0.0 else 0.0)
+        if self._pending == at:
+            return
+        self._token += 1
+        token = self._token
+        self._pending = at
+        timer = self.env.timeout(at - self.env.now)
+        timer.callbacks.append(lambda _ev, token=token: self._wake(token))
 
     def _wake(self, token: int) -> None:
         if token == self._token:
+            self._pending = math.nan
             self._settle()
             for f in self.flows:
                 if f.rate > 0 and f.remaining <= f.rate * 1e-9 + EPS * max(1.0, f.amount):

@@ -46,6 +46,13 @@ class Traffic:
     def __init__(self, segments: list[tuple[float, Rates]], share: float):
         self.segments = sorted(segments, key=lambda s: s[0])
         self.share = share  # fraction of the cluster-wide stream each node applies
+        # (start, end, updates, inserts, deletes, bytes) per node, end of the last = inf;
+        # the first segment also covers all time before it
+        self._per_node = []
+        for i, (start, r) in enumerate(self.segments):
+            end = self.segments[i + 1][0] if i + 1 < len(self.segments) else math.inf
+            self._per_node.append((start if i else -math.inf, end, r.updates * share, r.inserts * share,
+                                   r.deletes * share, r.bytes * share))
 
     def at(self, t: float) -> Rates:
         current = self.segments[0][1]
@@ -56,26 +63,27 @@ class Traffic:
                 break
         return current
 
-    def _pieces(self, t0: float, t1: float):
-        segs = self.segments
-        for i, (start, rates) in enumerate(segs):
-            end = segs[i + 1][0] if i + 1 < len(segs) else math.inf
-            a, b = max(t0, start if i else -math.inf), min(t1, end)
-            if b > a:
-                yield a, b, rates
-
     def changes(self, t0: float, t1: float) -> Changes:
-        c = Changes()
-        for a, b, r in self._pieces(t0, t1):
-            dt = (b - a) * self.share
-            c.updates += r.updates * dt
-            c.inserts += r.inserts * dt
-            c.deletes += r.deletes * dt
-            c.bytes += r.bytes * dt
-        return c
+        u = i = d = b = 0.0
+        for start, end, ru, ri, rd, rb in self._per_node:
+            lo = t0 if t0 > start else start
+            hi = t1 if t1 < end else end
+            if hi > lo:
+                dt = hi - lo
+                u += ru * dt
+                i += ri * dt
+                d += rd * dt
+                b += rb * dt
+        return Changes(u, i, d, b)
 
     def redo_bytes(self, t0: float, t1: float) -> float:
-        return self.changes(t0, t1).bytes
+        b = 0.0
+        for start, end, _, _, _, rb in self._per_node:
+            lo = t0 if t0 > start else start
+            hi = t1 if t1 < end else end
+            if hi > lo:
+                b += rb * (hi - lo)
+        return b
 
     def distinct_rows(self, t0: float, t1: float, rows: float) -> float:
         """Rows that differ from the state at ``t0``: every insert and delete, and the
@@ -88,11 +96,13 @@ class Traffic:
         """Earliest t ≥ t0 by which the cluster-wide stream has written ``nbytes`` (inf if
         never). This is what TimeBetweenLocalCheckpoints measures."""
         need = nbytes
-        for a, b, r in self._pieces(t0, horizon):
-            rate = r.bytes
-            if rate <= 0:
+        for start, end, _, _, _, rb in self._per_node:
+            lo = t0 if t0 > start else start
+            hi = horizon if horizon < end else end
+            rate = rb / self.share
+            if hi <= lo or rate <= 0:
                 continue
-            if rate * (b - a) >= need:
-                return a + need / rate
-            need -= rate * (b - a)
+            if rate * (hi - lo) >= need:
+                return lo + need / rate
+            need -= rate * (hi - lo)
         return math.inf

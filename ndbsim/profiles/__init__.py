@@ -216,7 +216,12 @@ def parse_version(version: str) -> tuple[int, int, int]:
 
 def profile_for(version: str) -> Profile:
     """The profile for an NDB version string such as ``"7.6.6"``, with the defaults that
-    depend on the patch release and the calibrated constants."""
+    depend on the patch release and the calibrated constants (cached per version)."""
+    return _profile_for(str(version))
+
+
+@cache
+def _profile_for(version: str) -> Profile:
     major, minor, patch = parse_version(version)
     key = f"{major}.{minor}"
     if key not in _FAMILY:
@@ -252,3 +257,4 @@ def calibrated_constants(profile_name: str) -> Constants:
 
 def reload_calibration() -> None:
     _calibrated.cache_clear()
+    _profile_for.cache_clear()

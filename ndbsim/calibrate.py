@@ -82,10 +82,23 @@ def write_calibration(constants: Constants, residuals: dict[str, Any], cases: li
     reload_calibration()
 
 
-def calibrate(directory: Path | str = DEFAULT_DIR, output: Path = CALIBRATED_FILE) -> tuple[Constants, dict]:
+def calibrate(directory: Path | str = DEFAULT_DIR, output: Path = CALIBRATED_FILE,
+              innodb_output: Path | None = None) -> tuple[Constants, dict]:
+    """Fit the NDB profiles' constants (and, when the directory has InnoDB cases, the InnoDB
+    model's own two constants, seed 002) and write them."""
     cases = load_cases(directory)
     constants, residuals = fit(cases)
     write_calibration(constants, residuals, cases, output)
+    if any(c.innodb for c in cases):
+        from ndbsim.innodb import calibrate as fit_innodb
+        from ndbsim.innodb import load_cases as innodb_cases
+        from ndbsim.innodb import save_calibrated
+
+        result = fit_innodb(innodb_cases(directory))
+        if innodb_output is not None or Path(output) == CALIBRATED_FILE:
+            save_calibrated(result, innodb_output)
+        residuals = {**residuals, **{name: {"total_restart_secs": round(float(v), 4)}
+                                     for name, v in result["residuals"].items()}}
     return constants, residuals
 
 

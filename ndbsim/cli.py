@@ -175,6 +175,8 @@ def calibrate(
         atomic_write_text(target, yaml.safe_dump(case, sort_keys=False))
         typer.echo(f"wrote calibration case {target}")
     constants, residuals = run_fit(directory, output or CALIBRATED_FILE)
+    if output is not None and Path(output) != CALIBRATED_FILE:
+        typer.echo(f"wrote {output}")
     for name, value in constants.__dict__.items():
         typer.echo(f"{name:22s} {value:.4g}")
     for case, figs in residuals.items():

@@ -55,3 +55,39 @@ def test_restart_info_import(tmp_path, root):
     assert case["role"] == "fit"
     assert case["published"]["total_restart_secs"]["value"] == 420
     assert case["published"]["phases"]["secs_restore_fragments"]["value"] == 130
+
+
+def test_calibrate_is_deterministic_and_the_stored_fit_is_current(tmp_path):
+    """A refit from the cases reproduces the committed constants exactly: the fit is
+    deterministic, and nobody changed the model or the cases without recalibrating."""
+    import yaml
+
+    from ndbsim.calibrate import calibrate
+    from ndbsim.profiles import CALIBRATED_FILE
+
+    out1, out2 = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    calibrate(DEFAULT_DIR, out1, innodb_output=tmp_path / "i1.yaml")
+    calibrate(DEFAULT_DIR, out2, innodb_output=tmp_path / "i2.yaml")
+    assert out1.read_text() == out2.read_text()
+    assert (tmp_path / "i1.yaml").read_text() == (tmp_path / "i2.yaml").read_text()
+    stored = yaml.safe_load(CALIBRATED_FILE.read_text())["shared"]["constants"]
+    assert yaml.safe_load(out1.read_text())["shared"]["constants"] == stored
+
+
+def test_cli_calibrate_imports_restart_info(tmp_path, root):
+    import shutil
+    import subprocess
+    import sys
+
+    cases = tmp_path / "calibration"
+    shutil.copytree(DEFAULT_DIR, cases)
+    (tmp_path / "scenarios").symlink_to(root / "scenarios")  # the cases name ../scenarios/...
+    csv = tmp_path / "mine.csv"
+    csv.write_text("node_id,total_restart_secs,secs_restore_fragments,secs_exec_redo_log,secs_index_rebuild\n"
+                   "2,415,140,30,80\n")
+    args = ["calibrate", "--cases", str(cases), "--restart-info", str(csv),
+            "--scenario", str(root / "scenarios/dbt2-600wh-7.6.6.yaml"), "--output", str(tmp_path / "k.yaml")]
+    p = subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert (cases / "user-mine.yaml").exists()
+    assert "restore_row_secs" in (tmp_path / "k.yaml").read_text()

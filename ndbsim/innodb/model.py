@@ -339,4 +339,6 @@ def save_calibrated(result: dict, path: Path | None = None) -> None:
                             "fitted_on": result.get("fitted_on", []),
                             "residuals": {k: round(float(v), 4) for k, v in result["residuals"].items()}},
                            sort_keys=False)
-    (path or CALIBRATED).write_text(text, encoding="utf-8")
+    from ndbsim.io import atomic_write_text
+
+    atomic_write_text(path or CALIBRATED, text)

@@ -102,8 +102,9 @@ def parse_shard(shard: str | tuple[int, int] | None, source: str | None = None) 
     return i, n
 
 
-def _check_key(key: Any, source: str | None) -> str:
-    """A factor key must name a scenario key (``cluster.config.<NDB parameter>`` included)."""
+def _check_key(key: Any, source: str | None, model: Any = None) -> str:
+    """A factor key must name a scenario key (``cluster.config.<NDB parameter>`` included);
+    ``model`` is the scenario model to check against (InnoDB's for ``kind: innodb``)."""
     from pydantic import BaseModel
 
     from ndbsim.config_params import PARAMS, canonical_name
@@ -114,13 +115,13 @@ def _check_key(key: Any, source: str | None) -> str:
         raise InputError(f"{key!r} is not a scenario key; write a dotted key like data.size", field=field,
                          source=source)
     parts = key.split(".")
-    if parts[:2] == ["cluster", "config"]:
+    if model is None and parts[:2] == ["cluster", "config"]:
         if len(parts) != 3 or canonical_name(parts[2]) is None:
             name = parts[2] if len(parts) > 2 else ""
             raise InputError(f"unknown NDB parameter{did_you_mean(name, PARAMS)}; use one ndbsim models "
                              "(see ndbsim params)", field=field, source=source)
         return key
-    model: Any = Scenario
+    model = model or Scenario
     for i, part in enumerate(parts):
         fields = getattr(model, "model_fields", None)
         if fields is None or part not in fields:
@@ -159,7 +160,7 @@ def _sized(v: Any, field: str, source: str | None) -> float:
 
 
 def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: int,
-                source: str | None = None) -> list[dict[str, Any]]:
+                source: str | None = None, model: Any = None) -> list[dict[str, Any]]:
     """The sweep's points: one ``{dotted key: value}`` per point, in a fixed order."""
     import numpy as np
 
@@ -169,7 +170,7 @@ def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: i
     if not isinstance(factors, dict) or not factors:
         raise InputError("factors must be a non-empty mapping of dotted scenario keys to values, e.g. "
                          "{data.size: [10GB, 60GB]}", field="factors", source=source)
-    keys = [_check_key(k, source) for k in factors]
+    keys = [_check_key(k, source, model) for k in factors]
     if mode == "random":
         if samples is None:
             raise InputError("random mode needs samples: N", field="samples", source=source)
@@ -262,10 +263,16 @@ def with_values(base_raw: dict[str, Any], keys: Sequence[str], values: Sequence[
     return raw
 
 
-def columns(keys: Sequence[str]) -> list[str]:
-    from ndbsim.engine.restart import PHASES
+def _phases(innodb: bool) -> tuple[str, ...]:
+    if innodb:
+        from ndbsim.innodb.model import PHASES
+    else:
+        from ndbsim.engine.restart import PHASES
+    return PHASES
 
-    return ["point", "replication", "seed", *keys, *PHASES, "total_restart_secs", *CHECKPOINT_FIGURES,
+
+def columns(keys: Sequence[str], innodb: bool = False) -> list[str]:
+    return ["point", "replication", "seed", *keys, *_phases(innodb), "total_restart_secs", *CHECKPOINT_FIGURES,
             "events", "status", "reason"]
 
 
@@ -273,10 +280,11 @@ def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, 
               chunk: Iterable[tuple[int, tuple[Any, ...]]]) -> list[tuple[Any, ...]]:
     """Run the points ``(index, factor values)`` of one chunk; rows as plain tuples."""
     from ndbsim import scenario as sc
-    from ndbsim.engine.restart import PHASES
     from ndbsim.engine.run import simulate_once
     from ndbsim.simulate import streams
 
+    innodb = base_raw.get("kind") == "innodb"
+    PHASES = _phases(innodb)
     nan = math.nan
     blank_phases = (nan,) * len(PHASES)
     blank_ckpt = (nan,) * len(CHECKPOINT_FIGURES)
@@ -286,6 +294,15 @@ def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, 
         head = (index,)
         try:
             raw = with_values(base_raw, keys, values)
+            if innodb:
+                from ndbsim.innodb import simulate_innodb
+
+                for rep in range(replications):
+                    res = simulate_innodb(raw, seed=point_seed(pseed, rep), replications=1)
+                    one = res.replications[0]
+                    rows.append((*head, rep, pseed, *values, *(one.phases[p] for p in PHASES),
+                                 one.total_restart_secs, *blank_ckpt, one.events, one.status, one.reason))
+                continue
             resolved = sc.resolve(sc.scenario_from_dict(raw))
             for rep, rng in enumerate(streams(pseed, replications)):
                 r = simulate_once(resolved, rng)
@@ -364,9 +381,16 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
         base_raw = sc.load_raw(base)
         base_src = str(base) if base else None
     # The base itself must be a valid scenario (its errors are the file's, not a point's).
-    sc.resolve(sc.scenario_from_dict(copy.deepcopy(base_raw), base_src), base_src)
+    innodb = isinstance(base_raw, dict) and base_raw.get("kind") == "innodb"
+    if innodb:
+        from ndbsim.innodb import InnodbScenario
+        from ndbsim.innodb import scenario_from_dict as innodb_scenario
 
-    points = make_points(factors, mode, samples, seed, source)
+        innodb_scenario(copy.deepcopy(base_raw), base_src)
+    else:
+        sc.resolve(sc.scenario_from_dict(copy.deepcopy(base_raw), base_src), base_src)
+
+    points = make_points(factors, mode, samples, seed, source, model=InnodbScenario if innodb else None)
     keys = list(points[0])
     # Dry validation of the first point: a factor that cannot be set is the sweep file's error.
     for k, v in points[0].items():
@@ -381,7 +405,7 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
 
     rows = _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size)
     rows.sort(key=lambda r: (r[0], r[1]))
-    return _frame(rows, keys)
+    return _frame(rows, keys, innodb)
 
 
 def _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size):
@@ -447,10 +471,10 @@ def _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, ch
             client.close()
 
 
-def _frame(rows: list[tuple[Any, ...]], keys: Sequence[str]):
+def _frame(rows: list[tuple[Any, ...]], keys: Sequence[str], innodb: bool = False):
     import pandas as pd
 
-    df = pd.DataFrame.from_records(rows, columns=columns(keys))
+    df = pd.DataFrame.from_records(rows, columns=columns(keys, innodb))
     for c in ("point", "replication", "seed", "events"):
         df[c] = df[c].astype("int64")
     return df

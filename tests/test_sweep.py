@@ -170,3 +170,15 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path):
     g.write_text(f"base: {BASE}\nfactors: {{data.size: [1GB]}}\nmode: cartesian\n")
     p = cli("sweep", g)
     assert p.returncode == 2 and "g.yaml" in p.stderr and "mode" in p.stderr
+
+
+def test_innodb_base_sweeps_with_its_own_phases(tmp_path):
+    root = ROOT
+    df = ndbsim.sweep(root / "scenarios/innodb-tpcc1000-bp144g-flash.yaml",
+                      {"server.innodb_log_file_size": ["1G", "4G"]}, progress=False, workers=1)
+    assert list(df["status"]) == ["ok", "ok"]
+    assert "secs_redo_apply" in df.columns and "secs_restore_fragments" not in df.columns
+    assert df["total_restart_secs"].iloc[1] > df["total_restart_secs"].iloc[0]  # a bigger log, a longer recovery
+    with pytest.raises(ndbsim.InputError):
+        ndbsim.sweep(root / "scenarios/innodb-tpcc1000-bp144g-flash.yaml", {"server.log_size": ["1G"]},
+                     progress=False, workers=1)

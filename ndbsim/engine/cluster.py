@@ -244,6 +244,16 @@ class Cluster:
         cores = self.ldm_cores
         return min(speed / size if size > 0 else math.inf, cores / cpu if cpu > 0 else math.inf)
 
+    def drop_from_lcp(self, node: Node) -> None:
+        """A failed node leaves the running LCP: its writes stop and the LCP completes without
+        it (DIH removes failed nodes from the LCP)."""
+        run = self._lcp_running
+        if run:
+            for n, flow in run["flows"]:
+                if n is node:
+                    run["dropped"].add(node.id)
+                    self.fluid.cancel(flow)
+
     def refresh_speeds(self) -> None:
         run = self._lcp_running
         if run:
@@ -346,13 +356,16 @@ class Cluster:
                 sizes[n.id] = (size, pct, changes)
                 flow = self.lcp_flow(n, size, self.write_speed(n))
                 flows.append((n, flow))
-            self._lcp_running = {"start": t0, "flows": flows}
+            self._lcp_running = {"start": t0, "flows": flows, "dropped": set()}
             if flows:
                 yield env.all_of([f.done for _, f in flows])
             yield env.timeout(self.s.data.tables * LCP_TABLE_DESCRIPTION_SECS)
             self.note_redo()  # the REDO is fullest just before an LCP completes
             t1 = env.now
+            dropped = self._lcp_running["dropped"]
             for n in participants:
+                if n.id in dropped:
+                    continue
                 size, pct, c = sizes[n.id]
                 n.history.insert(0, LcpRecord(t0, t1, pct, c.updates + c.inserts, c.bytes, size))
                 del n.history[64:]

@@ -74,6 +74,15 @@ class FluidSystem:
         self._reallocate()
         return flow
 
+    def cancel(self, flow: Flow) -> None:
+        """Stop a flow now (its ``done`` fires) and give its share to the others."""
+        if flow in self.flows:
+            self._settle()
+            self.flows.remove(flow)
+            flow.rate = 0.0
+            flow.done.succeed(self.env.now)
+            self._reallocate()
+
     def set_cap(self, flow: Flow, cap: float) -> None:
         if flow in self.flows and cap != flow.cap:
             self._settle()

@@ -41,6 +41,12 @@ def run(
         raise InputError(f"{replications} is not a replication count; use 1 or more", field="--replications")
     if seed is not None and seed < 0:
         raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    _check_output_path(output, "--output")
+    if gantt is not None:
+        _check_output_path(gantt, "--gantt")
+        if gantt.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise InputError(f"{str(gantt)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png",
+                             field="--gantt")
     source = str(scenario) if scenario else None
     raw = sc.load_raw(scenario)
     notes: list[str] = []
@@ -51,7 +57,11 @@ def run(
         raw.setdefault("cluster", {})
         if not isinstance(raw["cluster"], dict):
             raise InputError("cluster must be a mapping", field="cluster", source=source)
-        raw["cluster"].setdefault("config", {})
+        if raw["cluster"].get("config") is None:
+            raw["cluster"]["config"] = {}
+        if not isinstance(raw["cluster"]["config"], dict):
+            raise InputError(f"{raw['cluster']['config']!r} is not a section; write a mapping of config.ini "
+                             "parameters", field="cluster.config", source=source)
         raw["cluster"]["config"].update(cluster["config"])
         if "data_nodes" in cluster:
             raw["cluster"]["data_nodes"] = cluster["data_nodes"]
@@ -64,7 +74,16 @@ def run(
 
     innodb = is_innodb(raw)
     if not innodb:
-        resolved = sc.resolve(sc.scenario_from_dict(raw, source), source)
+        try:
+            resolved = sc.resolve(sc.scenario_from_dict(raw, source), source)
+        except InputError as e:
+            ini_keys = {f"cluster.config.{k}" for k in cluster["config"]} if config_ini is not None else set()
+            if config_ini is not None and "data_nodes" in cluster:
+                ini_keys.add("cluster.data_nodes")
+            if e.field in ini_keys and not any(a.split("=", 1)[0].strip() == e.field for a in set_):
+                raise InputError(f"{e.message} (value from {config_ini})", field=e.field,
+                                 source=e.source) from None
+            raise
     if seed == 0:
         import secrets
 
@@ -97,6 +116,18 @@ def run(
         atomic_write_text(output, text)
     else:
         sys.stdout.write(text)
+
+
+def _check_output_path(path: Path | None, option: str) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    if path is None:
+        return
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"directory {str(parent)!r} does not exist; create it or choose another path",
+                         field=option)
+    if path.is_dir():
+        raise InputError(f"{str(path)!r} is a directory; give a file name", field=option)
 
 
 @app.command()
@@ -245,7 +276,10 @@ def main(argv: list[str] | None = None) -> None:
             typer.echo("ndbsim: interrupted", err=True)
             sys.exit(130)
         if hasattr(e, "format_message") and not debug:  # click/typer usage errors
-            typer.echo(f"ndbsim: error: {' '.join(e.format_message().split())}; see ndbsim --help", err=True)
+            text = " ".join(e.format_message().split()).rstrip(".")
+            text = text.replace("Input should be a valid integer, unable to parse string as an integer",
+                                "not a whole number")
+            typer.echo(f"ndbsim: error: {text}; see ndbsim --help", err=True)
             sys.exit(2)
         if debug:
             raise

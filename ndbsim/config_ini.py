@@ -25,10 +25,15 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     p = Path(path)
     if not p.exists():
         raise InputError(f"file not found: {str(p)!r}; check the path", field="--config-ini")
+    if p.is_dir():
+        raise InputError(f"{str(p)!r} is a directory; give an NDB config.ini file", field="--config-ini")
     try:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InputError("not a text file; give an NDB config.ini", source=str(p)) from None
+    except OSError as err:
+        raise InputError(f"cannot read the file ({err.strerror}); check the path and its permissions",
+                         source=str(p)) from None
     section: str | None = None
     defaults: dict[str, Any] = {}
     node_sections: list[dict[str, Any]] = []

@@ -93,19 +93,23 @@ def parse_value(name: str, raw: Any, field: str) -> Any:
         elif p.kind == "enum":
             value = str(raw).strip().upper()
             if value not in p.choices:
-                raise InputError(f"{raw!r} is not one of {', '.join(p.choices)}", field=field)
+                raise InputError(f"{raw!r} is not one of {', '.join(p.choices)}; "
+                                 f"use {' or '.join(p.choices)}", field=field)
         else:
+            if isinstance(raw, (list, dict, bool)):
+                raise ValueError
             value = "" if raw is None else str(raw)
     except InputError as e:
         if e.field:
             raise
         raise InputError(f"{raw!r} is not valid; {_FIX[p.kind]}", field=field) from None
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
         raise InputError(f"{raw!r} is not valid; {_FIX[p.kind]}", field=field) from None
     if p.kind in ("size", "rate", "int"):
         if (p.lo is not None and value < p.lo) or (p.hi is not None and value > p.hi):
             lo, hi = _show(p.kind, p.lo), _show(p.kind, p.hi)
-            raise InputError(f"{raw!r} is out of range; NDB accepts {lo} to {hi}", field=field)
+            raise InputError(f"{raw!r} is out of range; use a value from {lo} to {hi} (NDB's limits)",
+                             field=field)
     return value
 
 
@@ -116,7 +120,7 @@ def _show(kind: str, n: float | None) -> str:
         from ndbsim.units import format_bytes
 
         return format_bytes(n)
-    return f"{n:g}"
+    return f"{int(n)}" if n == int(n) else f"{n:g}"
 
 
 _PARSED_DEFAULTS: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}

@@ -38,7 +38,7 @@ Duration = Annotated[float, _wrap(parse_duration), Field(ge=0)]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=False, frozen=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, frozen=False, allow_inf_nan=False)
 
 
 class Host(_Model):
@@ -169,35 +169,57 @@ def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return list(getattr(cur, "model_fields", {}))
 
 
-_FIXES = {
-    "extra_forbidden": "remove it",
-    "greater_than": "use a positive value",
-    "greater_than_equal": "use a value that is not negative",
-    "less_than_equal": "use a smaller value",
-    "int_parsing": "write a whole number",
-    "int_from_float": "write a whole number",
-    "float_parsing": "write a number",
-    "literal_error": "use one of the allowed values",
-    "string_type": "write a string",
-    "list_type": "write a list, e.g. [2]",
-    "model_type": "write a mapping of keys",
-    "dict_type": "write a mapping of keys",
-}
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _describe(kind: str, ctx: dict[str, Any], value: Any, msg: str) -> str:
+    """pydantic's error, reworded as 'VALUE is ...; FIX'."""
+    v = _shown(value)
+    if kind == "value_error":
+        return msg.removeprefix("Value error, ")
+    if kind == "greater_than":
+        return f"{v} is too small; use a value greater than {ctx.get('gt')}"
+    if kind == "greater_than_equal":
+        bound = ctx.get("ge")
+        if bound == 0:
+            return f"{v} is negative; use 0 or more"
+        return f"{v} is too small; use {bound} or more"
+    if kind in ("less_than", "less_than_equal"):
+        bound = ctx.get("lt", ctx.get("le"))
+        return f"{v} is too large; use at most {bound}"
+    if kind in ("int_parsing", "int_type", "int_from_float", "int_parsing_size"):
+        return f"{v} is not a whole number; write one such as 8"
+    if kind in ("float_parsing", "float_type"):
+        return f"{v} is not a number; write one such as 1.5"
+    if kind == "finite_number":
+        return f"{v} is not a finite number; write one such as 1.5"
+    if kind == "literal_error":
+        return f"{v} is not allowed; use one of {ctx.get('expected', 'the documented values')}"
+    if kind in ("string_type", "string_unicode"):
+        return f"{v} is not text; write a string (quote it)"
+    if kind in ("list_type", "tuple_type"):
+        return f"{v} is not a list; write a list such as [2]"
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"{v} is not a section; write a mapping of keys under it"
+    if kind in ("bool_parsing", "bool_type"):
+        return f"{v} is not true or false; write true or false"
+    text = " ".join(str(msg).split()).rstrip(".")
+    return f"{v} is not valid ({text[:1].lower() + text[1:]}); fix the value"
 
 
 def _error_from_validation(err: ValidationError) -> InputError:
     e = err.errors(include_url=False)[0]
     loc = tuple(e.get("loc", ()))
     field = _loc(loc) or "scenario"
-    value = e.get("input")
     kind = e.get("type", "")
     if kind == "extra_forbidden":
         hint = did_you_mean(str(loc[-1]), _fields_at(Scenario, loc)) if loc else ""
         return InputError(f"unknown key{hint}; remove it or fix its spelling", field=field)
-    msg = e.get("msg", "invalid").removeprefix("Value error, ")
-    fix = _FIXES.get(kind, "")
-    shown = repr(value) if not isinstance(value, dict) else "a mapping"
-    text = f"{shown} is not valid: {msg}" + (f"; {fix}" if fix and fix not in msg else "")
+    text = _describe(kind, dict(e.get("ctx") or {}), e.get("input"), e.get("msg", "invalid"))
     return InputError(text, field=field)
 
 
@@ -216,6 +238,25 @@ def scenario_from_dict(raw: Any, source: str | None = None) -> Scenario:
         raise (e.located(source) if source else e) from None
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that rejects a key given twice in one mapping (YAML keeps the last silently)."""
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                dup = key in seen
+                seen.add(key)
+            except TypeError:
+                continue
+            if dup:
+                m = key_node.start_mark
+                raise InputError(f"line {m.line + 1}, column {m.column + 1}: key {key!r} is given twice; "
+                                 "keep only one of them")
+        return super().construct_mapping(node, deep=deep)
+
+
 def read_yaml(path: str | Path) -> Any:
     p = Path(path)
     if not p.exists():
@@ -223,7 +264,12 @@ def read_yaml(path: str | Path) -> Any:
     if p.is_dir():
         raise InputError(f"{str(p)!r} is a directory; give a scenario .yaml file")
     try:
-        return yaml.safe_load(p.read_text(encoding="utf-8"))
+        return yaml.load(p.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506
+    except InputError as e:
+        raise e.located(str(p)) from None
+    except OSError as err:
+        raise InputError(f"cannot read the file ({err.strerror}); check the path and its permissions",
+                         source=str(p)) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -236,15 +282,17 @@ def read_yaml(path: str | Path) -> Any:
 def set_override(raw: dict[str, Any], assignment: str) -> None:
     """Apply one ``dotted.path=value`` to a raw scenario dict (value read as a YAML scalar)."""
     if "=" not in assignment:
-        raise InputError(f"--set {assignment!r} has no '='; write it like data.size=1TB", field="--set")
+        raise InputError(f"{assignment!r} has no '='; write it like data.size=1TB", field="--set")
     path, _, text = assignment.partition("=")
     path = path.strip()
     if not path or any(not p for p in path.split(".")):
-        raise InputError(f"--set {assignment!r} has an empty key; write it like data.size=1TB", field="--set")
+        raise InputError(f"{assignment!r} has an empty key; write it like data.size=1TB", field="--set")
     try:
         value = yaml.safe_load(text) if text.strip() else ""
     except yaml.YAMLError:
         value = text
+    if value is None and text.strip() not in ("null", "Null", "NULL", "~"):
+        value = text  # e.g. '#x' is a YAML comment, not null: keep what the user typed
     set_path(raw, path, value)
 
 
@@ -256,8 +304,8 @@ def set_path(raw: dict[str, Any], path: str, value: Any) -> None:
         if nxt is None:
             nxt = cur[part] = {}
         if not isinstance(nxt, dict):
-            raise InputError(f"{'.'.join(parts[: i + 1])} is a value, not a section; "
-                             f"cannot set {path}", field=path)
+            raise InputError(f"{'.'.join(parts[: i + 1])} is the value {nxt!r}, not a section; "
+                             f"set {'.'.join(parts[: i + 1])} itself or fix the key", field=path)
         cur = nxt
     cur[parts[-1]] = value
 
@@ -289,13 +337,19 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
     from ndbsim.threads import ldm_threads
 
     replicas = cfg["NoOfReplicas"]
-    if s.cluster.data_nodes % replicas:
-        raise InputError(f"{s.cluster.data_nodes} is not a multiple of NoOfReplicas={replicas}; "
-                         "each node group needs NoOfReplicas nodes", field="cluster.data_nodes")
+    nodes = s.cluster.data_nodes
+    if nodes % replicas:
+        up = (nodes // replicas + 1) * replicas
+        raise InputError(f"{nodes} is not a multiple of NoOfReplicas={replicas}; use {up} data nodes "
+                         "or change cluster.config.NoOfReplicas", field="cluster.data_nodes")
+    seen: set[int] = set()
     for n in s.restart.nodes or []:
-        if not 1 <= n <= s.cluster.data_nodes:
-            raise InputError(f"node {n} does not exist; data nodes are numbered 1..{s.cluster.data_nodes}",
+        if not 1 <= n <= nodes:
+            raise InputError(f"node {n} does not exist; use node ids 1..{nodes} or raise cluster.data_nodes",
                              field="restart.nodes")
+        if n in seen:
+            raise InputError(f"node {n} is listed twice; list each node once", field="restart.nodes")
+        seen.add(n)
     if s.data.size > cfg["DataMemory"]:
         from ndbsim.units import format_bytes
 
@@ -305,7 +359,12 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
     ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], profile.mechanisms.multithreaded)
     hw = s.host.cpu_cores * s.host.threads_per_core
     if ldm > hw:
-        raise InputError(f"{ldm} LDM threads need more than the host's {hw} hardware threads; "
+        if cfg["ThreadConfig"] and "ldm" in str(cfg["ThreadConfig"]).lower():
+            raise InputError(f"{cfg['ThreadConfig']!r} asks for {ldm} LDM threads but the host has {hw} "
+                             "hardware threads; use fewer LDM threads or raise host.cpu_cores",
+                             field="cluster.config.ThreadConfig")
+        raise InputError(f"{cfg['MaxNoOfExecutionThreads']} gives {ldm} LDM threads but the host has {hw} "
+                         f"hardware threads ({s.host.cpu_cores} cores × {s.host.threads_per_core}); "
                          "lower MaxNoOfExecutionThreads or raise host.cpu_cores",
                          field="cluster.config.MaxNoOfExecutionThreads")
 

@@ -26,13 +26,25 @@ def _fail(kind: str, value: object, example: str) -> InputError:
     return InputError(f"{value!r} is not a valid {kind}; write it like {example}")
 
 
+def _finite(x: float, kind: str, value: object, example: str) -> float:
+    if x != x or x in (float("inf"), float("-inf")):
+        raise InputError(f"{value!r} is not a finite {kind}; write it like {example}")
+    return x
+
+
 def parse_bytes(value: object) -> float:
     """``'60G'``, ``'60GB'``, ``'512MB'``, ``'200B'`` or a plain number of bytes."""
+    return _finite(_parse_bytes(value), "size", value, "'60G' or '512MB'")
+
+
+def _parse_bytes(value: object) -> float:
     if isinstance(value, bool):
         raise _fail("size", value, "'60G' or '512MB'")
     if isinstance(value, (int, float)):
         return float(value)
     text = str(value).strip()
+    if text.startswith("-"):
+        raise InputError(f"{value!r} is negative; a size must be 0 or more, like '60G'")
     m = _SIZE_RE.fullmatch(text)
     if not m:
         raise _fail("size", value, "'60G' (binary: 60×2^30 bytes) or '512MB'")
@@ -41,6 +53,10 @@ def parse_bytes(value: object) -> float:
 
 def parse_byte_rate(value: object) -> float:
     """Bytes per second: ``'10MB/s'``, ``'100M'`` (config.ini style), or bits: ``'1Gbit/s'``."""
+    return _finite(_parse_byte_rate(value), "rate", value, "'100MB/s' or '10Gbit/s'")
+
+
+def _parse_byte_rate(value: object) -> float:
     if isinstance(value, bool):
         raise _fail("rate", value, "'100MB/s' or '10Gbit/s'")
     if isinstance(value, (int, float)):
@@ -58,6 +74,10 @@ def parse_byte_rate(value: object) -> float:
 
 def parse_count(value: object) -> float:
     """A count with SI suffix: ``'300M'`` rows = 3×10⁸."""
+    return _finite(_parse_count(value), "number", value, "'300M' or 300000000")
+
+
+def _parse_count(value: object) -> float:
     if isinstance(value, bool):
         raise _fail("count", value, "'300M' or 300000000")
     if isinstance(value, (int, float)):
@@ -80,6 +100,10 @@ def parse_per_second(value: object) -> float:
 
 def parse_duration(value: object) -> float:
     """Seconds from ``'90s'``, ``'2m4s'``, ``'1h'``, ``'500ms'`` or a plain number."""
+    return _finite(_parse_duration(value), "duration", value, "'90s', '2m4s' or '1h'")
+
+
+def _parse_duration(value: object) -> float:
     if isinstance(value, bool):
         raise _fail("duration", value, "'90s', '2m4s' or '1h'")
     if isinstance(value, (int, float)):

@@ -163,6 +163,8 @@ class Cluster:
         node_rates = Changes(rates.updates * share, rates.inserts * share, rates.deletes * share,
                              rates.bytes * share)
         trigger = self.lcp_trigger_bytes / rates.bytes if rates.bytes > 0 else math.inf
+        if trigger > self.s.simulation.horizon:  # an LCP cycle longer than the horizon: idle
+            trigger = math.inf
         return self.policy.steady_state(self.data_bytes, self.rows, node_rates,
                                         self.normal_write_speed(rates), self.lcp_overhead_secs(), trigger)
 

@@ -212,7 +212,10 @@ class FluidSystem:
         if token == self._token:
             self._pending = math.nan
             self._settle()
+            # Done when what is left takes less than the clock can resolve at this time (far
+            # into a simulation now + dt == now for small dt, and time would stop).
+            resolution = max(1e-9, abs(self.env.now) * 1e-14)
             for f in self.flows:
-                if f.rate > 0 and f.remaining <= f.rate * 1e-9 + EPS * max(1.0, f.amount):
+                if f.rate > 0 and f.remaining <= f.rate * resolution + EPS * max(1.0, f.amount):
                     f.remaining = 0.0
             self._reallocate()

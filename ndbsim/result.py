@@ -53,8 +53,36 @@ def _quantile(xs: list[float], q: float) -> float:
     return ys[lo] + (ys[hi] - ys[lo]) * (pos - lo)
 
 
+class ReplicatedSummary:
+    """What every result with ``replications`` (each with a total, status, reason and
+    warnings) says about them together; NDB restarts and InnoDB recoveries share it."""
+
+    replications: list
+
+    @property
+    def totals(self) -> list[float]:
+        return [r.total_restart_secs for r in self.replications]
+
+    @property
+    def status(self) -> str:
+        bad = [r.status for r in self.replications if r.status != "ok"]
+        return bad[0] if bad else "ok"
+
+    @property
+    def reason(self) -> str:
+        return next((r.reason for r in self.replications if r.status != "ok"), "")
+
+    @property
+    def warnings(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for r in self.replications:
+            for w in r.warnings:
+                seen.setdefault(w)
+        return list(seen)
+
+
 @dataclass
-class Result:
+class Result(ReplicatedSummary):
     name: str
     version: str
     restart_type: str
@@ -68,32 +96,8 @@ class Result:
         return self.replications[0]
 
     @property
-    def totals(self) -> list[float]:
-        return [r.total_restart_secs for r in self.replications]
-
-    @property
     def total_restart_secs(self) -> float:
         return _median(self.totals)
-
-    @property
-    def status(self) -> str:
-        bad = [r.status for r in self.replications if r.status != "ok"]
-        return bad[0] if bad else "ok"
-
-    @property
-    def reason(self) -> str:
-        for r in self.replications:
-            if r.status != "ok":
-                return r.reason
-        return ""
-
-    @property
-    def warnings(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for r in self.replications:
-            for w in r.warnings:
-                seen.setdefault(w)
-        return list(seen)
 
     def node_ids(self) -> list[int]:
         return [n.node_id for n in self.first.nodes]

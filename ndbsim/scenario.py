@@ -11,34 +11,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BeforeValidator, Field, ValidationError, model_validator
 
 from ndbsim import config_params
 from ndbsim.errors import InputError, did_you_mean
+from ndbsim.fields import ByteRate, Bytes, Count, Duration, PerSecond, PositiveBytes, StrictModel, keys_at
 from ndbsim.profiles import Profile, profile_for
-from ndbsim.units import parse_byte_rate, parse_bytes, parse_count, parse_duration, parse_per_second
+from ndbsim.units import parse_bytes
 
-
-def _wrap(parser):
-    def run(v: Any) -> Any:
-        try:
-            return parser(v)
-        except InputError as e:
-            raise ValueError(e.message) from None
-
-    return BeforeValidator(run)
-
-
-Bytes = Annotated[float, _wrap(parse_bytes), Field(ge=0)]
-PositiveBytes = Annotated[float, _wrap(parse_bytes), Field(gt=0)]
-ByteRate = Annotated[float, _wrap(parse_byte_rate), Field(gt=0)]
-Count = Annotated[float, _wrap(parse_count), Field(ge=0)]
-PerSecond = Annotated[float, _wrap(parse_per_second), Field(ge=0)]
-Duration = Annotated[float, _wrap(parse_duration), Field(ge=0)]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=False, frozen=False, allow_inf_nan=False)
+_Model = StrictModel
 
 
 class Host(_Model):
@@ -153,22 +134,6 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc if not str(p).startswith("function-"))
 
 
-def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
-    cur: Any = model
-    for part in loc[:-1]:
-        fld = getattr(cur, "model_fields", {}).get(part)
-        if fld is None:
-            return []
-        ann = fld.annotation
-        for cand in getattr(ann, "__args__", (ann,)):
-            if isinstance(cand, type) and issubclass(cand, BaseModel):
-                cur = cand
-                break
-        else:
-            return []
-    return list(getattr(cur, "model_fields", {}))
-
-
 def _shown(value: Any) -> str:
     if isinstance(value, dict):
         return "a mapping"
@@ -217,7 +182,7 @@ def _error_from_validation(err: ValidationError) -> InputError:
     field = _loc(loc) or "scenario"
     kind = e.get("type", "")
     if kind == "extra_forbidden":
-        hint = did_you_mean(str(loc[-1]), _fields_at(Scenario, loc)) if loc else ""
+        hint = did_you_mean(str(loc[-1]), keys_at(Scenario, loc)) if loc else ""
         return InputError(f"unknown key{hint}; remove it or fix its spelling", field=field)
     text = _describe(kind, dict(e.get("ctx") or {}), e.get("input"), e.get("msg", "invalid"))
     return InputError(text, field=field)

@@ -29,6 +29,7 @@ import simpy
 from ndbsim.engine.fluid import FluidSystem
 from ndbsim.innodb.constants import FREE_CONSTANTS, Constants, as_dict, load_constants
 from ndbsim.innodb.scenario import InnodbScenario, load_raw, scenario_from_dict
+from ndbsim.result import ReplicatedSummary
 from ndbsim.units import format_bytes
 
 APPLY_CHUNKS = 4
@@ -70,7 +71,7 @@ def _clean(x: Any) -> Any:
 
 
 @dataclass
-class InnodbResult:
+class InnodbResult(ReplicatedSummary):
     name: str
     version: str
     seed: int
@@ -79,31 +80,12 @@ class InnodbResult:
     replications: list[InnodbReplication] = field(default_factory=list)
     kind: str = "innodb"
 
-    @property
-    def totals(self) -> list[float]:
-        return [r.total_restart_secs for r in self.replications]
 
     @property
     def total_restart_secs(self) -> float:
         """Median downtime: until the redo apply completes (scan + apply)."""
         return float(np.median(self.totals))
 
-    @property
-    def status(self) -> str:
-        bad = [r.status for r in self.replications if r.status != "ok"]
-        return bad[0] if bad else "ok"
-
-    @property
-    def reason(self) -> str:
-        return next((r.reason for r in self.replications if r.status != "ok"), "")
-
-    @property
-    def warnings(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for r in self.replications:
-            for w in r.warnings:
-                seen.setdefault(w)
-        return list(seen)
 
     @property
     def events(self) -> int:

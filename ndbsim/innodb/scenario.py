@@ -5,32 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BeforeValidator, Field, ValidationError, model_validator
 
 from ndbsim.errors import InputError, did_you_mean
-from ndbsim.units import parse_byte_rate, parse_bytes, parse_count, parse_duration, parse_per_second
+from ndbsim.fields import ByteRate, Count, Duration, PositiveBytes, PositivePerSecond, StrictModel, keys_at
+from ndbsim.units import parse_bytes
 
-
-def _wrap(parser):
-    def run(v: Any) -> Any:
-        try:
-            return parser(v)
-        except InputError as e:
-            raise ValueError(e.message) from None
-
-    return BeforeValidator(run)
-
-
-PositiveBytes = Annotated[float, _wrap(parse_bytes), Field(gt=0)]
-ByteRate = Annotated[float, _wrap(parse_byte_rate), Field(gt=0)]
-Count = Annotated[float, _wrap(parse_count), Field(ge=0)]
-PerSecond = Annotated[float, _wrap(parse_per_second), Field(gt=0)]
-Duration = Annotated[float, _wrap(parse_duration), Field(ge=0)]
 Fraction = Annotated[float, Field(gt=0, le=1)]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+PerSecond = PositivePerSecond
+_Model = StrictModel
 
 
 class Server(_Model):
@@ -102,22 +85,6 @@ class InnodbScenario(_Model):
     expect: dict[str, Any] | None = None
 
 
-def _fields_at(loc: tuple[Any, ...]) -> list[str]:
-    cur: Any = InnodbScenario
-    for part in loc[:-1]:
-        fld = getattr(cur, "model_fields", {}).get(part)
-        if fld is None:
-            return []
-        ann = fld.annotation
-        for cand in getattr(ann, "__args__", (ann,)):
-            if isinstance(cand, type) and issubclass(cand, BaseModel):
-                cur = cand
-                break
-        else:
-            return []
-    return list(getattr(cur, "model_fields", {}))
-
-
 def scenario_from_dict(raw: Any, source: str | None = None) -> InnodbScenario:
     if not isinstance(raw, dict):
         raise InputError("an InnoDB scenario must be a YAML mapping (name, kind, server, ...)", source=source)
@@ -128,7 +95,7 @@ def scenario_from_dict(raw: Any, source: str | None = None) -> InnodbScenario:
         loc = tuple(e.get("loc", ()))
         field = ".".join(str(p) for p in loc if not str(p).startswith("function-")) or "scenario"
         if e.get("type") == "extra_forbidden":
-            hint = did_you_mean(str(loc[-1]), _fields_at(loc)) if loc else ""
+            hint = did_you_mean(str(loc[-1]), keys_at(InnodbScenario, loc)) if loc else ""
             raise InputError(f"unknown key{hint}; remove it or fix its spelling", field=field, source=source) from None
         msg = e.get("msg", "invalid").removeprefix("Value error, ")
         value = e.get("input")

@@ -26,6 +26,8 @@ FITTED = ("memory_touch_rate", "restore_row_secs", "redo_byte_secs", "index_entr
 """The seven free constants; what each means physically is in ``Constants``' docstrings."""
 
 BOUNDS = {"hyperthread_gain": (0.01, 1.0)}
+"""Physical bounds: a second hardware thread adds between nothing and a whole core. Every other
+constant may move within ×100 of its documented default."""
 
 
 def _round(x: float) -> float:

@@ -17,8 +17,11 @@ from ndbsim.profiles import Constants
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "calibration"
 PHASE_REL_TOL = 0.10
+"""A phase is within tolerance at ±10% ..."""
 PHASE_ABS_TOL = 5.0
+"""... or ±5 s, whichever is looser (issue 3: "±10% (or ±5 s) per phase")."""
 TOTAL_TOL = {"fit": 0.05, "validate": 0.15}
+"""Totals: ±5% for fit cases, ±15% for validation cases (issue 3's "done when")."""
 CASE_KEYS = {"source", "role", "scenario", "overrides", "replications", "seed", "stated", "assumed", "published"}
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import simpy
 
 EPS = 1e-9
+"""Relative tolerance below which a flow counts as finished (float round-off, not a model value)."""
 
 
 class Flow:

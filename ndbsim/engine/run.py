@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ndbsim.engine.cluster import Cluster
-from ndbsim.engine.restart import PHASES, NodeRun, Restarter
+from ndbsim.engine.restart import NodeRun, Restarter
 from ndbsim.scenario import Resolved
 from ndbsim.units import format_bytes
 
 STATUS_OK = "ok"
+"""The status of a restart that finished; the others are non-converging, stuck, redo-overload."""
 
 
 @dataclass
@@ -136,5 +137,3 @@ def checkpoint_figures(c: Cluster) -> dict[str, float]:
         "lcps_simulated": c.lcp_count,
     }
 
-
-PHASE_NAMES = PHASES

@@ -15,11 +15,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 FORMATS = ("table", "json", "csv")
 
 
-def _fail(message: str) -> None:
-    typer.echo(f"ndbsim: error: {message}", err=True)
-    raise typer.Exit(2)
-
-
 @app.command()
 def run(
     scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,7 +43,7 @@ def _median(xs: list[float]) -> float:
     return ys[mid] if n % 2 else 0.5 * (ys[mid - 1] + ys[mid])
 
 
-def _quantile(xs: list[float], q: float) -> float:
+def quantile(xs: list[float], q: float) -> float:
     """Linear-interpolated quantile (numpy's default), without importing numpy here."""
     ys = sorted(xs)
     if not ys:
@@ -79,6 +80,11 @@ class ReplicatedSummary:
             for w in r.warnings:
                 seen.setdefault(w)
         return list(seen)
+
+    def spread(self) -> dict[str, float]:
+        """How many replications, and the p5/p50/p95 of their totals (CONTRACT §2)."""
+        t = self.totals
+        return {"n": len(t), "p5": quantile(t, 0.05), "p50": quantile(t, 0.5), "p95": quantile(t, 0.95)}
 
 
 @dataclass
@@ -145,7 +151,6 @@ class Result(ReplicatedSummary):
 
     # -- serialisation ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        totals = self.totals
         nodes = []
         facts = {n.node_id: n.facts for n in self.first.nodes}
         for nid in self.node_ids():
@@ -166,15 +171,14 @@ class Result(ReplicatedSummary):
             "status": self.status,
             "reason": self.reason,
             "warnings": self.warnings,
-            "replications": {"n": len(totals), "p5": _quantile(totals, 0.05), "p50": _quantile(totals, 0.5),
-                             "p95": _quantile(totals, 0.95)},
+            "replications": self.spread(),
             "seed": self.seed,
             "events": self.first.events,
             "scenario": self.scenario,
         }
 
     def to_json(self) -> str:
-        return json.dumps(_clean(self.to_dict()), indent=2, sort_keys=False)
+        return json.dumps(json_clean(self.to_dict()), indent=2, sort_keys=False)
 
     def to_csv(self) -> str:
         """One row per node and phase (medians), with the run's total and status."""
@@ -186,14 +190,15 @@ class Result(ReplicatedSummary):
         return "\n".join(lines) + "\n"
 
 
-def _clean(x: Any) -> Any:
-    """JSON has no inf/nan: write them as null; round floats for byte-stable output."""
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            return None
-        return float(f"{x:.10g}")
+def json_clean(x: Any) -> Any:
+    """JSON has no inf/nan: write them as null; round floats (numpy's too) for byte-stable output."""
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+        return int(x)
+    if isinstance(x, numbers.Real) and not isinstance(x, bool):
+        x = float(x)
+        return float(f"{x:.10g}") if math.isfinite(x) else None
     if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
+        return {k: json_clean(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
+        return [json_clean(v) for v in x]
     return x

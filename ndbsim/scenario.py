@@ -275,6 +275,16 @@ def set_path(raw: dict[str, Any], path: str, value: Any) -> None:
     cur[parts[-1]] = value
 
 
+def raw_from(scenario: Any) -> tuple[dict[str, Any], str | None]:
+    """(an editable raw scenario, its source file) from a YAML path, a mapping, a
+    ``Scenario`` or None (the built-in default)."""
+    if isinstance(scenario, Scenario):
+        return scenario.model_dump(mode="json"), None
+    if isinstance(scenario, dict):
+        return copy.deepcopy(scenario), None
+    return load_raw(scenario), (str(scenario) if scenario else None)
+
+
 def load_raw(path: str | Path | None, overrides: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
     raw: Any = read_yaml(path) if path else copy.deepcopy(DEFAULT_SCENARIO)
     if raw is None:

@@ -35,17 +35,7 @@ def simulate(scenario: str | Path | dict[str, Any] | sc.Scenario | None = None, 
     ``overrides`` are ``--set``-style ``"dotted.path=value"`` strings; keyword arguments with
     ``__`` for dots do the same (``data__size="1TB"``).
     """
-    if isinstance(scenario, sc.Scenario):
-        raw: dict[str, Any] = scenario.model_dump(mode="json")
-        source = None
-    elif isinstance(scenario, dict):
-        import copy
-
-        raw = copy.deepcopy(scenario)
-        source = None
-    else:
-        raw = sc.load_raw(scenario)
-        source = str(scenario) if scenario else None
+    raw, source = sc.raw_from(scenario)
     for a in overrides:
         sc.set_override(raw, a)
     for key, value in sets.items():

@@ -374,12 +374,8 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
         workers = _whole(workers, "--workers", source, 1)
     sh = parse_shard(shard, source)
 
-    if isinstance(base, dict):
-        base_raw = copy.deepcopy(base)
-        base_src = source
-    else:
-        base_raw = sc.load_raw(base)
-        base_src = str(base) if base else None
+    base_raw, base_src = sc.raw_from(base)
+    base_src = base_src or source
     # The base itself must be a valid scenario (its errors are the file's, not a point's).
     innodb = isinstance(base_raw, dict) and base_raw.get("kind") == "innodb"
     if innodb:

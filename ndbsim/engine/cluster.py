@@ -83,14 +83,12 @@ class Cluster:
         self.qmgr_gate = simpy.Resource(self.env, capacity=1)
         self.cntr_gate = simpy.Resource(self.env, capacity=1)
         self.warnings: list[str] = []
-        self.redo_peak_fill = 0.0
         self.redo_peak_bytes = 0.0
         self._build_traffic()
         self._lcp_running: dict | None = None
         self._lcp_requested = self.env.event()
         self._lcp_done = self.env.event()
         self.lcp_count = 0
-        self.lcp_log: list[tuple[float, float, float]] = []  # (start, end, bytes per node)
 
     # -- traffic ------------------------------------------------------------------------
     def _build_traffic(self) -> None:
@@ -123,7 +121,6 @@ class Cluster:
             if math.isfinite(burst_cycle) and self.burst_secs >= warm * burst_cycle:
                 pre, self.steady, cycle = self.burst_rates, burst_steady, burst_cycle
         self.pre_rates = pre
-        self.steady_cycle = cycle
         span = warm * cycle if math.isfinite(cycle) else 0.0
         if pre is base:
             self.t_crash = span + self.burst_secs
@@ -289,7 +286,6 @@ class Cluster:
             need = self.redo_needed(n)
             if need > self.redo_peak_bytes:
                 self.redo_peak_bytes = need
-                self.redo_peak_fill = need / self.redo_capacity
 
     # -- the DIH master's LCP loop --------------------------------------------------------
     def request_lcp(self) -> simpy.Event:
@@ -373,7 +369,6 @@ class Cluster:
                 del n.history[64:]
             self.last_lcp_start = t0
             self.lcp_count += 1
-            self.lcp_log.append((t0, t1, max((v[0] for v in sizes.values()), default=0.0)))
             last_end = t1
             self._lcp_running = None
             done, self._lcp_done = self._lcp_done, env.event()

@@ -10,7 +10,6 @@ simulated events depends on the number of flows, never on bytes or rows.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import simpy
 
@@ -42,18 +41,14 @@ class FluidSystem:
         self._last = 0.0
         self._token = 0
         self._pending = math.nan
-        self.on_stall: Callable[[Flow], None] | None = None
 
     def add_resource(self, name: str, capacity: float) -> None:
         self.capacity[name] = capacity
         self.fixed.setdefault(name, 0.0)
 
-    def set_fixed_load(self, name: str, load: float) -> None:
-        """Inelastic use of a resource (e.g. applying the live update stream)."""
-        self.set_fixed_loads({name: load})
-
     def set_fixed_loads(self, loads: dict[str, float]) -> None:
-        """Several fixed loads at once: one reallocation, none if nothing changed."""
+        """Inelastic use of resources (e.g. applying the live update stream): one
+        reallocation for all of them, none if nothing changed."""
         fixed = self.fixed
         if all(fixed.get(r, 0.0) == x for r, x in loads.items()):
             return

@@ -29,7 +29,7 @@ import simpy
 from ndbsim.engine.fluid import FluidSystem
 from ndbsim.innodb.constants import FREE_CONSTANTS, Constants, as_dict, load_constants
 from ndbsim.innodb.scenario import InnodbScenario, load_raw, scenario_from_dict
-from ndbsim.result import ReplicatedSummary
+from ndbsim.result import ReplicatedSummary, json_clean
 from ndbsim.units import format_bytes
 
 APPLY_CHUNKS = 4
@@ -53,21 +53,6 @@ class InnodbReplication:
     status: str = "ok"
     reason: str = ""
     warnings: list[str] = field(default_factory=list)
-
-
-def _quantile(xs: list[float], q: float) -> float:
-    return float(np.quantile(np.asarray(xs, dtype=float), q)) if xs else math.nan
-
-
-def _clean(x: Any) -> Any:
-    if isinstance(x, (float, np.floating)):
-        x = float(x)
-        return float(f"{x:.10g}") if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
-    return x
 
 
 @dataclass
@@ -100,7 +85,6 @@ class InnodbResult(ReplicatedSummary):
         return {p: float(np.median([r.phases[p] for r in self.replications])) for p in PHASES}
 
     def to_dict(self) -> dict[str, Any]:
-        t = self.totals
         return {
             "name": self.name,
             "kind": self.kind,
@@ -110,8 +94,7 @@ class InnodbResult(ReplicatedSummary):
             "status": self.status,
             "reason": self.reason,
             "warnings": self.warnings,
-            "replications": {"n": len(t), "p5": _quantile(t, 0.05), "p50": _quantile(t, 0.5),
-                             "p95": _quantile(t, 0.95)},
+            "replications": self.spread(),
             "seed": self.seed,
             "events": self.events,
             "facts": self.facts,
@@ -120,7 +103,7 @@ class InnodbResult(ReplicatedSummary):
         }
 
     def to_json(self) -> str:
-        return json.dumps(_clean(self.to_dict()), indent=2)
+        return json.dumps(json_clean(self.to_dict()), indent=2)
 
     def to_csv(self) -> str:
         lines = ["phase,secs"]
@@ -271,10 +254,6 @@ def _case_name(case: dict) -> str:
     if case.get("path"):
         return Path(case["path"]).stem
     return Path(str(case["scenario"])).stem
-
-
-def predict_case(case: dict, constants: dict | None = None) -> float:
-    return simulate_innodb(_case_scenario(case), constants=constants).total_restart_secs
 
 
 def calibrate(cases: list[dict], write: bool = False) -> dict:

@@ -11,7 +11,6 @@ from ndbsim.errors import InputError, did_you_mean
 from ndbsim.fields import ByteRate, Count, Duration, PositiveBytes, PositivePerSecond, StrictModel, keys_at
 from ndbsim.units import parse_bytes
 
-Fraction = Annotated[float, Field(gt=0, le=1)]
 PerSecond = PositivePerSecond
 _Model = StrictModel
 

@@ -203,6 +203,24 @@ def scenario_from_dict(raw: Any, source: str | None = None) -> Scenario:
         raise (e.located(source) if source else e) from None
 
 
+def sections_of(raw: Any) -> dict[str, Any]:
+    """The validated top-level sections of a scenario mapping, to reuse for variants of it
+    that leave them alone (see ``scenario_reusing``); empty if it does not validate."""
+    try:
+        s = scenario_from_dict(copy.deepcopy(raw))
+    except InputError:
+        return {}
+    return {name: getattr(s, name) for name in raw if isinstance(getattr(s, name, None), StrictModel)}
+
+
+def scenario_reusing(raw: dict[str, Any], sections: dict[str, Any], changed: set[str]) -> Scenario:
+    """``scenario_from_dict(raw)``, but sections not in ``changed`` are taken already validated
+    from ``sections``: pydantic accepts a model instance as is. A sweep point validates only
+    what its factors touch."""
+    mixed = {k: (sections[k] if k in sections and k not in changed else v) for k, v in raw.items()}
+    return scenario_from_dict(mixed)
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
     """SafeLoader that rejects a key given twice in one mapping (YAML keeps the last silently)."""
 

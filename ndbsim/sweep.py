@@ -289,6 +289,8 @@ def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, 
     blank_phases = (nan,) * len(PHASES)
     blank_ckpt = (nan,) * len(CHECKPOINT_FIGURES)
     rows: list[tuple[Any, ...]] = []
+    sections = {} if innodb else sc.sections_of(base_raw)
+    changed = {k.split(".")[0] for k in keys}
     for index, values in chunk:
         pseed = point_seed(seed, index)
         head = (index,)
@@ -303,7 +305,7 @@ def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, 
                     rows.append((*head, rep, pseed, *values, *(one.phases[p] for p in PHASES),
                                  one.total_restart_secs, *blank_ckpt, one.events, one.status, one.reason))
                 continue
-            resolved = sc.resolve(sc.scenario_from_dict(raw))
+            resolved = sc.resolve(sc.scenario_reusing(raw, sections, changed))
             for rep, rng in enumerate(streams(pseed, replications)):
                 r = simulate_once(resolved, rng)
                 if r.nodes:

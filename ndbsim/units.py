@@ -9,6 +9,8 @@ as network gear is sold: ``1Gbit/s`` = 10⁹ bit/s. Counts take SI suffixes: ``3
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import lru_cache, wraps
 
 from ndbsim.errors import InputError
 
@@ -32,6 +34,19 @@ def _finite(x: float, kind: str, value: object, example: str) -> float:
     return x
 
 
+def _text_cached(parse: Callable[[object], float]) -> Callable[[object], float]:
+    """Parse each distinct string once: scenarios and sweep points repeat the same few texts
+    (a failing text raises every time; exceptions are not cached)."""
+    cached = lru_cache(maxsize=4096)(parse)
+
+    @wraps(parse)
+    def run(value: object) -> float:
+        return cached(value) if type(value) is str else parse(value)
+
+    return run
+
+
+@_text_cached
 def parse_bytes(value: object) -> float:
     """``'60G'``, ``'60GB'``, ``'512MB'``, ``'200B'`` or a plain number of bytes."""
     return _finite(_parse_bytes(value), "size", value, "'60G' or '512MB'")
@@ -51,6 +66,7 @@ def _parse_bytes(value: object) -> float:
     return float(m.group(1)) * _BINARY[m.group(2).upper()]
 
 
+@_text_cached
 def parse_byte_rate(value: object) -> float:
     """Bytes per second: ``'10MB/s'``, ``'100M'`` (config.ini style), or bits: ``'1Gbit/s'``."""
     return _finite(_parse_byte_rate(value), "rate", value, "'100MB/s' or '10Gbit/s'")
@@ -72,6 +88,7 @@ def _parse_byte_rate(value: object) -> float:
     return float(m.group(1)) * _BINARY[m.group(2).upper()]
 
 
+@_text_cached
 def parse_count(value: object) -> float:
     """A count with SI suffix: ``'300M'`` rows = 3×10⁸."""
     return _finite(_parse_count(value), "number", value, "'300M' or 300000000")
@@ -98,6 +115,7 @@ def parse_per_second(value: object) -> float:
         raise _fail("rate", value, "'20000/s' or '20k/s'") from None
 
 
+@_text_cached
 def parse_duration(value: object) -> float:
     """Seconds from ``'90s'``, ``'2m4s'``, ``'1h'``, ``'500ms'`` or a plain number."""
     return _finite(_parse_duration(value), "duration", value, "'90s', '2m4s' or '1h'")

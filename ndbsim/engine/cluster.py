@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import simpy
+from simpy.events import Event, Timeout
 
 from ndbsim.checkpoint import CheckpointPolicy, LcpRecord, policy_for
 from ndbsim.engine.fluid import FluidSystem
@@ -32,18 +33,13 @@ class Node:
     in_lcp: bool = True
     """Takes part in distributed LCPs (live nodes, and starting nodes once synchronised)."""
     down: bool = False
+    cpu: str = field(init=False)
+    """The node's resources in the fluid system: its cores, its disk, its network link."""
+    disk: str = field(init=False)
+    net: str = field(init=False)
 
-    @property
-    def cpu(self) -> str:
-        return f"cpu{self.id}"
-
-    @property
-    def disk(self) -> str:
-        return f"disk{self.id}"
-
-    @property
-    def net(self) -> str:
-        return f"net{self.id}"
+    def __post_init__(self) -> None:
+        self.cpu, self.disk, self.net = f"cpu{self.id}", f"disk{self.id}", f"net{self.id}"
 
 
 class Cluster:
@@ -70,6 +66,8 @@ class Cluster:
         self.redo_capacity = (cfg["NoOfFragmentLogParts"] * cfg["NoOfFragmentLogFiles"]
                               * cfg["FragmentLogFileSize"])
         self.lcp_trigger_bytes = 4.0 * 2 ** cfg["TimeBetweenLocalCheckpoints"]
+        self.table_description_secs = s.data.tables * LCP_TABLE_DESCRIPTION_SECS
+        """Each LCP ends by writing every table's description."""
         h = s.host
         self.cpu_capacity = core_equivalents(h.cpu_cores * h.threads_per_core, h.cpu_cores,
                                              h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
@@ -84,10 +82,11 @@ class Cluster:
         self.cntr_gate = simpy.Resource(self.env, capacity=1)
         self.warnings: list[str] = []
         self.redo_peak_bytes = 0.0
+        self._normal_speeds: dict[int, tuple[Rates, float]] = {}
         self._build_traffic()
         self._lcp_running: dict | None = None
-        self._lcp_requested = self.env.event()
-        self._lcp_done = self.env.event()
+        self._lcp_done: simpy.Event | None = None
+        """Fires when the running LCP completes; made only when someone waits for it."""
         self.lcp_count = 0
 
     # -- traffic ------------------------------------------------------------------------
@@ -185,10 +184,18 @@ class Cluster:
     def lcp_overhead_secs(self) -> float:
         """Per-LCP cost besides writing: one GCP must pass between LCPs, the LDM threads scan
         every row, and the table descriptions are written."""
-        return self.gcp + self.lcp_scan_secs() / self.ldm_cores + self.s.data.tables * LCP_TABLE_DESCRIPTION_SECS
+        return self.gcp + self.lcp_scan_secs() / self.ldm_cores + self.table_description_secs
 
     def normal_write_speed(self, rates: Rates) -> float:
         """LCP write speed with no restart anywhere."""
+        hit = self._normal_speeds.get(id(rates))
+        if hit is not None and hit[0] is rates:
+            return hit[1]
+        speed = self._normal_write_speed(rates)
+        self._normal_speeds[id(rates)] = (rates, speed)
+        return speed
+
+    def _normal_write_speed(self, rates: Rates) -> float:
         cfg = self.cfg
         if self.mech.legacy_speed_parameters:
             return cfg["DiskCheckpointSpeed"]
@@ -205,14 +212,16 @@ class Cluster:
 
     def write_speed(self, node: Node) -> float:
         cfg = self.cfg
-        rates = self.traffic.at(self.env.now)
+        rates = self.traffic.at(self.env._now)
         if self.mech.legacy_speed_parameters:
             return cfg["DiskCheckpointSpeedInRestart"] if node.restarting else cfg["DiskCheckpointSpeed"]
         if node.restarting:
             return cfg["MaxDiskWriteSpeedOwnRestart"]
         speed = self.normal_write_speed(rates)
-        if any(n.restarting for n in self.nodes):
-            speed = max(speed, cfg["MaxDiskWriteSpeedOtherNodeRestart"])
+        for n in self.nodes:
+            if n.restarting:
+                speed = max(speed, cfg["MaxDiskWriteSpeedOtherNodeRestart"])
+                break
         if cfg.get("EnableRedoControl"):
             fill = self.redo_fill(node)
             if fill > 0.60:
@@ -228,20 +237,19 @@ class Cluster:
     def lcp_flow(self, node: Node, size: float, speed: float):
         """One node's LCP as a flow of one unit: it writes ``size`` bytes at no more than
         ``speed`` and scans every row, each LDM thread its own fragments."""
-        h = self.s.host
         cpu = self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE
-        cores = self.ldm_cores
-        cap = min(speed / size if size > 0 else math.inf, cores / cpu if cpu > 0 else math.inf)
-        flow = self.fluid.transfer(1.0, {node.disk: size / h.disk_write, node.cpu: cpu}, cap=cap,
-                                   name=f"lcp{node.id}")
+        flow = self.fluid.transfer(1.0, {node.disk: size / self.s.host.disk_write, node.cpu: cpu},
+                                   cap=self._lcp_cap(size, cpu, speed), name="lcp")
         flow.lcp_size = size  # type: ignore[attr-defined]
         return flow
 
+    def _lcp_cap(self, size: float, cpu: float, speed: float) -> float:
+        """An LCP's progress is capped by its write speed and by what its LDM threads get."""
+        return min(speed / size if size > 0 else math.inf, self.ldm_cores / cpu if cpu > 0 else math.inf)
+
     def lcp_flow_cap(self, flow, speed: float) -> float:
         size = flow.lcp_size
-        cpu = flow.demand[next(r for r in flow.demand if r.startswith("cpu"))]
-        cores = self.ldm_cores
-        return min(speed / size if size > 0 else math.inf, cores / cpu if cpu > 0 else math.inf)
+        return self._lcp_cap(size, self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE, speed)
 
     def drop_from_lcp(self, node: Node) -> None:
         """A failed node leaves the running LCP: its writes stop and the LCP completes without
@@ -256,8 +264,9 @@ class Cluster:
     def refresh_speeds(self) -> None:
         run = self._lcp_running
         if run:
-            for node, flow in run["flows"]:
-                self.fluid.set_cap(flow, self.lcp_flow_cap(flow, self.write_speed(node)))
+            with self.fluid.batch:
+                for node, flow in run["flows"]:
+                    self.fluid.set_cap(flow, self.lcp_flow_cap(flow, self.write_speed(node)))
 
     # -- REDO ---------------------------------------------------------------------------
     def redo_needed(self, node: Node, now: float | None = None) -> float:
@@ -280,9 +289,16 @@ class Cluster:
         return self.redo_needed(node) / self.redo_capacity if self.redo_capacity else 0.0
 
     def note_redo(self) -> None:
+        kept = self.mech.redo_lcps_kept
+        seen = None
         for n in self.nodes:
             if n.down:
                 continue
+            hist = n.history
+            oldest = hist[min(kept, len(hist)) - 1] if hist else None
+            if oldest is seen and seen is not None:
+                continue  # same LCPs kept as the previous node: same REDO
+            seen = oldest
             need = self.redo_needed(n)
             if need > self.redo_peak_bytes:
                 self.redo_peak_bytes = need
@@ -293,8 +309,9 @@ class Cluster:
         when such an LCP has completed."""
         done = self.env.event()
         self._waiters.append(done)
-        if not self._lcp_requested.triggered:
-            self._lcp_requested.succeed()
+        if self._lcp_sleeping:  # the master is waiting for the next trigger: start one now
+            self._lcp_sleeping = False
+            self._lcp_process.interrupt("lcp requested")
         return done
 
     def lcp_idle(self) -> simpy.Event:
@@ -303,11 +320,14 @@ class Cluster:
             ev = self.env.event()
             ev.succeed()
             return ev
+        if self._lcp_done is None:
+            self._lcp_done = self.env.event()
         return self._lcp_done
 
     def start(self) -> None:
         self._waiters: list[simpy.Event] = []
-        self.env.process(self._lcp_loop())
+        self._lcp_sleeping = False
+        self._lcp_process = self.env.process(self._lcp_loop())
         self.env.process(self._stream())
 
     def _stream(self):
@@ -317,7 +337,7 @@ class Cluster:
         for start, rates in self.traffic.segments:
             if start > self.env.now:
                 yield self.env.timeout(start - self.env.now)
-            loads: dict[str, float] = {}
+            loads: dict[str, float] = {}  # one reallocation for all nodes
             for n in self.nodes:
                 if not n.restarting and not n.down:
                     loads.update(self.live_loads(n, rates))
@@ -327,18 +347,19 @@ class Cluster:
         env = self.env
         last_end = 0.0
         while True:
-            if self._lcp_requested.triggered:
-                self._lcp_requested = env.event()
             if not self._waiters:
                 start_at = self.traffic.time_to_write(max(self.last_lcp_start, 0.0), self.lcp_trigger_bytes,
                                                       math.inf)
                 start_at = max(start_at, last_end + self.gcp)
                 if self.first_lcp_start is not None:
                     start_at, self.first_lcp_start = self.first_lcp_start, None
-                if math.isinf(start_at):
-                    yield self._lcp_requested
-                else:
-                    yield env.timeout(max(0.0, start_at - env.now)) | self._lcp_requested
+                # sleep until the trigger (an idle cluster: until a starting node asks)
+                self._lcp_sleeping = True
+                try:
+                    yield Event(env) if math.isinf(start_at) else Timeout(env, max(0.0, start_at - env._now))
+                except simpy.Interrupt:
+                    pass
+                self._lcp_sleeping = False
                 if not self._waiters and env.now < start_at - 1e-9:
                     continue
             if env.now < last_end + self.gcp:
@@ -347,32 +368,44 @@ class Cluster:
             t0 = env.now
             participants = [n for n in self.nodes if n.in_lcp and not n.down]
             flows = []
-            sizes = {}
-            for n in participants:
-                changes = self.node_changes_since(n, n.history[0].start if n.history else -math.inf, t0)
-                size, pct = self.policy.lcp_size(self.data_bytes, self.rows, changes)
-                sizes[n.id] = (size, pct, changes)
-                flow = self.lcp_flow(n, size, self.write_speed(n))
-                flows.append((n, flow))
+            # Nodes whose newest LCP started together have applied the same changes since:
+            # their LCPs are the same size. Sized once per distinct start.
+            sizes: dict[float, tuple[float, float, Changes]] = {}
+            chosen = []
+            with self.fluid.batch:
+                for n in participants:
+                    since = n.history[0].start if n.history else -math.inf
+                    plan = sizes.get(since)
+                    if plan is None:
+                        changes = self.node_changes_since(n, since, t0)
+                        size, pct = self.policy.lcp_size(self.data_bytes, self.rows, changes)
+                        plan = sizes[since] = (size, pct, changes)
+                    chosen.append(since)
+                    flows.append((n, self.lcp_flow(n, plan[0], self.write_speed(n))))
             self._lcp_running = {"start": t0, "flows": flows, "dropped": set()}
-            if flows:
-                yield env.all_of([f.done for _, f in flows])
-            yield env.timeout(self.s.data.tables * LCP_TABLE_DESCRIPTION_SECS)
+            for _, flow in flows:  # the LCP ends with its last node
+                yield flow.done
+            yield Timeout(env, self.table_description_secs)
             self.note_redo()  # the REDO is fullest just before an LCP completes
             t1 = env.now
             dropped = self._lcp_running["dropped"]
-            for n in participants:
+            records: dict[float, LcpRecord] = {}
+            for n, since in zip(participants, chosen):
                 if n.id in dropped:
                     continue
-                size, pct, c = sizes[n.id]
-                n.history.insert(0, LcpRecord(t0, t1, pct, c.updates + c.inserts, c.bytes, size))
+                rec = records.get(since)
+                if rec is None:
+                    size, pct, c = sizes[since]
+                    rec = records[since] = LcpRecord(t0, t1, pct, c.updates + c.inserts, c.bytes, size)
+                n.history.insert(0, rec)
                 del n.history[64:]
             self.last_lcp_start = t0
             self.lcp_count += 1
             last_end = t1
             self._lcp_running = None
-            done, self._lcp_done = self._lcp_done, env.event()
-            done.succeed()
+            if self._lcp_done is not None:
+                done, self._lcp_done = self._lcp_done, None
+                done.succeed()
             for w in waiters:  # waiters that arrived while this LCP ran wait for the next one
                 w.succeed(t1)
 

@@ -12,21 +12,28 @@ from __future__ import annotations
 import math
 
 import simpy
+from simpy.events import Event, Timeout
 
 EPS = 1e-9
 """Relative tolerance below which a flow counts as finished (float round-off, not a model value)."""
 
+UNBOUNDED_RATE = 1e30
+"""Rate given to a flow that no resource and no cap limits (a numeric stand-in for infinity)."""
+
 
 class Flow:
-    __slots__ = ("amount", "remaining", "demand", "cap", "rate", "done", "name", "lcp_size")
+    __slots__ = ("amount", "remaining", "tolerance", "demand", "keys", "cap", "rate", "done", "name", "lcp_size")
 
     def __init__(self, env: simpy.Environment, amount: float, demand: dict[str, float], cap: float, name: str):
         self.amount = amount
         self.remaining = amount
+        self.tolerance = EPS * amount if amount > 1.0 else EPS
+        """Left over below this, the flow is finished."""
         self.demand = demand
+        self.keys = tuple(demand)
         self.cap = cap
         self.rate = 0.0
-        self.done = env.event()
+        self.done = Event(env)
         self.name = name
 
 
@@ -37,110 +44,145 @@ class FluidSystem:
         self.env = env
         self.capacity: dict[str, float] = {}
         self.fixed: dict[str, float] = {}
+        self.free: dict[str, float] = {}
+        """capacity − fixed, floored at 0: what the elastic flows share."""
         self.flows: list[Flow] = []
+        self._users: dict[str, int] = {}
+        self._shared = 0
+        """Resources used by two or more flows; while 0 each flow's rate is its own bottleneck."""
         self._last = 0.0
-        self._token = 0
+        self._held = 0
+        self._deferred = False
+        self._timer: Timeout | None = None
         self._pending = math.nan
+        self.batch = _Batch(self)
+        """``with fluid.batch:`` — the changes made inside share one reallocation at the end."""
 
     def add_resource(self, name: str, capacity: float) -> None:
         self.capacity[name] = capacity
         self.fixed.setdefault(name, 0.0)
+        self._set_free(name)
 
     def set_fixed_loads(self, loads: dict[str, float]) -> None:
-        """Inelastic use of resources (e.g. applying the live update stream): one
-        reallocation for all of them, none if nothing changed."""
+        """Inelastic use of resources (e.g. applying the live update stream)."""
         fixed = self.fixed
-        if all(fixed.get(r, 0.0) == x for r, x in loads.items()):
-            return
-        self._settle()
-        fixed.update(loads)
-        self._reallocate()
+        changed = False
+        for r, x in loads.items():
+            if fixed.get(r, 0.0) != x:
+                fixed[r] = x
+                self._set_free(r)
+                changed = True
+        if changed:
+            self.flush()
 
     def spare(self, name: str) -> float:
         return self.capacity[name] - self.fixed.get(name, 0.0)
 
     def transfer(self, amount: float, demand: dict[str, float], cap: float = math.inf, name: str = "") -> Flow:
         """Start a flow; ``yield flow.done`` waits for it."""
-        self._settle()
-        flow = Flow(self.env, max(amount, 0.0), demand, cap, name)
+        flow = Flow(self.env, amount if amount > 0.0 else 0.0, demand, cap, name)
         if flow.remaining <= EPS:
             flow.done.succeed(0.0)
             return flow
         self.flows.append(flow)
-        self._reallocate()
+        users = self._users
+        for r in flow.keys:
+            n = users.get(r, 0) + 1
+            users[r] = n
+            if n == 2:
+                self._shared += 1
+        self.flush()
         return flow
 
     def cancel(self, flow: Flow) -> None:
         """Stop a flow now (its ``done`` fires) and give its share to the others."""
         if flow in self.flows:
-            self._settle()
-            self.flows.remove(flow)
-            flow.rate = 0.0
-            flow.done.succeed(self.env.now)
-            self._reallocate()
+            self._remove(flow)
+            flow.done.succeed(self.env._now)
+            self.flush()
 
     def set_cap(self, flow: Flow, cap: float) -> None:
-        if flow in self.flows and cap != flow.cap:
-            self._settle()
+        if cap != flow.cap and flow in self.flows:
             flow.cap = cap
-            self._reallocate()
+            self.flush()
 
-    # -- internals ------------------------------------------------------------------
-    def _settle(self) -> None:
-        now = self.env.now
+    def flush(self) -> None:
+        """Settle progress up to now, finish what is done and share the resources again."""
+        if self._held:
+            self._deferred = True
+            return
+        flows = self.flows
+        now = self.env._now
         dt = now - self._last
         if dt > 0:
-            for f in self.flows:
+            for f in flows:
                 f.remaining -= f.rate * dt
         self._last = now
-
-    def _reallocate(self) -> None:
-        # Progressive filling (max-min fairness). Per round, each resource's use is the sum of
-        # the active flows' demands in flow order (zero terms skipped: adding 0.0 changes
-        # nothing), so the arithmetic is exactly that of the plain double loop, only cheaper.
-        flows = self.flows
-        now = self.env.now
-        i = 0
-        while i < len(flows):
-            f = flows[i]
-            if f.remaining <= EPS * max(1.0, f.amount):
-                del flows[i]
-                f.rate = 0.0
-                f.done.succeed(now)
-            else:
-                i += 1
-        if not flows:
-            return
-        capacity = self.capacity
-        fixed = self.fixed
-        # Fast path: no resource is shared, so each flow's rate is simply its own bottleneck.
-        seen: set[str] = set()
-        shared = False
         for f in flows:
-            for r in f.demand:
-                if r in seen:
-                    shared = True
-                    break
-                seen.add(r)
-            if shared:
+            if f.remaining <= f.tolerance:
+                self._reap()
                 break
-        if not shared:
+        if not flows:
+            self._timer, self._pending = None, math.nan
+            return
+        if self._shared:
+            self._fill()
+        else:
+            free = self.free
             for f in flows:
                 rate = f.cap
                 for r, d in f.demand.items():
-                    if d > 0 and r in capacity:
-                        x = capacity[r] - fixed.get(r, 0.0)
-                        x = (x if x > 0.0 else 0.0) / d
+                    if d > 0 and r in free:
+                        x = free[r] / d
                         if x < rate:
                             rate = x
-                f.rate = rate if rate < 1e30 else 1e30
-            self._schedule()
+                f.rate = rate if rate < UNBOUNDED_RATE else UNBOUNDED_RATE
+        # one timer for the next flow to finish; a pending timer for that instant is kept
+        horizon = math.inf
+        for f in flows:
+            if f.rate > 0:
+                x = f.remaining / f.rate
+                if x < horizon:
+                    horizon = x
+        if horizon == math.inf:
+            self._timer, self._pending = None, math.nan
             return
-        left = {}
-        for r, c in capacity.items():
-            x = c - fixed.get(r, 0.0)
-            left[r] = x if x > 0.0 else 0.0
-        active = list(flows)
+        at = now + (horizon if horizon > 0.0 else 0.0)
+        if self._pending != at:
+            self._pending = at
+            timer = self._timer = Timeout(self.env, at - now)
+            timer.callbacks.append(self._wake)
+
+    # -- internals ------------------------------------------------------------------
+    def _set_free(self, name: str) -> None:
+        if name in self.capacity:
+            x = self.capacity[name] - self.fixed.get(name, 0.0)
+            self.free[name] = x if x > 0.0 else 0.0
+
+    def _remove(self, flow: Flow) -> None:
+        self.flows.remove(flow)
+        flow.rate = 0.0
+        users = self._users
+        for r in flow.keys:
+            n = users[r] - 1
+            users[r] = n
+            if n == 1:
+                self._shared -= 1
+
+    def _reap(self) -> None:
+        """Finish the flows with nothing left to do, in flow order."""
+        now = self.env._now
+        for f in [f for f in self.flows if f.remaining <= f.tolerance]:
+            self._remove(f)
+            f.done.succeed(now)
+
+    def _fill(self) -> None:
+        # Progressive filling (max-min fairness). Per round, each resource's use is the sum of
+        # the active flows' demands in flow order (zero terms skipped: adding 0.0 changes
+        # nothing), so the arithmetic is exactly that of the plain double loop, only cheaper.
+        capacity = self.capacity
+        left = dict(self.free)
+        active = list(self.flows)
         for f in active:
             f.rate = 0.0
         while active:
@@ -161,7 +203,7 @@ class FluidSystem:
                 if x < step:
                     step = x
             if step == math.inf:  # unconstrained flows: nothing limits them
-                step = 1e30
+                step = UNBOUNDED_RATE
             saturated = set()
             for r, u in use.items():
                 if u > 0:
@@ -182,36 +224,40 @@ class FluidSystem:
             if len(still) == len(active):
                 break
             active = still
-        self._schedule()
 
-    def _schedule(self) -> None:
-        """One timer for the next flow to finish; a pending timer for that instant is kept."""
-        horizon = math.inf
+    def _wake(self, timer: Event) -> None:
+        if timer is not self._timer:
+            return  # superseded by a later reallocation
+        self._timer, self._pending = None, math.nan
+        now = self.env._now
+        dt = now - self._last
+        # Done when what is left takes less than the clock can resolve at this time (far
+        # into a simulation now + dt == now for small dt, and time would stop).
+        resolution = 1e-9 if now < 1e5 else now * 1e-14
         for f in self.flows:
-            if f.rate > 0:
-                x = f.remaining / f.rate
-                if x < horizon:
-                    horizon = x
-        if horizon == math.inf:
-            self._token += 1
-            return
-        at = self.env.now + (horizon if horizon > 0.0 else 0.0)
-        if self._pending == at:
-            return
-        self._token += 1
-        token = self._token
-        self._pending = at
-        timer = self.env.timeout(at - self.env.now)
-        timer.callbacks.append(lambda _ev, token=token: self._wake(token))
+            if dt > 0:
+                f.remaining -= f.rate * dt
+            if f.rate > 0 and f.remaining <= f.rate * resolution + f.tolerance:
+                f.remaining = 0.0
+        self._last = now
+        self._reap()
+        self.flush()
 
-    def _wake(self, token: int) -> None:
-        if token == self._token:
-            self._pending = math.nan
-            self._settle()
-            # Done when what is left takes less than the clock can resolve at this time (far
-            # into a simulation now + dt == now for small dt, and time would stop).
-            resolution = max(1e-9, abs(self.env.now) * 1e-14)
-            for f in self.flows:
-                if f.rate > 0 and f.remaining <= f.rate * resolution + EPS * max(1.0, f.amount):
-                    f.remaining = 0.0
-            self._reallocate()
+
+class _Batch:
+    """Context manager holding a ``FluidSystem``'s reallocation until the outermost exit."""
+
+    __slots__ = ("fluid",)
+
+    def __init__(self, fluid: FluidSystem):
+        self.fluid = fluid
+
+    def __enter__(self) -> None:
+        self.fluid._held += 1
+
+    def __exit__(self, *exc: object) -> None:
+        fluid = self.fluid
+        fluid._held -= 1
+        if not fluid._held and fluid._deferred:
+            fluid._deferred = False
+            fluid.flush()

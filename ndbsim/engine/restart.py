@@ -89,9 +89,10 @@ class Restarter:
         c, env, cfg, s, k = self.c, self.env, self.c.cfg, self.c.s, self.c.k
         crash = env.now
         node.restarting, node.in_lcp, node.down = True, False, True
-        c.drop_from_lcp(node)
-        c.apply_live_load(node, None)
-        c.refresh_speeds()
+        with c.fluid.batch:
+            c.drop_from_lcp(node)
+            c.apply_live_load(node, None)
+            c.refresh_speeds()
         redo_from = node.history[0].start if node.history else crash
         run.facts["lcp_count_at_crash"] = c.lcp_count
 

@@ -7,7 +7,7 @@ share and every replica in it applies all of that share. Nothing here is an even
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -16,14 +16,15 @@ class Rates:
     inserts: float = 0.0
     deletes: float = 0.0
     bytes_per_change: float = 512.0
+    rows: float = field(init=False)
+    """Changed rows per second: updates + inserts + deletes."""
+    bytes: float = field(init=False)
+    """Bytes changed (and logged to REDO) per second."""
 
-    @property
-    def rows(self) -> float:
-        return self.updates + self.inserts + self.deletes
-
-    @property
-    def bytes(self) -> float:
-        return self.rows * self.bytes_per_change
+    def __post_init__(self) -> None:
+        rows = self.updates + self.inserts + self.deletes
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "bytes", rows * self.bytes_per_change)
 
 
 @dataclass
@@ -57,10 +58,9 @@ class Traffic:
     def at(self, t: float) -> Rates:
         current = self.segments[0][1]
         for start, rates in self.segments:
-            if start <= t:
-                current = rates
-            else:
+            if start > t:
                 break
+            current = rates
         return current
 
     def changes(self, t0: float, t1: float) -> Changes:

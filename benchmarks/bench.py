@@ -66,6 +66,17 @@ def bare_simpy_rate(n: int = 300_000) -> float:
     return next(env._eid) / dt
 
 
+def event_rates(rounds: int = 7) -> tuple[float, float]:
+    """Median bare SimPy and ndbsim event rates, measured in alternation so that both see the
+    same machine (a shared VM's speed drifts by tens of percent within a minute)."""
+    bare, mine = [], []
+    for _ in range(rounds):
+        bare.append(bare_simpy_rate(100_000))
+        med, ev = per_restart(100)
+        mine.append(ev / med)
+    return statistics.median(bare), statistics.median(mine)
+
+
 def sweep_rate(n: int, workers: int) -> tuple[float, float, int]:
     t = time.perf_counter()
     df = sweep(SWEEP_BASE, SWEEP_FACTORS, mode="random", samples=n, replications=1, seed=1, workers=workers,
@@ -100,14 +111,18 @@ def main() -> None:
     med, ev = per_restart(500)
     print(f"one 2-node node restart (default scenario): median {med * 1e3:.3f} ms, {ev} events "
           f"[target <= 2 ms: {ok(med <= 2e-3)}]")
-    for label, ov in (("1 GB", ["data.size=1GB", "data.rows=null"]),
-                      ("16 TB", ["data.size=16TB", "data.rows=null", "cluster.config.DataMemory=16T"])):
-        e, dt, status = events_at(ov)
-        print(f"events per restart at {label:>5}: {e} ({dt * 1e3:.2f} ms, status {status})")
-    bare = bare_simpy_rate()
-    mine = ev / med
+    for load, extra in (("default load", []), ("idle cluster", ["workload.before_restart=null"])):
+        for label, ov in (("1 GB", ["data.size=1GB", "data.rows=null"]),
+                          ("16 TB", ["data.size=16TB", "data.rows=null", "cluster.config.DataMemory=16T"])):
+            e, dt, status = events_at(ov + extra)
+            print(f"events per restart at {label:>5}, {load}: {e} ({dt * 1e3:.2f} ms, status {status})")
+    print("  (no event per row, page or byte; under load the count follows the LCP cycles simulated, "
+          "and fewer fit in the pre-restart burst as LCPs lengthen)")
+    bare, mine = event_rates()
     print(f"bare SimPy event rate: {bare:,.0f} events/s; ndbsim: {mine:,.0f} events/s = {100 * mine / bare:.0f}% "
           f"of bare [target >= 50%: {ok(mine >= 0.5 * bare)}]")
+    print(f"  per event: ndbsim {1e6 / mine:.2f} us, bare SimPy {1e6 / bare:.2f} us; model work "
+          f"{1e6 / mine - 1e6 / bare:.2f} us per event ({(1 - mine / bare) * 100:.0f}% of ndbsim's time)")
     for workers in (1, 2):
         dt, rate, bad = sweep_rate(n_sweep, workers)
         print(f"sweep of {n_sweep:,} node restarts, {workers} worker{'s' if workers > 1 else ''}: {dt:.2f} s, "

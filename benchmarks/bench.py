@@ -123,10 +123,13 @@ def main() -> None:
           f"of bare [target >= 50%: {ok(mine >= 0.5 * bare)}]")
     print(f"  per event: ndbsim {1e6 / mine:.2f} us, bare SimPy {1e6 / bare:.2f} us; model work "
           f"{1e6 / mine - 1e6 / bare:.2f} us per event ({(1 - mine / bare) * 100:.0f}% of ndbsim's time)")
+    limit = 10 * n_sweep / 10_000
     for workers in (1, 2):
         dt, rate, bad = sweep_rate(n_sweep, workers)
+        # the target is for this machine, i.e. both cores; one worker is shown for scale
+        verdict = f"target < {limit:g} s on 2 cores: {ok(dt < limit)}" if workers == 2 else "serial, for scale"
         print(f"sweep of {n_sweep:,} node restarts, {workers} worker{'s' if workers > 1 else ''}: {dt:.2f} s, "
-              f"{rate:,.0f} runs/s ({bad} not ok) [target < 10 s: {ok(dt < 10 * n_sweep / 10_000)}]")
+              f"{rate:,.0f} runs/s ({bad} not ok) [{verdict}]")
     cs = cold_start()
     print(f"CLI cold start, ndbsim run: median {cs:.3f} s of 5 [target <= 1 s: {ok(cs <= 1.0)}]")
 

@@ -182,3 +182,27 @@ def test_innodb_base_sweeps_with_its_own_phases(tmp_path):
     with pytest.raises(ndbsim.InputError):
         ndbsim.sweep(root / "scenarios/innodb-tpcc1000-bp144g-flash.yaml", {"server.log_size": ["1G"]},
                      progress=False, workers=1)
+
+
+@pytest.mark.parametrize("key,value", [("data.size", "12GB"), ("version", "8.0.30"), ("data.size", "junk"),
+                                       ("host.bogus", 1), ("cluster.config.RecoveryWork", 80)])
+def test_points_reuse_untouched_sections_with_the_same_outcome(key, value):
+    """A sweep point validates only the sections its factors change; the scenario (or the
+    error) must be exactly what validating the whole point gives."""
+    from ndbsim import scenario as sc
+    from ndbsim.sweep import with_values
+
+    base = sc.raw_from(BASE)[0]
+    raw = with_values(base, [key], [value])
+    sections = sc.sections_of(base)
+    assert set(sections) >= {"cluster", "host", "data", "workload"}
+    try:
+        whole = sc.scenario_from_dict(raw)
+    except InputError as e:
+        with pytest.raises(InputError) as got:
+            sc.scenario_reusing(raw, sections, {key.split(".")[0]})
+        assert str(got.value) == str(e)
+    else:
+        point = sc.scenario_reusing(raw, sections, {key.split(".")[0]})
+        assert point == whole
+        assert point.host is sections["host"]  # reused, not validated again

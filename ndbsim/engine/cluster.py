@@ -187,7 +187,7 @@ class Cluster:
         return self.gcp + self.lcp_scan_secs() / self.ldm_cores + self.table_description_secs
 
     def normal_write_speed(self, rates: Rates) -> float:
-        """LCP write speed with no restart anywhere."""
+        """LCP write speed with no restart anywhere (memoised per workload segment's Rates)."""
         hit = self._normal_speeds.get(id(rates))
         if hit is not None and hit[0] is rates:
             return hit[1]
@@ -239,7 +239,7 @@ class Cluster:
         ``speed`` and scans every row, each LDM thread its own fragments."""
         cpu = self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE
         flow = self.fluid.transfer(1.0, {node.disk: size / self.s.host.disk_write, node.cpu: cpu},
-                                   cap=self._lcp_cap(size, cpu, speed), name="lcp")
+                                   cap=self._lcp_cap(size, cpu, speed), name=f"lcp{node.id}")
         flow.lcp_size = size  # type: ignore[attr-defined]
         return flow
 

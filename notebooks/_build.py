@@ -429,11 +429,12 @@ axes[1].set(title="Total node restart time", ylabel="minutes")
 for ax in axes:
     ax.set_xlabel(f"updates/s during the restart (thousands, {BYTES_PER_CHANGE} B each)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+handles, labels = axes[0].get_legend_handles_labels()  # the same entries on both panels: one legend
+fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
 axes[0].text(0.01, 0.02, "dotted: network line rate ÷ bytes per change; 10 and 25 Gbit/s overlap",
              transform=axes[0].transAxes, fontsize=8)
 fig.suptitle("Catch-up vs write load during the restart (8.0.35, 60 GB per node, 5 min down)")
-fig.tight_layout()
+fig.tight_layout(rect=(0, 0.1, 1, 1))
 plt.show()'''),
     new_code_cell('''for net in NETWORKS:
     d = df[df.network == net]

@@ -96,6 +96,28 @@ def cold_start(k: int = 5) -> float:
     return statistics.median(times)
 
 
+def restart_memory() -> float:
+    """Peak bytes Python allocates while simulating one restart (tracemalloc)."""
+    import tracemalloc
+
+    resolved = sc.load(None)
+    run_resolved(resolved, seed=1, replications=1)  # imports and caches first
+    tracemalloc.start()
+    run_resolved(resolved, seed=2, replications=1)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def peak_rss_mib() -> tuple[float, float]:
+    """Peak resident memory of this process and of its largest child (sweep worker), MiB."""
+    import resource
+
+    kib = 1024.0 if sys.platform != "darwin" else 1024.0 * 1024.0  # ru_maxrss: KiB on Linux, bytes on macOS
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / kib,
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / kib)
+
+
 def ok(flag: bool) -> str:
     return "met" if flag else "MISSED"
 
@@ -130,6 +152,9 @@ def main() -> None:
         verdict = f"target < {limit:g} s on 2 cores: {ok(dt < limit)}" if workers == 2 else "serial, for scale"
         print(f"sweep of {n_sweep:,} node restarts, {workers} worker{'s' if workers > 1 else ''}: {dt:.2f} s, "
               f"{rate:,.0f} runs/s ({bad} not ok) [{verdict}]")
+    main_mib, worker_mib = peak_rss_mib()
+    print(f"memory: one restart allocates at most {restart_memory() / 1024:.0f} KiB; peak RSS over the sweeps: "
+          f"{main_mib:.0f} MiB here, {worker_mib:.0f} MiB in the largest worker")
     cs = cold_start()
     print(f"CLI cold start, ndbsim run: median {cs:.3f} s of 5 [target <= 1 s: {ok(cs <= 1.0)}]")
 

@@ -34,6 +34,16 @@ def node_phases(spans: list[tuple[str, float, float]]) -> dict[str, float]:
     return out
 
 
+def phase_bounds(spans: list[tuple[str, float, float]]) -> tuple[dict[str, float], dict[str, float]]:
+    """Where each phase first starts and where it last ends, from (phase, start, end) spans."""
+    first: dict[str, float] = {}
+    last: dict[str, float] = {}
+    for p, a, b in spans:
+        first.setdefault(p, a)
+        last[p] = b
+    return first, last
+
+
 def _median(xs: list[float]) -> float:
     ys = sorted(xs)
     n = len(ys)
@@ -138,11 +148,7 @@ class Result(ReplicatedSummary):
                 t0 = min((a for _, a, _ in n.spans), default=n.start)
                 base = self.replications[i].nodes[0].start
                 secs = node_phases(n.spans)
-                firsts: dict[str, float] = {}
-                lasts: dict[str, float] = {}
-                for p, a, b in n.spans:
-                    firsts.setdefault(p, a)
-                    lasts[p] = b
+                firsts, lasts = phase_bounds(n.spans)
                 for p in PHASES:
                     rows.append({"replication": i, "node_id": n.node_id, "phase": p, "secs": secs[p],
                                  "start": firsts.get(p, t0) - base, "end": lasts.get(p, t0) - base,

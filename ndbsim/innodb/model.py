@@ -29,7 +29,7 @@ import simpy
 from ndbsim.engine.fluid import FluidSystem
 from ndbsim.innodb.constants import FREE_CONSTANTS, Constants, as_dict, load_constants
 from ndbsim.innodb.scenario import InnodbScenario, load_raw, scenario_from_dict
-from ndbsim.result import ReplicatedSummary, json_clean
+from ndbsim.result import ReplicatedSummary, json_clean, phase_bounds
 from ndbsim.units import format_bytes
 
 APPLY_CHUNKS = 4
@@ -117,11 +117,7 @@ class InnodbResult(ReplicatedSummary):
 
         rows = []
         for i, r in enumerate(self.replications):
-            first: dict[str, float] = {}
-            last: dict[str, float] = {}
-            for p, a, b in r.spans:
-                first.setdefault(p, a)
-                last[p] = b
+            first, last = phase_bounds(r.spans)
             for p in PHASES:
                 rows.append({"replication": i, "phase": p, "secs": r.phases[p], "start": first.get(p, 0.0),
                              "end": last.get(p, 0.0), "in_downtime": p in DOWNTIME_PHASES, "status": r.status})

@@ -21,6 +21,8 @@ def atomic_write(path: str | Path, writer: Callable[[str], None]) -> None:
     os.close(fd)
     try:
         writer(tmp)
+        # mkstemp makes the file private (0600); give it the mode a plain open() would
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -28,6 +30,12 @@ def atomic_write(path: str | Path, writer: Callable[[str], None]) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

@@ -35,6 +35,15 @@ def test_csv_and_gantt(tmp_path):
     assert out.stat().st_size > 1000
 
 
+def test_output_files_get_the_umask_mode_not_the_temp_files_0600(tmp_path):
+    out = tmp_path / "g.png"
+    p = subprocess.run(["sh", "-c", f'umask 022 && "{sys.executable}" -m ndbsim run --gantt "{out}"'],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert out.stat().st_mode & 0o777 == 0o644
+    assert [x.name for x in tmp_path.iterdir()] == ["g.png"]  # no temp file left beside it
+
+
 def test_set_override_and_config_ini(tmp_path):
     ini = tmp_path / "config.ini"
     ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=200G\nHostName=x\n[ndbd]\n[ndbd]\n[ndbd]\n[ndbd]\n")

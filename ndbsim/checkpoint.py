@@ -40,7 +40,9 @@ class CheckpointPolicy:
     """Interface; see ``FullLcp`` and ``PartialLcp``."""
 
     name = "abstract"
+    """The policy's name in results (``checkpoint.policy``): full or partial."""
     local_lcp_at_restart_end = False
+    """Whether a node restart ends with a local LCP of the starting node (7.6+, reference §3)."""
 
     def lcp_size(self, data_bytes: float, rows: float, changes: Changes, first: bool = False) -> tuple[float, float]:
         """(bytes written, fraction of parts written in full)."""
@@ -85,11 +87,13 @@ class FullLcp(CheckpointPolicy):
     """Every LCP writes every row; a restore reads the last completed LCP once."""
 
     name = "full"
+    """Every LCP writes all rows (≤7.5, or EnablePartialLcp=false)."""
 
-    def lcp_size(self, data_bytes, rows, changes, first=False):
+    def lcp_size(self, data_bytes: float, rows: float, changes: Changes, first: bool = False) -> tuple[float, float]:
         return data_bytes, 1.0
 
-    def restore_work(self, data_bytes, rows, history, steady):
+    def restore_work(self, data_bytes: float, rows: float, history: list[LcpRecord],
+                     steady: LcpRecord | None) -> RestoreWork:
         return RestoreWork(bytes_read=data_bytes, rows_applied=rows, lcps=1)
 
 
@@ -97,7 +101,9 @@ class PartialLcp(CheckpointPolicy):
     """Partial LCP (7.6.4+): 2048 parts, RecoveryWork, InsertRecoveryWork, deletes ×1.2."""
 
     name = "partial"
+    """Partial LCP of 7.6.4+ (reference §2.2)."""
     local_lcp_at_restart_end = True
+    """A 7.6 node restart runs one local LCP before joining a distributed one (reference §3)."""
 
     def __init__(self, recovery_work: float, insert_recovery_work: float, tables: int = 1):
         self.p = recovery_work / 100.0
@@ -108,7 +114,7 @@ class PartialLcp(CheckpointPolicy):
         """Backup::calculate_number_of_parts: rules 1–5 of reference §2.2."""
         if first or rows <= 0:
             return PARTIAL_LCP_PARTS  # rule 4: a fragment's first LCP is full
-        raw = changes.updates + changes.inserts + changes.deletes
+        raw = changes.rows
         if 10 * raw > 7 * rows:
             return PARTIAL_LCP_PARTS  # rule 2: more than 70% of rows changed
         weighted = (changes.updates + changes.inserts * self.insert_weight
@@ -119,13 +125,14 @@ class PartialLcp(CheckpointPolicy):
         rule1 = 1 + math.floor(PARTIAL_LCP_PARTS * k / (k + self.p))
         return max(1, min(PARTIAL_LCP_PARTS, rule1))
 
-    def lcp_size(self, data_bytes, rows, changes, first=False):
+    def lcp_size(self, data_bytes: float, rows: float, changes: Changes, first: bool = False) -> tuple[float, float]:
         pct = self.parts(rows, changes, first) / PARTIAL_LCP_PARTS
         row_size = data_bytes / rows if rows else 0.0
         changed_bytes = min(rows, changes.updates + changes.inserts) * row_size
         return pct * data_bytes + (1.0 - pct) * changed_bytes, pct
 
-    def restore_work(self, data_bytes, rows, history, steady):
+    def restore_work(self, data_bytes: float, rows: float, history: list[LcpRecord],
+                     steady: LcpRecord | None) -> RestoreWork:
         """Walk back from the newest LCP until every part has an ALL-ROWS copy; each part is
         restored from there and the CHANGE rows of every later LCP are applied on top."""
         covered = 0.0

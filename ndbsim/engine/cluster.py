@@ -9,18 +9,36 @@ the restart begins.
 from __future__ import annotations
 
 import math
+from collections.abc import Generator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import simpy
 from simpy.events import Event, Timeout
 
 from ndbsim.checkpoint import CheckpointPolicy, LcpRecord, policy_for
-from ndbsim.engine.fluid import FluidSystem
+from ndbsim.engine.fluid import Flow, FluidSystem
 from ndbsim.engine.workload import Changes, Rates, Traffic
 from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE, LCP_TABLE_DESCRIPTION_SECS, SCAN_ROW_SECS
 from ndbsim.scenario import Resolved
 from ndbsim.threads import core_equivalents, ldm_threads
+
+LDM_BUSY_HOLD = 0.90
+"""Backup.cpp's CPU feedback (calculate_disk_write_speed, reference §2.4): above this LDM
+busy share the LCP write speed stops rising; below it, it climbs to MaxDiskWriteSpeed."""
+
+LDM_BUSY_BACK_OFF = 0.95
+"""Above this LDM busy share the feedback lowers the LCP write speed to MinDiskWriteSpeed
+(reference §2.4). Between the two thresholds ndbsim holds the midpoint of Min and Max."""
+
+REDO_ALERT_HIGH = 0.40
+"""EnableRedoControl's "high" alert level: above this REDO fill the LCP writes at no less than
+MaxDiskWriteSpeedOtherNodeRestart (Backup.cpp change_alert_state_redo_percent, reference §2.4)."""
+
+REDO_ALERT_CRITICAL = 0.60
+"""EnableRedoControl's "critical" level: above this REDO fill the LCP writes at
+MaxDiskWriteSpeedOwnRestart (reference §2.4)."""
 
 
 @dataclass
@@ -46,7 +64,6 @@ class Cluster:
     """Everything shared by the restarting nodes."""
 
     def __init__(self, resolved: Resolved, rng: np.random.Generator):
-        self.resolved = resolved
         s = resolved.scenario
         cfg = resolved.config
         self.s, self.cfg = s, cfg
@@ -69,10 +86,8 @@ class Cluster:
         self.table_description_secs = s.data.tables * LCP_TABLE_DESCRIPTION_SECS
         """Each LCP ends by writing every table's description."""
         h = s.host
-        self.cpu_capacity = core_equivalents(h.cpu_cores * h.threads_per_core, h.cpu_cores,
-                                             h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
-        self.ldm_cores = core_equivalents(self.ldm, h.cpu_cores, h.threads_per_core,
-                                          self.k.hyperthread_gain) * h.core_speed
+        self.cpu_capacity = self.cores(h.cpu_cores * h.threads_per_core)
+        self.ldm_cores = self.cores(self.ldm)
         """What the LDM threads get from the cores (constant for a cluster)."""
         for n in self.nodes:
             self.fluid.add_resource(n.cpu, self.cpu_capacity)
@@ -88,6 +103,12 @@ class Cluster:
         self._lcp_done: simpy.Event | None = None
         """Fires when the running LCP completes; made only when someone waits for it."""
         self.lcp_count = 0
+
+    def cores(self, threads: float) -> float:
+        """Core-equivalents ``threads`` threads of one host get (hyperthreads count
+        ``hyperthread_gain``), at the host's ``core_speed``."""
+        h = self.s.host
+        return core_equivalents(threads, h.cpu_cores, h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
 
     # -- traffic ------------------------------------------------------------------------
     def _build_traffic(self) -> None:
@@ -154,7 +175,7 @@ class Cluster:
                 n.history = [LcpRecord(-math.inf, -math.inf, 1.0, 0.0, 0.0, self.data_bytes)]
             self.last_lcp_start = -math.inf
 
-    def _steady(self, rates: Rates):
+    def _steady(self, rates: Rates) -> tuple[LcpRecord, float]:
         share = 1.0 / self.groups
         node_rates = Changes(rates.updates * share, rates.inserts * share, rates.deletes * share,
                              rates.bytes * share)
@@ -204,9 +225,9 @@ class Cluster:
             # CPU feedback of Backup.cpp: up while the LDM threads are below 90% busy,
             # held between 90% and 95%, down above 95%.
             busy = self.live_load(rates)[0] / (self.s.host.core_speed * self.ldm)
-            if busy > 0.95:
+            if busy > LDM_BUSY_BACK_OFF:
                 return lo
-            if busy > 0.90:
+            if busy > LDM_BUSY_HOLD:
                 return 0.5 * (lo + hi)
         return hi
 
@@ -224,9 +245,9 @@ class Cluster:
                 break
         if cfg.get("EnableRedoControl"):
             fill = self.redo_fill(node)
-            if fill > 0.60:
+            if fill > REDO_ALERT_CRITICAL:
                 speed = max(speed, cfg["MaxDiskWriteSpeedOwnRestart"])
-            elif fill > 0.40:
+            elif fill > REDO_ALERT_HIGH:
                 speed = max(speed, cfg["MaxDiskWriteSpeedOtherNodeRestart"])
         return speed
 
@@ -234,20 +255,20 @@ class Cluster:
         """Core-seconds one LCP spends scanning every row for changed GCIs."""
         return self.rows * SCAN_ROW_SECS
 
-    def lcp_flow(self, node: Node, size: float, speed: float):
+    def lcp_flow(self, node: Node, size: float, speed: float) -> Flow:
         """One node's LCP as a flow of one unit: it writes ``size`` bytes at no more than
         ``speed`` and scans every row, each LDM thread its own fragments."""
         cpu = self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE
         flow = self.fluid.transfer(1.0, {node.disk: size / self.s.host.disk_write, node.cpu: cpu},
                                    cap=self._lcp_cap(size, cpu, speed), name=f"lcp{node.id}")
-        flow.lcp_size = size  # type: ignore[attr-defined]
+        flow.lcp_size = size
         return flow
 
     def _lcp_cap(self, size: float, cpu: float, speed: float) -> float:
         """An LCP's progress is capped by its write speed and by what its LDM threads get."""
         return min(speed / size if size > 0 else math.inf, self.ldm_cores / cpu if cpu > 0 else math.inf)
 
-    def lcp_flow_cap(self, flow, speed: float) -> float:
+    def lcp_flow_cap(self, flow: Flow, speed: float) -> float:
         size = flow.lcp_size
         return self._lcp_cap(size, self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE, speed)
 
@@ -272,30 +293,29 @@ class Cluster:
     def redo_needed(self, node: Node, now: float | None = None) -> float:
         """REDO a node must keep: everything since the start of the oldest of the
         ``redo_lcps_kept`` newest completed LCPs."""
-        now = self.env.now if now is None else now
-        kept = self.mech.redo_lcps_kept
-        hist = node.history
-        start = hist[min(kept, len(hist)) - 1].start if hist else 0.0
-        return self.traffic.redo_bytes(max(start, 0.0), now) + (
-            self.steady_redo_tail(start) if start < 0 else 0.0)
+        oldest = self.oldest_kept(node)
+        return self.redo_since(oldest.start if oldest else 0.0, self.env.now if now is None else now)
 
-    def steady_redo_tail(self, start: float) -> float:
-        """REDO written before simulated time 0 (the steady state before the warm-up)."""
-        if not math.isfinite(start) or start >= 0:
-            return 0.0
-        return -start * self.pre_rates.bytes / self.groups
+    def oldest_kept(self, node: Node) -> LcpRecord | None:
+        """The oldest LCP whose REDO the node still keeps (it keeps ``redo_lcps_kept``)."""
+        hist = node.history
+        return hist[min(self.mech.redo_lcps_kept, len(hist)) - 1] if hist else None
+
+    def redo_since(self, start: float, now: float) -> float:
+        """REDO one node logged from ``start`` to ``now``, including the steady state before
+        simulated time 0 (the warm-up begins in it)."""
+        tail = -start * self.pre_rates.bytes / self.groups if start < 0 and math.isfinite(start) else 0.0
+        return self.traffic.redo_bytes(max(start, 0.0), now) + tail
 
     def redo_fill(self, node: Node) -> float:
         return self.redo_needed(node) / self.redo_capacity if self.redo_capacity else 0.0
 
     def note_redo(self) -> None:
-        kept = self.mech.redo_lcps_kept
         seen = None
         for n in self.nodes:
             if n.down:
                 continue
-            hist = n.history
-            oldest = hist[min(kept, len(hist)) - 1] if hist else None
+            oldest = self.oldest_kept(n)
             if oldest is seen and seen is not None:
                 continue  # same LCPs kept as the previous node: same REDO
             seen = oldest
@@ -330,7 +350,7 @@ class Cluster:
         self._lcp_process = self.env.process(self._lcp_loop())
         self.env.process(self._stream())
 
-    def _stream(self):
+    def _stream(self) -> Generator[Event, Any, None]:
         """Live nodes apply the transaction stream throughout: a fixed load that changes only
         where the rates do (the burst, the restart). A restarting node takes its share again
         once it joins the transactions (the copy phase)."""
@@ -343,7 +363,7 @@ class Cluster:
                     loads.update(self.live_loads(n, rates))
             self.fluid.set_fixed_loads(loads)
 
-    def _lcp_loop(self):
+    def _lcp_loop(self) -> Generator[Event, Any, None]:
         env = self.env
         last_end = 0.0
         while True:

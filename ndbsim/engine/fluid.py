@@ -3,8 +3,9 @@
 A ``FluidSystem`` holds resources (cores, a disk, a network link) with capacities, fixed
 loads (the live transaction stream), and elastic flows (restore, REDO apply, LCP writes, copy).
 Each flow needs ``demand[r]`` units of resource ``r`` per unit of progress and may be capped.
-Rates are recomputed only when a flow starts, ends or changes its cap, so the number of
-simulated events depends on the number of flows, never on bytes or rows.
+Rates are recomputed only when a flow starts, ends or changes its cap, or a fixed load
+changes, so the number of simulated events depends on the number of flows and load changes,
+never on bytes or rows.
 """
 
 from __future__ import annotations
@@ -22,10 +23,9 @@ UNBOUNDED_RATE = 1e30
 
 
 class Flow:
-    __slots__ = ("amount", "remaining", "tolerance", "demand", "keys", "cap", "rate", "done", "name", "lcp_size")
+    __slots__ = ("remaining", "tolerance", "demand", "keys", "cap", "rate", "done", "name", "lcp_size")
 
     def __init__(self, env: simpy.Environment, amount: float, demand: dict[str, float], cap: float, name: str):
-        self.amount = amount
         self.remaining = amount
         self.tolerance = EPS * amount if amount > 1.0 else EPS
         """Left over below this, the flow is finished."""
@@ -35,6 +35,8 @@ class Flow:
         self.rate = 0.0
         self.done = Event(env)
         self.name = name
+        self.lcp_size = 0.0
+        """Bytes an LCP flow writes (set by ``Cluster.lcp_flow``; 0 for other flows)."""
 
 
 class FluidSystem:

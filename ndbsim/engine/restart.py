@@ -6,12 +6,15 @@ work amounts in bytes, rows and index entries flow through the node's fluid reso
 from __future__ import annotations
 
 import math
+from collections.abc import Generator
 from dataclasses import dataclass, field
+from typing import Any
+
+from simpy.events import Event
 
 from ndbsim.checkpoint import LcpRecord
 from ndbsim.engine.cluster import Cluster, Node
 from ndbsim.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE, SCAN_ROW_SECS
-from ndbsim.threads import core_equivalents
 
 PHASES: tuple[str, ...] = (
     "secs_to_complete_node_failure",
@@ -37,6 +40,10 @@ PHASES: tuple[str, ...] = (
 
 LOCAL_RECOVERY = ("secs_restore_fragments", "secs_undo_disk_data", "secs_exec_redo_log", "secs_index_rebuild")
 """``secs_for_local_recovery`` is the sum of these ([PRO-NDB] sample, reference §1.1)."""
+
+MISSED_HEARTBEATS = 4
+"""A node is declared dead after 4 missed heartbeats (HeartbeatIntervalDbDb docs, reference
+§10): a crash is detected 4 to 5 heartbeat intervals after it happens."""
 
 
 @dataclass
@@ -64,18 +71,17 @@ class Restarter:
     def _span(self, run: NodeRun, phase: str, t0: float) -> None:
         run.spans.append((phase, t0, self.env.now))
 
-    def _timed(self, run: NodeRun, phase: str, secs: float):
+    def _timed(self, run: NodeRun, phase: str, secs: float) -> Generator[Event, Any, None]:
         t0 = self.env.now
         if secs > 0:
             yield self.env.timeout(secs)
         self._span(run, phase, t0)
 
     def _work(self, node: Node, amount: float, cpu_per_unit: float, threads: float,
-              disk_per_unit: float = 0.0, name: str = ""):
+              disk_per_unit: float = 0.0, name: str = "") -> Generator[Event, Any, None]:
         """Work spread over ``threads`` threads of one node; its CPU use is capped at what
         those threads can get from the cores (hyperthreads count ``hyperthread_gain``)."""
-        h = self.c.s.host
-        cores = core_equivalents(threads, h.cpu_cores, h.threads_per_core, self.c.k.hyperthread_gain) * h.core_speed
+        cores = self.c.cores(threads)
         demand = {node.cpu: cpu_per_unit}
         if disk_per_unit:
             demand[node.disk] = disk_per_unit
@@ -84,7 +90,7 @@ class Restarter:
         yield flow.done
 
     # -- the pipeline ---------------------------------------------------------------------
-    def restart(self, node: Node, kind: str, run: NodeRun):
+    def restart(self, node: Node, kind: str, run: NodeRun) -> Generator[Event, Any, None]:
         """``kind``: node | initial | system. A system restart's nodes run this together."""
         c, env, cfg, s, k = self.c, self.env, self.c.cfg, self.c.s, self.c.k
         crash = env.now
@@ -100,7 +106,7 @@ class Restarter:
         detect = 0.0
         if s.restart.cause == "crash":
             hb = cfg["HeartbeatIntervalDbDb"] / 1000.0
-            detect = hb * (4.0 + float(c.rng.random()))
+            detect = hb * (MISSED_HEARTBEATS + float(c.rng.random()))
         yield from self._timed(run, "secs_to_complete_node_failure", detect + c.gcp)
         yield from self._timed(run, "secs_to_allocate_node_id", s.restart.downtime)
         node.down = False
@@ -161,7 +167,7 @@ class Restarter:
                                   ldm, 1.0 / s.host.disk_read, "restore")
             self._span(run, "secs_restore_fragments", t0)
             # REDO written since the restored LCP started; disk-data pages also need UNDO
-            redo = c.traffic.redo_bytes(max(redo_from, 0.0), crash) + c.steady_redo_tail(redo_from)
+            redo = c.redo_since(redo_from, crash)
             if redo > c.redo_capacity:  # the log cannot hold more: writes had aborted with error 410
                 run.facts["redo_bytes_wanted"] = redo
                 redo = c.redo_capacity
@@ -209,7 +215,7 @@ class Restarter:
         node.in_lcp = True
         run.end = env.now
 
-    def _index_rebuild(self, node: Node):
+    def _index_rebuild(self, node: Node) -> Generator[Event, Any, None]:
         c, s, k, cfg = self.c, self.c.s, self.c.k, self.c.cfg
         entries = c.rows * s.data.ordered_indexes / s.data.tables
         if entries <= 0:
@@ -224,7 +230,8 @@ class Restarter:
         cap = self.c.cfg["MaxParallelCopyInstances"]
         return min(self.c.ldm, cap) if cap else self.c.ldm
 
-    def _copy(self, node: Node, run: NodeRun, since: float, full: bool, index_online: bool, phase: str):
+    def _copy(self, node: Node, run: NodeRun, since: float, full: bool, index_online: bool,
+              phase: str) -> Generator[Event, Any, bool]:
         """Synchronise with the live node, table by table. The live node scans every row and
         ships those changed since ``since`` (all rows for a full copy); the starting node has
         joined all transactions, so it also applies the live stream as it arrives. A table
@@ -247,9 +254,8 @@ class Restarter:
         # threads, the node's cores or the link from the live node.
         stream_rows = c.restart_rates.rows / c.groups
         h = s.host
-        ldm_cores = core_equivalents(c.ldm, h.cpu_cores, h.threads_per_core, k.hyperthread_gain) * h.core_speed
-        copy_cores = core_equivalents(self._copy_instances(), h.cpu_cores, h.threads_per_core,
-                                      k.hyperthread_gain) * h.core_speed
+        ldm_cores = c.ldm_cores
+        copy_cores = c.cores(self._copy_instances())
         need = stream_rows * per_row_apply
         stream_bytes = c.restart_rates.bytes / c.groups
         limit = None
@@ -292,7 +298,7 @@ class Restarter:
         self._span(run, phase, t0)
         return True
 
-    def _initial_copy(self, node: Node, run: NodeRun):
+    def _initial_copy(self, node: Node, run: NodeRun) -> Generator[Event, Any, bool]:
         """Initial node restart: everything comes from the live node. Two-pass (7.6+): copy
         without ordered indexes, rebuild them offline, then resynchronise what changed."""
         c, env = self.c, self.env

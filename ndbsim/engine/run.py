@@ -15,6 +15,14 @@ from ndbsim.units import format_bytes
 STATUS_OK = "ok"
 """The status of a restart that finished; the others are non-converging, stuck, redo-overload."""
 
+REDO_WARN_FILL = 0.6
+"""Warn when the REDO a node must keep reaches this share of the log: EnableRedoControl's
+critical alert level (reference §2.4), where NDB itself starts to push LCPs hard."""
+
+DATA_MEMORY_WARN_FILL = 0.8
+"""Seed 004's best practice: "never fill up your database with more than 80% of the
+DataMemory", as a system restart may re-allocate the data in another order."""
+
 
 @dataclass
 class Replication:
@@ -99,12 +107,12 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
     elif checkpoint["redo_peak_bytes"] > checkpoint["redo_capacity_bytes"]:
         warnings.append(f"the REDO log also overloads (error 410): {format_bytes(checkpoint['redo_peak_bytes'])} "
                         f"needed, {format_bytes(checkpoint['redo_capacity_bytes'])} configured")
-    elif checkpoint["redo_peak_bytes"] > 0.6 * checkpoint["redo_capacity_bytes"]:
+    elif checkpoint["redo_peak_bytes"] > REDO_WARN_FILL * checkpoint["redo_capacity_bytes"]:
         fill = checkpoint["redo_peak_bytes"] / checkpoint["redo_capacity_bytes"]
         warnings.append(f"REDO log reaches {100 * fill:.0f}% "
                         "of its capacity; error 410 is close")
     s = resolved.scenario
-    if s.restart.type == "system" and s.data.size > 0.8 * resolved.config["DataMemory"]:
+    if s.restart.type == "system" and s.data.size > DATA_MEMORY_WARN_FILL * resolved.config["DataMemory"]:
         warnings.append("data fills more than 80% of DataMemory: a system restart may fail to "
                         "re-allocate it in another order (seed 004); raise DataMemory")
     # A restart that cannot finish has no total: it is reported as infinite (null in JSON).

@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Rates:
+    """Cluster-wide change rates of the transaction stream, per second."""
+
     updates: float = 0.0
     inserts: float = 0.0
     deletes: float = 0.0
     bytes_per_change: float = 512.0
+    """Bytes logged per changed row; the scenario's ``workload.bytes_per_change`` (512B by
+    default there) always sets it, this default only serves tests."""
     rows: float = field(init=False)
     """Changed rows per second: updates + inserts + deletes."""
     bytes: float = field(init=False)
@@ -42,7 +46,9 @@ class Changes:
 
 
 class Traffic:
-    """Per-node rates as a step function of time: ``segments`` are (start, Rates)."""
+    """The stream as a step function of time. ``segments`` are (start, cluster-wide Rates);
+    ``share`` is the fraction of it each node applies, and ``changes``, ``redo_bytes`` and
+    ``distinct_rows`` answer per node."""
 
     def __init__(self, segments: list[tuple[float, Rates]], share: float):
         self.segments = sorted(segments, key=lambda s: s[0])

@@ -250,7 +250,7 @@ def _case_name(case: dict) -> str:
     return Path(str(case["scenario"])).stem
 
 
-def calibrate(cases: list[dict], write: bool = False) -> dict:
+def calibrate(cases: list[dict]) -> dict:
     """Fit ``FREE_CONSTANTS`` (in log space, least squares on relative errors) to the cases whose
     role is ``fit``; report relative errors of every case with the fitted values."""
     from scipy.optimize import least_squares
@@ -278,8 +278,6 @@ def calibrate(cases: list[dict], write: bool = False) -> dict:
     out = {"constants": {k: fitted[k] for k in FREE_CONSTANTS},
            "residuals": {_case_name(c): rel(c, fitted) for c in cases},
            "fitted_on": [_case_name(c) for c in fit]}
-    if write:
-        save_calibrated(out)
     return out
 
 

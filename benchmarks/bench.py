@@ -26,10 +26,12 @@ from ndbsim.simulate import run_resolved
 from ndbsim.sweep import sweep
 
 SWEEP_FACTORS = {"data.size": {"low": "1GB", "high": "60GB"}}
-"""10,000 points of the default scenario (2-node node restart, seed 003 on 7.6.6) with rows
-derived from the size, each point resolved and run once."""
+"""The sweep's one factor: data.size drawn uniformly from 1GB to 60GB (random mode; 60 GB is seed
+003's size). A benchmark choice: 10,000 points (1,000 with --quick), each resolved and run once."""
 
 SWEEP_BASE = {**sc.DEFAULT_SCENARIO, "data": {**sc.DEFAULT_SCENARIO["data"], "rows": None}}
+"""The sweep's base: the default scenario (2-node node restart, seed 003 on 7.6.6) with
+``data.rows`` cleared, so each point's row count follows its size (size / ``Data.row_size``)."""
 
 
 def per_restart(n: int) -> tuple[float, int]:

@@ -115,6 +115,10 @@ RESTART_INFO_PHASES = (
     "secs_exec_redo_log", "secs_index_rebuild", "secs_to_synchronize_starting_node",
     "secs_wait_lcp_for_restart", "secs_wait_subscription_handover",
 )
+"""The per-phase seconds columns of ``ndbinfo.restart_info``, exact names in NDB's order
+(NdbinfoTables.cpp, [DOC-RI]; reference §1.1). Left out: node_id and the two status columns,
+secs_for_local_recovery (the sum of restore, undo, redo and index rebuild) and total_restart_secs,
+which ``case_from_restart_info`` reads separately."""
 
 
 def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | None = None) -> dict[str, Any]:

@@ -16,6 +16,8 @@ from ndbsim.errors import InputError
 from ndbsim.profiles import Constants
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "calibration"
+"""The repository's ``calibration/`` directory: one YAML case per published restart timing
+(calibration/README.md); ``ndbsim check`` and ``ndbsim calibrate`` read it by default."""
 PHASE_REL_TOL = 0.10
 """A phase is within tolerance at ±10% ..."""
 PHASE_ABS_TOL = 5.0
@@ -23,6 +25,8 @@ PHASE_ABS_TOL = 5.0
 TOTAL_TOL = {"fit": 0.05, "validate": 0.15}
 """Totals: ±5% for fit cases, ±15% for validation cases (issue 3's "done when")."""
 CASE_KEYS = {"source", "role", "scenario", "overrides", "replications", "seed", "stated", "assumed", "published"}
+"""The top-level keys a calibration case file may have (the case format of calibration/README.md);
+any other key is an error."""
 
 
 @dataclass

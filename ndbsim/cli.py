@@ -13,6 +13,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   rich_markup_mode=None, help="Simulate MySQL NDB Cluster data-node restarts.")
 
 FORMATS = ("table", "json", "csv")
+"""Output formats of ``ndbsim run --format``: the phase table (report.py), JSON and CSV
+(``Result.to_json`` / ``to_csv``). ``table`` is the default."""
 
 
 @app.command()

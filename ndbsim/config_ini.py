@@ -16,8 +16,14 @@ from ndbsim import config_params
 from ndbsim.errors import InputError
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
+"""A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
+underscores in square brackets (the line's comment already stripped); group 1 is the name."""
 _DATA_NODE = {"ndbd", "db"}
+"""Section names of one data node, normalised to lower case: ``[ndbd]`` and NDB's older
+spelling ``[db]``. Each such section counts as one data node."""
 _DATA_DEFAULT = {"ndbd default", "db default"}
+"""Section names of the data-node defaults, normalised: ``[ndbd default]`` and NDB's older
+spelling ``[db default]``; their parameters become ``cluster.config``."""
 
 
 def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:

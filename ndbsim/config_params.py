@@ -22,7 +22,9 @@ class Param:
 
 
 G = 2**30
+"""Binary gigabyte, 2**30 bytes, as config.ini reads a ``G`` suffix; a unit for the ranges below."""
 M = 2**20
+"""Binary megabyte, 2**20 bytes, as config.ini reads an ``M`` suffix; a unit for the ranges below."""
 PARAMS: dict[str, Param] = {
     "NoOfReplicas": Param("int", 1, 4),
     "DataMemory": Param("size", 1 * M, 16 * 2**40),
@@ -51,7 +53,20 @@ PARAMS: dict[str, Param] = {
     "MaxDiskWriteSpeedOtherNodeRestart": Param("rate", 1 * M, 2**40),
     "MaxDiskWriteSpeedOwnRestart": Param("rate", 1 * M, 2**40),
 }
+"""The config.ini parameters ndbsim models, by NDB's spelling: kind and the accepted range.
+
+Bounds follow NDB's limits. The reference gives RecoveryWork 25–100 (§2.3), TimeBetweenLocalCheckpoints
+0–31 (§3), NoOfFragmentLogParts 4–32, NoOfFragmentLogFiles ≥ 3, FragmentLogFileSize 4M–1G (§4),
+MaxParallelCopyInstances 0–64 (§5), BuildIndexThreads 0–128 (§6), DataMemory ≤ 16T (§7) and at most 72
+execution threads (§8); 5.1's ConfigInfo.cpp ([CFG51]) gives NoOfReplicas 1–4, the 1M minimums of
+DataMemory and RedoBuffer, IndexMemory ≤ 1024G, HeartbeatIntervalDbDb ≥ 10 and
+TimeBetweenGlobalCheckpoints ≤ 32000. The other bounds (the disk-speed limits, RedoBuffer's maximum,
+the GCP interval's minimum, NoOfFragmentLogFiles' maximum) are in neither source. Three bounds admit
+the version profiles' own defaults, which are parsed through this table: MaxNoOfExecutionThreads from
+0 (the 5.1 profile: ndbd), IndexMemory from 0 (7.6/8.0 fold it into DataMemory) and InsertRecoveryWork
+up to 100 (NDB: 0–70, reference §2.3; 7.6.0–7.6.4 count inserts at 100%)."""
 _LOWER = {name.lower(): name for name in PARAMS}
+"""Lower-cased name -> NDB's spelling: config.ini names are case-insensitive (``canonical_name``)."""
 
 _FIX = {
     "size": "write a size such as 64G or 512M",
@@ -60,6 +75,8 @@ _FIX = {
     "bool": "write true or false (1/0)",
     "str": "write a string",
 }
+"""ndbsim's fix hint per parameter kind, appended to "is not valid" errors (wording ours; enum errors
+list their choices instead)."""
 
 
 def canonical_name(name: str) -> str | None:
@@ -124,6 +141,8 @@ def _show(kind: str, n: float | None) -> str:
 
 
 _PARSED_DEFAULTS: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+"""Cache for ``_parsed``: id() of a profile's defaults dict -> (that dict, its parsed values). The dict
+is kept to detect a reused id; starts empty, filled at run time."""
 
 
 def _parsed(defaults: dict[str, Any], prefix: str) -> dict[str, Any]:

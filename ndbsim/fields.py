@@ -24,18 +24,26 @@ def parsed(parser) -> BeforeValidator:
 
 
 Bytes = Annotated[float, parsed(parse_bytes), Field(ge=0)]
+"""A size in bytes, ≥ 0, written like config.ini (``60G`` = 60×2³⁰; ``ndbsim.units.parse_bytes``)."""
 PositiveBytes = Annotated[float, parsed(parse_bytes), Field(gt=0)]
+"""A size in bytes, > 0 (``parse_bytes``)."""
 ByteRate = Annotated[float, parsed(parse_byte_rate), Field(gt=0)]
+"""Bytes per second, > 0: ``100M``/``100MB/s`` binary, ``10Gbit/s`` decimal bits (``parse_byte_rate``)."""
 Count = Annotated[float, parsed(parse_count), Field(ge=0)]
+"""A count, ≥ 0, with SI suffixes: ``300M`` = 3×10⁸ (``parse_count``)."""
 PerSecond = Annotated[float, parsed(parse_per_second), Field(ge=0)]
+"""Events per second, ≥ 0: ``20000/s``, ``20k/s`` or a number (``parse_per_second``)."""
 PositivePerSecond = Annotated[float, parsed(parse_per_second), Field(gt=0)]
+"""Events per second, > 0 (``parse_per_second``)."""
 Duration = Annotated[float, parsed(parse_duration), Field(ge=0)]
+"""Seconds, ≥ 0: ``90s``, ``2m4s``, ``1h``, ``500ms`` or a number (``parse_duration``)."""
 
 
 class StrictModel(BaseModel):
     """Unknown keys are errors; infinities and NaN are not values."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    """Unknown keys are errors (extra="forbid") and inf/NaN are refused: ndbsim's input rules."""
 
 
 def keys_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:

@@ -10,6 +10,8 @@ from ndbsim.io import atomic_write
 from ndbsim.result import Result
 
 SHORT = {p: p.removeprefix("secs_").replace("_", " ") for p in PHASES}
+"""Legend label per restart phase: the phase name (``engine.restart.PHASES``, restart_info's
+column names plus secs_memory_touch) without ``secs_`` and with spaces."""
 
 
 def gantt(result: Result, path: str | Path | None = None, replication: int = 0):

@@ -20,24 +20,49 @@ from ndbsim.profiles import Profile, profile_for
 from ndbsim.units import parse_bytes
 
 _Model = StrictModel
+"""Short name for the shared base model (``ndbsim.fields.StrictModel``): unknown keys are errors."""
 
 
 class Host(_Model):
     cpu_cores: int = Field(8, ge=1, le=1024)
+    """Physical cores per data-node host. Default 8: the default scenario's reading of seed 003 (7.6
+    rebuilt indexes on "16 CPUs" with hyperthreading, 7.5 on 8)."""
     threads_per_core: int = Field(2, ge=1, le=8)
+    """Hardware threads per core. Default 2: seed 003's hyperthreading (16 CPUs on 8 cores), as in
+    the default scenario."""
     core_speed: float = Field(1.0, gt=0, le=100)
+    """Per-core speed relative to the calibration host, scaling every CPU-bound constant. Default
+    1.0: the host the constants were fitted on (seed 003's, see ``profiles.Constants``)."""
     disk_read: ByteRate = parse_bytes("1G")
+    """Disk read rate per host (LCP restore, UNDO, REDO). Default 1G/s: a modelling default with
+    no source; the default scenario assumes 2GB/s (seed 003 does not state its disks)."""
     disk_write: ByteRate = parse_bytes("500M")
+    """Disk write rate per host (LCP writes, REDO initialisation). Default 500M/s: a modelling
+    default with no source; the default scenario assumes 1GB/s."""
     network: ByteRate = 10e9 / 8
+    """Network bandwidth per host, bytes/s, for the copy phase. Default 10 Gbit/s (10e9 / 8 bytes/s),
+    as the default scenario assumes; seed 003 does not state its network."""
 
 
 class Data(_Model):
     size: PositiveBytes = parse_bytes("60G")
+    """In-memory data per data node. Default 60G: seed 003's "about 60 GByte of data inserted into
+    NDB in each data node" (DBT2, 600 warehouses)."""
     rows: Count | None = None
+    """Rows per data node. Default None: derived as size / row_size (``row_count``); the default
+    scenario gives 300M (its assumption: DBT2 has ~500k rows per warehouse)."""
     row_size: PositiveBytes = 200.0
+    """Bytes per row, used only when ``rows`` is not given. Default 200 B: about the default
+    scenario's 60 GB / 300M rows."""
     tables: int = Field(9, ge=1, le=20320)
+    """Tables in the cluster (metadata copy, LCP table descriptions, fragments). Default 9: the
+    DBT2/TPC-C schema of the default scenario (seed 003)."""
     ordered_indexes: int = Field(10, ge=0, le=20320)
+    """Ordered indexes over all tables (rebuilt at restart). Default 10: the default scenario's
+    assumption of each DBT2 table's primary key plus one secondary index."""
     disk_data_size: Bytes = 0.0
+    """Disk-data (tablespace) bytes per node, whose UNDO log runs at restart. Default 0: in-memory
+    tables only, as in seed 003 ("this particular benchmark has no disk data")."""
 
     @property
     def row_count(self) -> float:
@@ -46,47 +71,79 @@ class Data(_Model):
 
 class Rates(_Model):
     updates_per_s: PerSecond = 0.0
+    """Row updates per second, cluster-wide (split over the node groups). Default 0: no traffic
+    unless given."""
     inserts_per_s: PerSecond = 0.0
+    """Row inserts per second, cluster-wide. Default 0: no traffic unless given."""
     deletes_per_s: PerSecond = 0.0
+    """Row deletes per second, cluster-wide. Default 0: no traffic unless given."""
     bytes_per_change: PositiveBytes = 512.0
+    """REDO/copy bytes per changed row. Default 512 B: seed 004's updates "each updating 512B" (the
+    default scenario sets 200B)."""
 
 
 class PartialRates(_Model):
     updates_per_s: PerSecond | None = None
+    """Updates per second in this period; None keeps the steady workload's value."""
     inserts_per_s: PerSecond | None = None
+    """Inserts per second in this period; None keeps the steady workload's value."""
     deletes_per_s: PerSecond | None = None
+    """Deletes per second in this period; None keeps the steady workload's value."""
     bytes_per_change: PositiveBytes | None = None
+    """Bytes per changed row in this period; None keeps the steady workload's value."""
 
 
 class Burst(PartialRates):
     duration: Duration = 0.0
+    """Length of the burst, ending when the restart begins. Default 0: no burst (the default
+    scenario assumes 20 min at 100,000 inserts/s for seed 003's "heavy insert activity")."""
 
 
 class Workload(Rates):
     during_restart: PartialRates | None = None
+    """Rates while the node restarts. Default None: the steady rates continue (the default scenario
+    sets 0: seed 003 "didn't perform any updates during the restart")."""
     before_restart: Burst | None = None
-    """A burst in the last ``duration`` before the restart (e.g. a bulk load)."""
+    """A burst in the last ``duration`` before the restart (e.g. a bulk load). Default None: no burst
+    (the default scenario gives one for seed 003's "heavy insert activity right before the restart")."""
 
 
 class Restart(_Model):
     type: Literal["node", "initial", "system", "rolling"] = "node"
+    """``node``, ``initial`` (--initial), ``system`` (all nodes) or ``rolling``. Default node: seed 003's
+    node restart, the default scenario."""
     nodes: list[int] | None = None
+    """Node ids to restart. Default None: the highest-numbered node for node and initial restarts
+    (the default scenario names node 2 of 2), every node for a rolling restart; a system restart
+    takes all nodes."""
     downtime: Duration = 0.0
+    """Time the node stays down before it starts again (counted in secs_to_allocate_node_id).
+    Default 0: restarted at once, as seed 004 recommends ("restart the ndbd node as soon as possible")."""
     cause: Literal["planned", "crash"] = "planned"
+    """``planned`` or ``crash``; a crash adds failure detection, 4–5 × HeartbeatIntervalDbDb
+    (reference §9). Default planned: seed 003 performed its node restarts by hand (no crash)."""
 
 
 class Simulation(_Model):
     seed: int = Field(1, ge=0)
+    """Root seed of the replications' random streams. Default 1: any fixed value, for reproducible
+    runs (``ndbsim run --seed 0`` draws one)."""
     replications: int = Field(1, ge=1, le=100_000)
+    """Replications to run; p5/p50/p95 need more than one. Default 1."""
     lcp_phase: float | None = Field(None, ge=0, le=1)
     """Fraction of the running LCP done when the restart begins; random (seeded) if omitted."""
     horizon: Duration = 7 * 24 * 3600.0
-    """Simulated time after which a restart that has not finished is reported as stuck."""
+    """Simulated time after which a restart that has not finished is reported as stuck. Default 7 days:
+    a modelling choice, far beyond any published restart (minutes to hours)."""
 
 
 class Cluster(_Model):
     data_nodes: int = Field(2, ge=1, le=144)
+    """Data nodes in the cluster, a multiple of NoOfReplicas. Default 2: seed 003's (and seed 000's)
+    two data nodes."""
     config: dict[str, Any] = Field(default_factory=dict)
+    """config.ini [ndbd default] parameters, by NDB name. Default empty: every parameter at the
+    version profile's default (``profiles._COMMON`` and the family's overrides)."""
 
 
 def _version_text(v: Any) -> Any:
@@ -95,13 +152,22 @@ def _version_text(v: Any) -> Any:
 
 class Scenario(_Model):
     name: str = "unnamed scenario"
+    """Label shown in reports; a placeholder by default."""
     version: Annotated[str, BeforeValidator(_version_text)] = "7.6.6"
+    """NDB version; picks the profile (defaults and mechanisms). Default 7.6.6: seed 003's 7.6.6, the
+    default scenario's version."""
     cluster: Cluster = Field(default_factory=Cluster)
+    """Data nodes and config.ini parameters; defaults as in ``Cluster``."""
     host: Host = Field(default_factory=Host)
+    """Host hardware; defaults as in ``Host`` (seed 003's 8 cores × 2 threads)."""
     data: Data = Field(default_factory=Data)
+    """Data per node; defaults as in ``Data`` (seed 003's 60 GB DBT2 schema)."""
     workload: Workload = Field(default_factory=Workload)
+    """Traffic before and during the restart; defaults as in ``Workload`` (idle, no burst)."""
     restart: Restart = Field(default_factory=Restart)
+    """What restarts and how; defaults as in ``Restart`` (a planned node restart)."""
     simulation: Simulation = Field(default_factory=Simulation)
+    """Seed, replications, LCP phase and horizon; defaults as in ``Simulation``."""
     expect: dict[str, Any] | None = None
     """Expected outcomes written next to the scenario, checked by the test suite."""
 
@@ -374,3 +440,5 @@ DEFAULT_FILE = Path(__file__).with_name("data") / "default.yaml"
 (the same case as scenarios/dbt2-600wh-7.6.6.yaml)."""
 
 DEFAULT_SCENARIO: dict[str, Any] = yaml.safe_load(DEFAULT_FILE.read_text(encoding="utf-8"))
+"""The built-in default scenario as a raw mapping, read once from ``DEFAULT_FILE``
+(ndbsim/data/default.yaml); ``load_raw(None)`` hands out deep copies."""

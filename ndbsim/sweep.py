@@ -32,9 +32,16 @@ from typing import Any
 from ndbsim.errors import InputError, did_you_mean
 
 MODES = ("grid", "zip", "random")
+"""Sweep modes: ``grid`` (cartesian product of the factor lists), ``zip`` (lists taken in step) and
+``random`` (``samples`` draws from ranges or lists). ndbsim's own design; ``grid`` is the default."""
 CHECKPOINT_FIGURES = ("lcp_secs", "lcp_bytes", "redo_bytes_needed", "redo_capacity_bytes")
+"""Steady-state checkpoint figures copied into every NDB sweep row, named as in
+``engine.run.checkpoint_figures`` (NaN for InnoDB and failed points)."""
 SWEEP_KEYS = ("name", "base", "factors", "mode", "samples", "replications", "seed", "output")
-_SAMPLING_KEY = 2**63 - 1  # spawn key of the random-mode sampler; point keys are 0..n-1
+"""The keys a sweep file may have (the format in this module's docstring); others are errors."""
+_SAMPLING_KEY = 2**63 - 1
+"""Spawn key of the random-mode sampler's stream. Point streams use keys 0..n-1, so the largest
+signed 64-bit value keeps the sampler apart from every point (a choice of ours)."""
 
 
 # ---------------------------------------------------------------------------------------

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import re
 
-#: MaxNoOfExecutionThreads -> LDM threads (reference §8 table, [DOC-NDBD80]).
 LDM_TABLE: tuple[tuple[int, int], ...] = (
     (2, 1), (4, 2), (8, 4), (12, 6), (16, 8), (24, 12), (32, 16), (48, 24), (64, 32), (72, 32),
 )
+"""MaxNoOfExecutionThreads -> LDM threads: the sample rows of NDB's table in mt_thr_config.cpp as the
+manual prints it ([DOC-NDBD80]; reference §8). A value between two rows takes the lower row's count."""
 
 _THREADCONFIG_LDM = re.compile(r"ldm\s*=\s*\{([^}]*)\}", re.IGNORECASE)
+"""The ``ldm={...}`` entry of a ThreadConfig string (NDB's syntax, e.g. ``ldm={count=8,cpubind=1-8}``),
+case-insensitive; group 1 is the body, where ``ldm_threads`` reads count= or cpubind=."""
 
 
 def ldm_threads(max_execution_threads: int, thread_config: str = "", multithreaded: bool = True) -> int:

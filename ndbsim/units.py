@@ -15,13 +15,22 @@ from functools import lru_cache, wraps
 from ndbsim.errors import InputError
 
 _BINARY = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "P": 2**50}
+"""Binary multipliers of the size suffixes K..P (K = 2**10 ... P = 2**50), as config.ini reads sizes."""
 _DECIMAL = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+"""Decimal (SI) multipliers of K..P (1e3 ... 1e15), for counts and bit rates."""
 _NUM = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+"""Regex group for an unsigned decimal number with optional exponent (``60``, ``2.5``, ``1e9``)."""
 _SIZE_RE = re.compile(_NUM + r"\s*([KMGTP]?)(?:I?B)?", re.IGNORECASE)
+"""A byte size: number, optional K..P prefix, optional ``B``/``iB`` (``60G`` = ``60GB`` = ``60GiB``)."""
 _BITS_RE = re.compile(_NUM + r"\s*([KMGTP]?)(?:BIT|BPS|B(?=/S))", re.IGNORECASE)
+"""A bit rate's body: number, optional prefix, then ``bit``, ``bps`` or a ``b`` before ``/s``
+(``_parse_byte_rate`` makes the final bits-or-bytes call)."""
 _COUNT_RE = re.compile(_NUM + r"\s*([KMGTP]?)", re.IGNORECASE)
+"""A count: number with an optional SI prefix (``300M`` = 3×10⁸)."""
 _DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)\s*(ms|h|m|s)", re.IGNORECASE)
+"""One number+unit piece of a duration (``ms``, ``h``, ``m``, ``s``), as in ``2m4s``."""
 _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+"""Seconds per duration unit."""
 
 
 def _fail(kind: str, value: object, example: str) -> InputError:

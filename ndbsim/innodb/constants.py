@@ -15,6 +15,8 @@ import yaml
 from ndbsim.errors import InputError, did_you_mean
 
 CALIBRATED = Path(__file__).with_name("calibrated.yaml")
+"""``calibrated.yaml`` beside this file: the FREE_CONSTANTS fitted by ``ndbsim.innodb.calibrate`` on
+the three seed 002 cases (calibration/innodb-*.yaml), written by ``save_calibrated``."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,8 @@ FREE_CONSTANTS: list[str] = ["apply_rate", "read_queue_depth"]
 """The constants ``calibrate`` fits; the rest are documented engineering values."""
 
 DEFAULTS = Constants()
+"""The documented defaults (each field's docstring in ``Constants``), before ``calibrated.yaml``
+is applied; ``load_constants`` starts from here."""
 
 
 def load_constants(overrides: dict | None = None, use_calibrated: bool = True) -> Constants:

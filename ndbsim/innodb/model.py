@@ -36,7 +36,11 @@ APPLY_CHUNKS = 4
 """Chunks the apply is split into (progress granularity only; never per page or record)."""
 
 PHASES = ("secs_redo_scan", "secs_redo_apply", "secs_rollback")
+"""The InnoDB recovery phases as its error log shows them (module docstring), named in
+restart_info's ``secs_`` style so results line up with NDB's; the names are ndbsim's own."""
 DOWNTIME_PHASES = ("secs_redo_scan", "secs_redo_apply")
+"""The phases before "ready for connections": redo scan and apply. Rollback runs in the
+background afterwards and is not downtime (seed 002, comment 4)."""
 
 
 def is_innodb(raw: Any) -> bool:
@@ -217,6 +221,8 @@ def simulate_innodb(raw: dict | str | Path, seed: int | None = None, replication
 # Calibration
 
 ROOT = Path(__file__).resolve().parents[2]
+"""The repository root (three levels above this file); ``load_cases`` reads
+``calibration/innodb-*.yaml`` under it by default."""
 
 
 def load_cases(directory: str | Path | None = None) -> list[dict]:

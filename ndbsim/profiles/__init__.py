@@ -19,6 +19,9 @@ import yaml
 from ndbsim.errors import InputError
 
 CALIBRATED_FILE = Path(__file__).with_name("calibrated.yaml")
+"""``calibrated.yaml`` beside this file: the free constants fitted by ``ndbsim calibrate`` on the
+``fit`` cases in calibration/ (its ``fitted_on`` lists them), with residuals; written by
+``calibrate.write_calibration``, read by ``calibrated_constants``."""
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,20 @@ _PROFILES: dict[str, Profile] = {
         RecoveryWork=60, EnableRedoControl=True, DataMemory="98M", IndexMemory=0,
     ),
 }
+"""One profile per release family modelled: its mechanisms (see ``Mechanisms``) and the
+[ndbd default] values where it differs from ``_COMMON``.
+
+- 5.1: ndbd, DiskCheckpointSpeed family, ONR falls back to a full copy after 3 LCPs (seed 004),
+  3 LCPs of REDO kept ([DOC-72]); HeartbeatIntervalDbDb 1500 and RedoBuffer 8M ([CFG51]);
+  MaxNoOfExecutionThreads 0, as ndbd has no execution threads.
+- 7.0: ndbmtd, still DiskCheckpointSpeed and 3 LCPs of REDO.
+- 7.5: Min/MaxDiskWriteSpeed with adaptive speed, LCP paused for the metadata copy (7.4+).
+- 7.6: partial LCP ([RN764]), local LCP at the restart's end ([BACKUP]), parallel UNDO
+  ([DOC-NEW76]); EnablePartialLcp on, BuildIndexThreads 128 ([MR-764], [DOC-NEW76]),
+  TwoPassInitialNodeRestartCopy on ([DOC-NEW76], [CFG76]), RecoveryWork 60 (7.6.7+, [RN767];
+  ``_profile_for`` sets 50 for 7.6.4–7.6.6), IndexMemory 0 (folded into DataMemory).
+- 8.0: as 7.6, plus EnableRedoControl on (reference §2.3: on in later 8.0 and 8.4; the exact
+  8.0 release is not confirmed) and DataMemory 98M (8.0's default; not in the reference)."""
 
 _FAMILY = {
     "5.1": "5.1",
@@ -202,8 +219,13 @@ _FAMILY = {
     "7.6": "7.6",
     "8.0": "8.0", "8.1": "8.0", "8.2": "8.0", "8.3": "8.0", "8.4": "8.0", "9.0": "8.0",
 }
+"""NDB release line (major.minor) -> the profile that simulates it. A modelling grouping, not an
+NDB table: each line gets the family whose mechanisms it mostly shares (6.2–7.3 -> 7.0, 7.4 -> 7.5,
+8.1–9.0 -> 8.0). 6.2/6.3 had no ndbmtd yet but get 7.0's; 7.2/7.3 keep 7.0's 3 LCPs of REDO
+although 7.2 cut it to 2 ([DOC-72])."""
 
 KNOWN_VERSIONS = sorted(_FAMILY)
+"""The release lines ``_FAMILY`` accepts, sorted; listed in "not modelled" errors."""
 
 
 def parse_version(version: str) -> tuple[int, int, int]:

@@ -166,7 +166,7 @@ def main() -> None:
 
         prof = cProfile.Profile()
         prof.enable()
-        sweep(None, SWEEP_FACTORS, mode="random", samples=2_000, seed=2, workers=1, progress=False)
+        sweep(SWEEP_BASE, SWEEP_FACTORS, mode="random", samples=2_000, seed=2, workers=1, progress=False)
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 

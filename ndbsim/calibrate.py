@@ -20,6 +20,7 @@ from ndbsim.calibration import DEFAULT_DIR, Case, compare, load_cases, predict
 from ndbsim.errors import InputError
 from ndbsim.io import atomic_write_text
 from ndbsim.profiles import CALIBRATED_FILE, Constants, reload_calibration
+from ndbsim.restart_info import COLUMNS
 
 FITTED = ("memory_touch_rate", "restore_row_secs", "redo_byte_secs", "index_entry_secs", "hyperthread_gain",
           "copy_row_secs", "suma_handover_gcps")
@@ -107,20 +108,6 @@ def calibrate(directory: Path | str = DEFAULT_DIR, output: Path = CALIBRATED_FIL
 # ---------------------------------------------------------------------------------------
 # Import a user's own restart from ndbinfo.restart_info
 
-RESTART_INFO_PHASES = (
-    "secs_to_complete_node_failure", "secs_to_allocate_node_id", "secs_to_include_in_heartbeat_protocol",
-    "secs_until_wait_for_ndbcntr_master", "secs_wait_for_ndbcntr_master", "secs_to_get_start_permitted",
-    "secs_to_wait_for_lcp_for_copy_meta_data", "secs_to_copy_meta_data", "secs_to_include_node",
-    "secs_starting_node_to_request_local_recovery", "secs_restore_fragments", "secs_undo_disk_data",
-    "secs_exec_redo_log", "secs_index_rebuild", "secs_to_synchronize_starting_node",
-    "secs_wait_lcp_for_restart", "secs_wait_subscription_handover",
-)
-"""The per-phase seconds columns of ``ndbinfo.restart_info``, exact names in NDB's order
-(NdbinfoTables.cpp, [DOC-RI]; reference §1.1). Left out: node_id and the two status columns,
-secs_for_local_recovery (the sum of restore, undo, redo and index rebuild) and total_restart_secs,
-which ``case_from_restart_info`` reads separately."""
-
-
 def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | None = None) -> dict[str, Any]:
     """A ``fit`` case from a CSV export of ``SELECT * FROM ndbinfo.restart_info``."""
     if not Path(csv_path).exists():
@@ -150,7 +137,7 @@ def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | N
             raise InputError(f"{row.get(col)!r} is not a number of seconds", field=col,
                              source=str(csv_path)) from None
 
-    phases = {c: {"value": num(c)} for c in RESTART_INFO_PHASES if c in row and row[c] not in ("", None)}
+    phases = {c: {"value": num(c)} for c in COLUMNS if c in row and row[c] not in ("", None)}
     return {
         "source": {"restart_info": str(csv_path), "node_id": int(float(row["node_id"]))},
         "role": "fit",

@@ -148,13 +148,13 @@ def validate(scenario: Path = typer.Argument(..., help="Scenario YAML to check."
 @app.command()
 def params(version: str = typer.Option("7.6.6", "--version", help="NDB version.")) -> None:
     """List the config.ini parameters ndbsim models, with this version's defaults."""
-    from ndbsim.config_params import PARAMS
+    from ndbsim.config_params import PARAMS, show
     from ndbsim.profiles import profile_for
 
     prof = profile_for(version)
     for name in sorted(PARAMS):
         p = PARAMS[name]
-        rng = f"{p.lo:g}–{p.hi:g}" if p.lo is not None else ""
+        rng = f"{show(p.kind, p.lo)}–{show(p.kind, p.hi)}" if p.lo is not None else ""
         typer.echo(f"{name:38s} {str(prof.defaults.get(name, '')):>10s}  {p.kind:5s} {rng}")
 
 

@@ -124,13 +124,14 @@ def parse_value(name: str, raw: Any, field: str) -> Any:
         raise InputError(f"{raw!r} is not valid; {_FIX[p.kind]}", field=field) from None
     if p.kind in ("size", "rate", "int"):
         if (p.lo is not None and value < p.lo) or (p.hi is not None and value > p.hi):
-            lo, hi = _show(p.kind, p.lo), _show(p.kind, p.hi)
+            lo, hi = show(p.kind, p.lo), show(p.kind, p.hi)
             raise InputError(f"{raw!r} is out of range; use a value from {lo} to {hi} (NDB's limits)",
                              field=field)
     return value
 
 
-def _show(kind: str, n: float | None) -> str:
+def show(kind: str, n: float | None) -> str:
+    """A limit or default as config.ini would write it (sizes with units)."""
     if n is None:
         return "-"
     if kind in ("size", "rate"):

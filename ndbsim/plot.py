@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ndbsim.engine.restart import PHASES
 from ndbsim.errors import InputError
 from ndbsim.io import atomic_write
+from ndbsim.restart_info import PHASES
 from ndbsim.result import Result
 
 SHORT = {p: p.removeprefix("secs_").replace("_", " ") for p in PHASES}

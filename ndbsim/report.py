@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ndbsim.engine.restart import PHASES
+from ndbsim.restart_info import OWN_PHASES, PHASES
 from ndbsim.result import Result
 from ndbsim.units import format_bytes, format_secs
 
@@ -16,16 +16,17 @@ def phase_table(result: Result, notes: list[str] | None = None) -> str:
     out = [result.name,
            f"NDB {result.version} · {result.restart_type} restart · {cp['policy']} LCP · seed {result.seed}"
            + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""), ""]
-    width = max(len(p) for p in PHASES) + 2
+    width = max(len(p) for p in PHASES) + 4
     out.append("phase (ndbinfo.restart_info)".ljust(width) + "".join(f"{'node ' + str(n):>12s}" for n in ids)
                + ("   share" if len(ids) == 1 else ""))
     for p in PHASES:
-        row = p.ljust(width) + "".join(f"{per_node[n][p]:>10.1f} s" for n in ids)
+        row = (p + " *" if p in OWN_PHASES else p).ljust(width) + "".join(f"{per_node[n][p]:>10.1f} s" for n in ids)
         if len(ids) == 1 and totals[ids[0]] > 0:
             share = per_node[ids[0]][p] / totals[ids[0]]
             row += f"  {'█' * round(share * 30)}" if share >= 0.005 else ""
         out.append(row)
     out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in ids))
+    out.append(f"* ndbsim's own row: restart_info has no column for {', '.join(OWN_PHASES)}")
     out.append("")
     out.append(f"restart total: {format_secs(result.total_restart_secs)} ({result.total_restart_secs:.0f} s)"
                + (f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"

@@ -1,6 +1,7 @@
-"""Results as plain records (one per node, phase and replication) that become a DataFrame in
-one call, plus the JSON and CSV of CONTRACT §2. The fully resolved scenario travels inside
-every result, so a result file can be re-run."""
+"""A simulation's result: the replications' plain dataclasses (``Replication``, ``NodeRun``),
+their medians and quantiles, one DataFrame row per replication, node and phase
+(``to_frame``), and the JSON and CSV of CONTRACT §2. The fully resolved scenario travels
+inside every result, so a result file can be re-run."""
 
 from __future__ import annotations
 
@@ -10,38 +11,8 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
-from ndbsim.engine.restart import LOCAL_RECOVERY, PHASES
 from ndbsim.engine.run import Replication
-
-
-@dataclass(frozen=True)
-class PhaseRecord:
-    replication: int
-    node_id: int
-    phase: str
-    start: float
-    end: float
-
-    @property
-    def secs(self) -> float:
-        return self.end - self.start
-
-
-def node_phases(spans: list[tuple[str, float, float]]) -> dict[str, float]:
-    out = dict.fromkeys(PHASES, 0.0)
-    for phase, a, b in spans:
-        out[phase] += b - a
-    return out
-
-
-def phase_bounds(spans: list[tuple[str, float, float]]) -> tuple[dict[str, float], dict[str, float]]:
-    """Where each phase first starts and where it last ends, from (phase, start, end) spans."""
-    first: dict[str, float] = {}
-    last: dict[str, float] = {}
-    for p, a, b in spans:
-        first.setdefault(p, a)
-        last[p] = b
-    return first, last
+from ndbsim.restart_info import LOCAL_RECOVERY, PHASES, node_phases, phase_bounds
 
 
 def _median(xs: list[float]) -> float:
@@ -133,10 +104,6 @@ class Result(ReplicatedSummary):
 
     def node_total(self, node_id: int) -> float:
         return _median([n.end - n.start for r in self.replications for n in r.nodes if n.node_id == node_id])
-
-    def records(self) -> list[PhaseRecord]:
-        return [PhaseRecord(i, n.node_id, p, a, b)
-                for i, r in enumerate(self.replications) for n in r.nodes for p, a, b in n.spans]
 
     def to_frame(self):
         """Per replication, node and phase: seconds, start and end (relative to the crash)."""

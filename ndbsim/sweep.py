@@ -274,7 +274,7 @@ def _phases(innodb: bool) -> tuple[str, ...]:
     if innodb:
         from ndbsim.innodb.model import PHASES
     else:
-        from ndbsim.engine.restart import PHASES
+        from ndbsim.restart_info import PHASES
     return PHASES
 
 
@@ -288,6 +288,7 @@ def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, 
     """Run the points ``(index, factor values)`` of one chunk; rows as plain tuples."""
     from ndbsim import scenario as sc
     from ndbsim.engine.run import simulate_once
+    from ndbsim.restart_info import node_phases
     from ndbsim.simulate import streams
 
     innodb = base_raw.get("kind") == "innodb"
@@ -317,10 +318,7 @@ def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, 
                 r = simulate_once(resolved, rng)
                 if r.nodes:
                     node = max(r.nodes, key=lambda n: n.end - n.start)
-                    acc = dict.fromkeys(PHASES, 0.0)
-                    for p, a, b in node.spans:
-                        acc[p] += b - a
-                    phases = tuple(acc.values())
+                    phases = tuple(node_phases(node.spans).values())
                 else:
                     phases = blank_phases
                 ck = r.checkpoint

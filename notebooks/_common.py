@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,6 @@ from ndbsim.scenario import DEFAULT_SCENARIO
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
-SMALL = os.environ.get("NDBSIM_NOTEBOOK_SMALL") == "1"
 
 GiB = 2.0**30
 MiB = 2.0**20
@@ -70,6 +68,6 @@ def files_per_unit(checkpoint: dict, no_of_fragment_log_files: int) -> float:
     return checkpoint["redo_capacity_bytes"] / no_of_fragment_log_files
 
 
-__all__ = ["ROOT", "SCENARIOS", "SMALL", "GiB", "MiB", "PHASE_GROUPS", "GROUP_COLORS",
+__all__ = ["ROOT", "SCENARIOS", "GiB", "MiB", "PHASE_GROUPS", "GROUP_COLORS",
            "default_scenario", "grouped_phases", "pct", "size_overrides", "files_per_unit",
            "pd", "np", "ndbsim"]

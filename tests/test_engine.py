@@ -5,7 +5,7 @@ import math
 import pytest
 
 import ndbsim
-from ndbsim.engine.restart import PHASES
+from ndbsim.restart_info import PHASES
 
 BASE = "scenarios/dbt2-600wh-7.6.6.yaml"
 LEGACY = "scenarios/dbt2-600wh-7.5.10.yaml"

@@ -7,8 +7,8 @@ import pytest
 from conftest import ROOT
 
 import ndbsim
-from ndbsim.engine.restart import PHASES
 from ndbsim.errors import InputError
+from ndbsim.restart_info import PHASES
 from ndbsim.sweep import load_sweep, make_points, parse_shard, point_seed
 
 BASE = str(ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml")

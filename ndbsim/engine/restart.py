@@ -16,31 +16,6 @@ from ndbsim.checkpoint import LcpRecord
 from ndbsim.engine.cluster import Cluster, Node
 from ndbsim.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE, SCAN_ROW_SECS
 
-PHASES: tuple[str, ...] = (
-    "secs_to_complete_node_failure",
-    "secs_to_allocate_node_id",
-    "secs_memory_touch",
-    "secs_to_include_in_heartbeat_protocol",
-    "secs_until_wait_for_ndbcntr_master",
-    "secs_wait_for_ndbcntr_master",
-    "secs_to_get_start_permitted",
-    "secs_to_wait_for_lcp_for_copy_meta_data",
-    "secs_to_copy_meta_data",
-    "secs_to_include_node",
-    "secs_starting_node_to_request_local_recovery",
-    "secs_restore_fragments",
-    "secs_undo_disk_data",
-    "secs_exec_redo_log",
-    "secs_index_rebuild",
-    "secs_to_synchronize_starting_node",
-    "secs_wait_lcp_for_restart",
-    "secs_wait_subscription_handover",
-)
-"""restart_info's phase columns in NDB's order, plus ``secs_memory_touch`` (CONTRACT §2)."""
-
-LOCAL_RECOVERY = ("secs_restore_fragments", "secs_undo_disk_data", "secs_exec_redo_log", "secs_index_rebuild")
-"""``secs_for_local_recovery`` is the sum of these ([PRO-NDB] sample, reference §1.1)."""
-
 MISSED_HEARTBEATS = 4
 """A node is declared dead after 4 missed heartbeats (HeartbeatIntervalDbDb docs, reference
 §10): a crash is detected 4 to 5 heartbeat intervals after it happens."""

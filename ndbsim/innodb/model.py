@@ -29,7 +29,8 @@ import simpy
 from ndbsim.engine.fluid import FluidSystem
 from ndbsim.innodb.constants import FREE_CONSTANTS, Constants, as_dict, load_constants
 from ndbsim.innodb.scenario import InnodbScenario, load_raw, scenario_from_dict
-from ndbsim.result import ReplicatedSummary, json_clean, phase_bounds
+from ndbsim.restart_info import node_phases, phase_bounds
+from ndbsim.result import ReplicatedSummary, json_clean
 from ndbsim.units import format_bytes
 
 APPLY_CHUNKS = 4
@@ -182,9 +183,7 @@ def _replicate(s: InnodbScenario, c: Constants, redo_rate: float) -> InnodbRepli
     env.process(recovery())
     env.run()
     events = next(env._eid)  # events scheduled, counted as for NDB restarts
-    phases = dict.fromkeys(PHASES, 0.0)
-    for p, a, b in spans:
-        phases[p] += b - a
+    phases = node_phases(spans, PHASES)
     warnings = []
     if w["redo_generated"] > c.log_fill_max * w["log_capacity"]:
         warnings.append(f"the log filled to the checkpoint-age limit ({format_bytes(w['checkpoint_age'])} of "

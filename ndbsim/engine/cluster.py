@@ -51,6 +51,9 @@ class Node:
     in_lcp: bool = True
     """Takes part in distributed LCPs (live nodes, and starting nodes once synchronised)."""
     down: bool = False
+    redo_floor: float = -math.inf
+    """Where this node's REDO log begins: a restarted node logged nothing while it was down,
+    so it keeps no REDO from before it logs again, whatever LCPs it still keeps."""
     cpu: str = field(init=False)
     """The node's resources in the fluid system: its cores, its disk, its network link."""
     disk: str = field(init=False)
@@ -294,7 +297,10 @@ class Cluster:
         """REDO a node must keep: everything since the start of the oldest of the
         ``redo_lcps_kept`` newest completed LCPs."""
         oldest = self.oldest_kept(node)
-        return self.redo_since(oldest.start if oldest else 0.0, self.env.now if now is None else now)
+        start = oldest.start if oldest else 0.0
+        if node.redo_floor > start:
+            start = node.redo_floor
+        return self.redo_since(start, self.env.now if now is None else now)
 
     def oldest_kept(self, node: Node) -> LcpRecord | None:
         """The oldest LCP whose REDO the node still keeps (it keeps ``redo_lcps_kept``)."""
@@ -311,9 +317,13 @@ class Cluster:
         return self.redo_needed(node) / self.redo_capacity if self.redo_capacity else 0.0
 
     def note_redo(self) -> None:
+        """Record the REDO the live nodes must keep now, if it is a new peak. A starting node
+        is left out until its restart has completed an LCP: it logs nothing while down, 7.6
+        activates its REDO logging only after the local LCP (reference §3), and its pre-crash
+        log is released by that LCP; error 410 is a live node's problem."""
         seen = None
         for n in self.nodes:
-            if n.down:
+            if n.down or n.restarting:
                 continue
             oldest = self.oldest_kept(n)
             if oldest is seen and seen is not None:

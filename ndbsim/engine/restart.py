@@ -70,6 +70,7 @@ class Restarter:
         c, env, cfg, s, k = self.c, self.env, self.c.cfg, self.c.s, self.c.k
         crash = env.now
         node.restarting, node.in_lcp, node.down = True, False, True
+        node.redo_floor = math.inf  # logs no REDO until it is back in the transactions
         with c.fluid.batch:
             c.drop_from_lcp(node)
             c.apply_live_load(node, None)
@@ -171,7 +172,7 @@ class Restarter:
         # wait for an LCP that makes the node recoverable
         t0 = env.now
         if kind != "system":
-            if c.policy.local_lcp_at_restart_end and c.mech.local_lcp_at_restart_end:
+            if self._local_lcp():
                 changes = c.node_changes_since(node, redo_from, env.now)
                 size, pct = c.policy.lcp_size(data, rows, changes, first=initial)
                 run.facts["local_lcp_bytes"] = size
@@ -181,14 +182,21 @@ class Restarter:
                 # the local LCP is now this node's newest checkpoint (an initial restart's only one)
                 rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size)
                 node.history = [rec] if initial else [rec, *node.history]
+                node.redo_floor = env.now  # 7.6 activates REDO logging after the local LCP
             node.in_lcp = True
             yield c.request_lcp()
+        else:
+            node.redo_floor = env.now  # a system restart logs again once the cluster is started
         self._span(run, "secs_wait_lcp_for_restart", t0)
         node.restarting = False
         c.refresh_speeds()
         yield from self._timed(run, "secs_wait_subscription_handover", k.suma_handover_gcps * c.gcp)
         node.in_lcp = True
         run.end = env.now
+
+    def _local_lcp(self) -> bool:
+        """Whether a node restart ends with a local LCP (partial LCP on 7.6+, reference §3)."""
+        return self.c.policy.local_lcp_at_restart_end and self.c.mech.local_lcp_at_restart_end
 
     def _index_rebuild(self, node: Node) -> Generator[Event, Any, None]:
         c, s, k, cfg = self.c, self.c.s, self.c.k, self.c.cfg
@@ -221,6 +229,8 @@ class Restarter:
             return False
         live = peers[0]
         c.apply_live_load(node, c.restart_rates)
+        if math.isinf(node.redo_floor) and not self._local_lcp():
+            node.redo_floor = t0  # joined the transactions: logs REDO from now (before 7.6)
         row_size = c.data_bytes / c.rows if c.rows else 0.0
         index_per_row = s.data.ordered_indexes / s.data.tables * k.index_entry_secs if index_online else 0.0
         per_row_apply = k.restore_row_secs + index_per_row  # a live change applied on the starting node

@@ -176,3 +176,13 @@ def test_a_long_downtime_does_not_fill_the_redo_log(root, path):
     assert long.status == "ok", long.reason
     peak = [r.first.checkpoint["redo_peak_bytes"] for r in (short, long)]
     assert peak[1] <= 1.05 * peak[0]
+
+
+def test_a_system_restart_runs_no_transactions(root):
+    path = root / "scenarios/system-restart-7.6.yaml"
+    idle = sim(path, "workload.during_restart.updates_per_s=0")
+    busy = sim(path, "workload.during_restart.updates_per_s=50000", "restart.downtime=24h")
+    assert busy.status == "ok"
+    assert busy.first.checkpoint["lcps_simulated"] == idle.first.checkpoint["lcps_simulated"]
+    assert busy.first.events <= idle.first.events + 2
+    assert any("ignored for a system restart" in w for w in busy.warnings)

@@ -129,6 +129,12 @@ class Cluster:
         self.burst_rates = merged(w.before_restart) if w.before_restart else None
         self.burst_secs = w.before_restart.duration if w.before_restart else 0.0
         self.restart_rates = merged(w.during_restart)
+        if self.s.restart.type == "system":
+            # the whole cluster is down: no transaction runs until the system restart completes
+            if w.during_restart is not None and self.restart_rates.rows > 0:
+                self.warnings.append("workload.during_restart is ignored for a system restart: the cluster "
+                                     "runs no transactions until it has restarted")
+            self.restart_rates = Rates(bytes_per_change=base.bytes_per_change)
         share = 1.0 / self.groups
         self.base_steady = self._steady(base)
         base_cycle = self.base_steady[1]

@@ -392,6 +392,28 @@ def resolve(scenario: Scenario, source: str | None = None) -> Resolved:
     return Resolved(scenario, profile, config)
 
 
+def _check_live_replica(s: Scenario, replicas: int, nodes: int) -> None:
+    """Node, initial and rolling restarts copy from a live replica of the same node group
+    (nodes 1..NoOfReplicas form group 0, and so on); a group with no live node shuts the
+    cluster down, so such a restart is not a node restart (reference §5)."""
+    kind = s.restart.type
+    if kind == "system":
+        return
+    if replicas == 1:
+        raise InputError(f"NoOfReplicas=1 leaves a restarting node no replica to copy from, so a {kind} restart "
+                         "is impossible; use restart.type=system or raise NoOfReplicas",
+                         field="cluster.config.NoOfReplicas")
+    if kind == "rolling":
+        return  # one member of each node group at a time
+    chosen = set(s.restart.nodes or [nodes])
+    for first in range(1, nodes + 1, replicas):
+        group = list(range(first, first + replicas))
+        if chosen.issuperset(group):
+            raise InputError(f"{sorted(chosen)} includes every node of node group {(first - 1) // replicas} "
+                             f"(nodes {group}), which then has no live replica to copy from; restart fewer "
+                             "nodes at once, or use restart.type=system or rolling", field="restart.nodes")
+
+
 def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> None:
     from ndbsim.threads import ldm_threads
 
@@ -409,6 +431,7 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
         if n in seen:
             raise InputError(f"node {n} is listed twice; list each node once", field="restart.nodes")
         seen.add(n)
+    _check_live_replica(s, replicas, nodes)
     if s.data.size > cfg["DataMemory"]:
         from ndbsim.units import format_bytes
 

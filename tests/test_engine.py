@@ -186,3 +186,24 @@ def test_a_system_restart_runs_no_transactions(root):
     assert busy.first.checkpoint["lcps_simulated"] == idle.first.checkpoint["lcps_simulated"]
     assert busy.first.events <= idle.first.events + 2
     assert any("ignored for a system restart" in w for w in busy.warnings)
+
+
+def test_inserts_faster_than_the_copy_ships_are_non_converging_at_once():
+    r = sim(None, "workload.during_restart.inserts_per_s=1e6")
+    assert r.status == "non-converging"
+    assert "inserts and deletes" in r.reason
+    assert r.first.events < 200  # found before the copy starts, not at the horizon
+
+
+def test_deletes_cannot_ship_more_rows_than_the_table_holds():
+    r = sim(None, "workload.during_restart.deletes_per_s=100000", "restart.downtime=1h",
+            "cluster.config.NoOfFragmentLogFiles=1000")
+    assert r.status == "ok"
+    assert r.first.nodes[0].facts["copied_rows"] <= 300e6 * (1 + 1e-9)
+
+
+def test_copy_events_do_not_grow_with_the_number_of_tables(root):
+    path = root / "scenarios/rolling-4-nodes-8.0.yaml"
+    few = sim(path, "data.tables=32", replications=1)
+    many = sim(path, "data.tables=2000", replications=1)
+    assert many.first.events <= few.first.events * 1.1

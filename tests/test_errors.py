@@ -40,6 +40,8 @@ SET_CASES = [
     ("restart-missing-node", "restart.nodes=[7]", "restart.nodes"),
     ("restart-dup-node", "restart.nodes=[2,2]", "restart.nodes"),
     ("restart-nodes-scalar", "restart.nodes=2", "restart.nodes"),
+    ("whole-node-group", "restart.nodes=[1,2]", "no live replica"),
+    ("one-replica", "cluster.config.NoOfReplicas=1", "NoOfReplicas=1"),
     ("too-many-ldm", "cluster.config.MaxNoOfExecutionThreads=64", "MaxNoOfExecutionThreads"),
     ("ldm-threadconfig", "cluster.config.ThreadConfig=ldm={count=99}", "ThreadConfig"),
     ("data-gt-dm", "data.size=200G", "data.size"),

@@ -458,4 +458,6 @@ class Cluster:
         return c
 
     def peers(self, node: Node) -> list[Node]:
-        return [n for n in self.nodes if n.group == node.group and n is not node and not n.down]
+        """The live nodes of ``node``'s node group, which it can copy from."""
+        return [n for n in self.nodes if n.group == node.group and n is not node and not n.down
+                and not n.restarting]

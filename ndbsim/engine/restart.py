@@ -16,6 +16,12 @@ from ndbsim.checkpoint import LcpRecord
 from ndbsim.engine.cluster import Cluster, Node
 from ndbsim.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE, SCAN_ROW_SECS
 
+COPY_STEPS_MAX = 32
+"""The copy phase runs table by table, each table shipping what changed until it starts (the
+moving target); beyond this many tables, tables are grouped into this many equal steps so that
+the events per copy stay bounded. A numerical resolution, not an NDB value: with up to 32
+tables every table is its own step."""
+
 MISSED_HEARTBEATS = 4
 """A node is declared dead after 4 missed heartbeats (HeartbeatIntervalDbDb docs, reference
 §10): a crash is detected 4 to 5 heartbeat intervals after it happens."""
@@ -215,7 +221,7 @@ class Restarter:
 
     def _copy(self, node: Node, run: NodeRun, since: float, full: bool, index_online: bool,
               phase: str) -> Generator[Event, Any, bool]:
-        """Synchronise with the live node, table by table. The live node scans every row and
+        """Synchronise with the live node, table by table (``COPY_STEPS_MAX``). The live node scans every row and
         ships those changed since ``since`` (all rows for a full copy); the starting node has
         joined all transactions, so it also applies the live stream as it arrives. A table
         copied later has collected more changes: the target moves while the copy runs."""
@@ -253,21 +259,33 @@ class Restarter:
         elif c.fluid.spare(node.net) <= 0:
             limit = (f"the live stream alone sends {stream_bytes / 1e6:,.0f} MB/s to the starting node over a "
                      f"{h.network * 8 / 1e9:g} Gbit/s link; lower the update rate or use a faster network")
+        apply_cores = copy_cores * (1.0 - need / ldm_cores) if not limit else 0.0
+        if not limit and not full:
+            # Updates hit the same rows again (the target saturates at every row), but each
+            # insert and delete is one more row to ship: if they arrive faster than the copy
+            # can ship rows at best, every table copied later has more to ship, without end.
+            grow = (c.restart_rates.inserts + c.restart_rates.deletes) / c.groups
+            best = apply_cores / (k.copy_row_secs + index_per_row)
+            if row_size > 0:
+                best = min(best, c.fluid.spare(node.net) / row_size)
+            if grow >= best:
+                limit = (f"inserts and deletes add {grow:,.0f} rows/s to ship, more than the copy's best "
+                         f"{best:,.0f} rows/s; lower the insert and delete rates during the restart or raise "
+                         "MaxParallelCopyInstances")
         if limit:
             run.status = "non-converging"
             run.reason = "the copy phase never converges: " + limit
             run.end = math.inf
             self._span(run, phase, t0)
             return False
-        apply_cores = copy_cores * (1.0 - need / ldm_cores)
         shipped_total = 0.0
-        tables = s.data.tables
-        for _ in range(tables):
+        steps = min(s.data.tables, COPY_STEPS_MAX)
+        for _ in range(steps):
             if full:
-                ship = c.rows / tables
+                ship = c.rows / steps
             else:
-                ship = c.traffic.distinct_rows(since, env.now, c.rows) / tables
-            scan = c.rows / tables
+                ship = c.traffic.distinct_rows(since, env.now, c.rows) / steps
+            scan = c.rows / steps
             shipped_total += ship
             demand = {node.cpu: ship * (0.5 * k.copy_row_secs + index_per_row),
                       live.cpu: scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs,

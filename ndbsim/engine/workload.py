@@ -92,11 +92,12 @@ class Traffic:
         return b
 
     def distinct_rows(self, t0: float, t1: float, rows: float) -> float:
-        """Rows that differ from the state at ``t0``: every insert and delete, and the
-        distinct rows hit by uniformly spread updates, R·(1 − e^(−u·t/R))."""
+        """Rows that differ from the state at ``t0``: the distinct rows hit by uniformly spread
+        updates, R·(1 − e^(−u·t/R)), and the deleted ones (together at most R, the rows there
+        were), plus every insert."""
         c = self.changes(t0, t1)
         hit = rows * (1.0 - math.exp(-c.updates / rows)) if rows > 0 else 0.0
-        return hit + c.inserts + c.deletes
+        return min(rows, hit + c.deletes) + c.inserts
 
     def time_to_write(self, t0: float, nbytes: float, horizon: float) -> float:
         """Earliest t ≥ t0 by which the cluster-wide stream has written ``nbytes`` (inf if

@@ -207,3 +207,8 @@ def test_copy_events_do_not_grow_with_the_number_of_tables(root):
     few = sim(path, "data.tables=32", replications=1)
     many = sim(path, "data.tables=2000", replications=1)
     assert many.first.events <= few.first.events * 1.1
+
+
+def test_partial_lcp_starts_with_764():
+    policy = {v: sim(None, f"version={v}").first.checkpoint["policy"] for v in ("7.6.3", "7.6.4", "8.0.35")}
+    assert policy == {"7.6.3": "full", "7.6.4": "partial", "8.0.35": "partial"}

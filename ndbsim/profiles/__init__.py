@@ -249,9 +249,12 @@ def _profile_for(version: str) -> Profile:
     if key not in _FAMILY:
         raise InputError(f"NDB version {version!r} is not modelled; use one of "
                          f"{', '.join(KNOWN_VERSIONS)} (e.g. \"7.6.6\")", field="version")
-    base = _PROFILES[_FAMILY[key]]
+    family = _FAMILY[key]
+    if key == "7.6" and patch < 4:
+        family = "7.5"  # the 7.6 milestones before 7.6.4 had no partial LCP yet ([RN764], §2.3)
+    base = _PROFILES[family]
     defaults = dict(base.defaults)
-    if key == "7.6":
+    if family == "7.6":
         # RecoveryWork 50 in 7.6.4–7.6.6, 60 from 7.6.7; InsertRecoveryWork from 7.6.5
         # (before: inserts weigh 100%); EnableRedoControl from 7.6.7 ([RN767], §2.3).
         if patch < 7:

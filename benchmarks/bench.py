@@ -140,8 +140,8 @@ def main() -> None:
                           ("16 TB", ["data.size=16TB", "data.rows=null", "cluster.config.DataMemory=16T"])):
             e, dt, status = events_at(ov + extra)
             print(f"events per restart at {label:>5}, {load}: {e} ({dt * 1e3:.2f} ms, status {status})")
-    print("  (no event per row, page or byte; under load the count follows the LCP cycles simulated, "
-          "and fewer fit in the pre-restart burst as LCPs lengthen)")
+    print("  (no event per row, page or byte; identical LCP cycles are skipped by arithmetic, so under load "
+          "the count follows the restart's steps, and fewer LCPs fit in the pre-restart burst as they lengthen)")
     bare, mine = event_rates()
     print(f"bare SimPy event rate: {bare:,.0f} events/s; ndbsim: {mine:,.0f} events/s = {100 * mine / bare:.0f}% "
           f"of bare [target >= 50%: {ok(mine >= 0.5 * bare)}]")

@@ -44,9 +44,9 @@ def test_events_bounded_under_load_from_1gb_to_16tb(root):
         r = sim(path, f"data.size={size}", f"cluster.config.DataMemory={mem}",
                 "cluster.config.NoOfFragmentLogFiles=1000", replications=1)
         ev.append(r.first.events)
-    # No event per row or page: under load the count follows the LCP cycles that run while the
-    # nodes restart, so 16,000 times the data gives a few times the events (measured: ×2.8).
-    assert ev[1] < 4 * ev[0]
+    # No event per row or page, and identical LCP cycles are skipped by arithmetic: 16,000
+    # times the data (and more than four times the LCPs) gives about the same events.
+    assert ev[1] < 1.25 * ev[0]
 
 
 def test_doubling_datamemory_doubles_memory_touch():

@@ -1,5 +1,6 @@
-"""The simulated cluster: hosts as fluid resources, the live nodes' LCP cycle (DIH master),
-and the gates every starting node passes one at a time.
+"""The simulated cluster: hosts as fluid resources, the transaction stream and the LCP write
+speeds and REDO it implies, the live nodes' LCP cycle (run by ``LcpMaster``), and the gates
+every starting node passes one at a time.
 
 Simulated time starts with a warm-up of a few LCP cycles under the pre-restart workload, so
 that the restart lands at a random (seeded) point of the LCP cycle; ``t_crash`` is the moment
@@ -15,10 +16,11 @@ from typing import Any
 
 import numpy as np
 import simpy
-from simpy.events import Event, Timeout
+from simpy.events import Event
 
 from ndbsim.checkpoint import CheckpointPolicy, LcpRecord, policy_for
 from ndbsim.engine.fluid import Flow, FluidSystem
+from ndbsim.engine.lcp_master import LcpMaster
 from ndbsim.engine.workload import Changes, Rates, Traffic
 from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE, LCP_TABLE_DESCRIPTION_SECS, SCAN_ROW_SECS
 from ndbsim.scenario import Resolved
@@ -102,10 +104,8 @@ class Cluster:
         self.redo_peak_bytes = 0.0
         self._normal_speeds: dict[int, tuple[Rates, float]] = {}
         self._build_traffic()
-        self._lcp_running: dict | None = None
-        self._lcp_done: simpy.Event | None = None
-        """Fires when the running LCP completes; made only when someone waits for it."""
-        self.lcp_count = 0
+        self.lcp = LcpMaster(self, self.last_lcp_start, self.first_lcp_start)
+        """The DIH master's LCP loop over the live nodes."""
 
     def cores(self, threads: float) -> float:
         """Core-equivalents ``threads`` threads of one host get (hyperthreads count
@@ -264,11 +264,12 @@ class Cluster:
         """Core-seconds one LCP spends scanning every row for changed GCIs."""
         return self.rows * SCAN_ROW_SECS
 
-    def lcp_flow(self, node: Node, size: float, speed: float) -> Flow:
+    def lcp_flow(self, node: Node, size: float, speed: float, amount: float = 1.0) -> Flow:
         """One node's LCP as a flow of one unit: it writes ``size`` bytes at no more than
-        ``speed`` and scans every row, each LDM thread its own fragments."""
+        ``speed`` and scans every row, each LDM thread its own fragments. ``amount`` < 1 is
+        the part left of an LCP already under way."""
         cpu = self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE
-        flow = self.fluid.transfer(1.0, {node.disk: size / self.s.host.disk_write, node.cpu: cpu},
+        flow = self.fluid.transfer(amount, {node.disk: size / self.s.host.disk_write, node.cpu: cpu},
                                    cap=self._lcp_cap(size, cpu, speed), name=f"lcp{node.id}")
         flow.lcp_size = size
         return flow
@@ -280,23 +281,6 @@ class Cluster:
     def lcp_flow_cap(self, flow: Flow, speed: float) -> float:
         size = flow.lcp_size
         return self._lcp_cap(size, self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE, speed)
-
-    def drop_from_lcp(self, node: Node) -> None:
-        """A failed node leaves the running LCP: its writes stop and the LCP completes without
-        it (DIH removes failed nodes from the LCP)."""
-        run = self._lcp_running
-        if run:
-            for n, flow in run["flows"]:
-                if n is node:
-                    run["dropped"].add(node.id)
-                    self.fluid.cancel(flow)
-
-    def refresh_speeds(self) -> None:
-        run = self._lcp_running
-        if run:
-            with self.fluid.batch:
-                for node, flow in run["flows"]:
-                    self.fluid.set_cap(flow, self.lcp_flow_cap(flow, self.write_speed(node)))
 
     # -- REDO ---------------------------------------------------------------------------
     def redo_needed(self, node: Node, now: float | None = None) -> float:
@@ -322,11 +306,13 @@ class Cluster:
     def redo_fill(self, node: Node) -> float:
         return self.redo_needed(node) / self.redo_capacity if self.redo_capacity else 0.0
 
-    def note_redo(self) -> None:
+    def note_redo(self, now: float | None = None) -> None:
         """Record the REDO the live nodes must keep now, if it is a new peak. A starting node
         is left out until its restart has completed an LCP: it logs nothing while down, 7.6
         activates its REDO logging only after the local LCP (reference §3), and its pre-crash
         log is released by that LCP; error 410 is a live node's problem."""
+        if now is None:
+            self.lcp.settle()
         seen = None
         for n in self.nodes:
             if n.down or n.restarting:
@@ -335,35 +321,13 @@ class Cluster:
             if oldest is seen and seen is not None:
                 continue  # same LCPs kept as the previous node: same REDO
             seen = oldest
-            need = self.redo_needed(n)
+            need = self.redo_needed(n, now)
             if need > self.redo_peak_bytes:
                 self.redo_peak_bytes = need
 
-    # -- the DIH master's LCP loop --------------------------------------------------------
-    def request_lcp(self) -> simpy.Event:
-        """A starting node asks to take part in an LCP that starts after now; the event fires
-        when such an LCP has completed."""
-        done = self.env.event()
-        self._waiters.append(done)
-        if self._lcp_sleeping:  # the master is waiting for the next trigger: start one now
-            self._lcp_sleeping = False
-            self._lcp_process.interrupt("lcp requested")
-        return done
-
-    def lcp_idle(self) -> simpy.Event:
-        """Fires when no LCP is running (for versions that cannot pause an LCP)."""
-        if self._lcp_running is None:
-            ev = self.env.event()
-            ev.succeed()
-            return ev
-        if self._lcp_done is None:
-            self._lcp_done = self.env.event()
-        return self._lcp_done
-
+    # -- processes ------------------------------------------------------------------------
     def start(self) -> None:
-        self._waiters: list[simpy.Event] = []
-        self._lcp_sleeping = False
-        self._lcp_process = self.env.process(self._lcp_loop())
+        self.lcp.start()
         self.env.process(self._stream())
 
     def _stream(self) -> Generator[Event, Any, None]:
@@ -378,72 +342,6 @@ class Cluster:
                 if not n.restarting and not n.down:
                     loads.update(self.live_loads(n, rates))
             self.fluid.set_fixed_loads(loads)
-
-    def _lcp_loop(self) -> Generator[Event, Any, None]:
-        env = self.env
-        last_end = 0.0
-        while True:
-            if not self._waiters:
-                start_at = self.traffic.time_to_write(max(self.last_lcp_start, 0.0), self.lcp_trigger_bytes,
-                                                      math.inf)
-                start_at = max(start_at, last_end + self.gcp)
-                if self.first_lcp_start is not None:
-                    start_at, self.first_lcp_start = self.first_lcp_start, None
-                # sleep until the trigger (an idle cluster: until a starting node asks)
-                self._lcp_sleeping = True
-                try:
-                    yield Event(env) if math.isinf(start_at) else Timeout(env, max(0.0, start_at - env._now))
-                except simpy.Interrupt:
-                    pass
-                self._lcp_sleeping = False
-                if not self._waiters and env.now < start_at - 1e-9:
-                    continue
-            if env.now < last_end + self.gcp:
-                yield env.timeout(last_end + self.gcp - env.now)
-            waiters, self._waiters = self._waiters, []
-            t0 = env.now
-            participants = [n for n in self.nodes if n.in_lcp and not n.down]
-            flows = []
-            # Nodes whose newest LCP started together have applied the same changes since:
-            # their LCPs are the same size. Sized once per distinct start.
-            sizes: dict[float, tuple[float, float, Changes]] = {}
-            chosen = []
-            with self.fluid.batch:
-                for n in participants:
-                    since = n.history[0].start if n.history else -math.inf
-                    plan = sizes.get(since)
-                    if plan is None:
-                        changes = self.node_changes_since(n, since, t0)
-                        size, pct = self.policy.lcp_size(self.data_bytes, self.rows, changes)
-                        plan = sizes[since] = (size, pct, changes)
-                    chosen.append(since)
-                    flows.append((n, self.lcp_flow(n, plan[0], self.write_speed(n))))
-            self._lcp_running = {"start": t0, "flows": flows, "dropped": set()}
-            for _, flow in flows:  # the LCP ends with its last node
-                yield flow.done
-            yield Timeout(env, self.table_description_secs)
-            self.note_redo()  # the REDO is fullest just before an LCP completes
-            t1 = env.now
-            dropped = self._lcp_running["dropped"]
-            records: dict[float, LcpRecord] = {}
-            for n, since in zip(participants, chosen):
-                if n.id in dropped:
-                    continue
-                rec = records.get(since)
-                if rec is None:
-                    size, pct, c = sizes[since]
-                    rec = records[since] = LcpRecord(t0, t1, pct, c.updates + c.inserts, c.bytes, size)
-                n.history.insert(0, rec)
-                del n.history[64:]
-            self.last_lcp_start = t0
-            self.lcp_count += 1
-            last_end = t1
-            self._lcp_running = None
-            if self._lcp_done is not None:
-                done, self._lcp_done = self._lcp_done, None
-                done.succeed()
-            for w in waiters:  # waiters that arrived while this LCP ran wait for the next one
-                w.succeed(t1)
 
     def node_changes_since(self, node: Node, t0: float, t1: float) -> Changes:
         """Changes a node has applied since ``t0`` (the pre-warm-up steady state included)."""

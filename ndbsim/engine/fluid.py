@@ -11,6 +11,7 @@ never on bytes or rows.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import simpy
 from simpy.events import Event, Timeout
@@ -57,6 +58,8 @@ class FluidSystem:
         self._deferred = False
         self._timer: Timeout | None = None
         self._pending = math.nan
+        self.on_change: Callable[[], None] | None = None
+        """Called before any change to the flows or loads (the LCP loop's skip settles on it)."""
         self.batch = _Batch(self)
         """``with fluid.batch:`` — the changes made inside share one reallocation at the end."""
 
@@ -67,6 +70,8 @@ class FluidSystem:
 
     def set_fixed_loads(self, loads: dict[str, float]) -> None:
         """Inelastic use of resources (e.g. applying the live update stream)."""
+        if self.on_change is not None:
+            self.on_change()
         fixed = self.fixed
         changed = False
         for r, x in loads.items():
@@ -82,6 +87,8 @@ class FluidSystem:
 
     def transfer(self, amount: float, demand: dict[str, float], cap: float = math.inf, name: str = "") -> Flow:
         """Start a flow; ``yield flow.done`` waits for it."""
+        if self.on_change is not None:
+            self.on_change()
         flow = Flow(self.env, amount if amount > 0.0 else 0.0, demand, cap, name)
         if flow.remaining <= EPS:
             flow.done.succeed(0.0)
@@ -98,12 +105,16 @@ class FluidSystem:
 
     def cancel(self, flow: Flow) -> None:
         """Stop a flow now (its ``done`` fires) and give its share to the others."""
+        if self.on_change is not None:
+            self.on_change()
         if flow in self.flows:
             self._remove(flow)
             flow.done.succeed(self.env._now)
             self.flush()
 
     def set_cap(self, flow: Flow, cap: float) -> None:
+        if self.on_change is not None:
+            self.on_change()
         if cap != flow.cap and flow in self.flows:
             flow.cap = cap
             self.flush()

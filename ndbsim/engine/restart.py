@@ -78,11 +78,11 @@ class Restarter:
         node.restarting, node.in_lcp, node.down = True, False, True
         node.redo_floor = math.inf  # logs no REDO until it is back in the transactions
         with c.fluid.batch:
-            c.drop_from_lcp(node)
+            c.lcp.drop(node)
             c.apply_live_load(node, None)
-            c.refresh_speeds()
+            c.lcp.refresh_speeds()
         redo_from = node.history[0].start if node.history else crash
-        run.facts["lcp_count_at_crash"] = c.lcp_count
+        run.facts["lcp_count_at_crash"] = c.lcp.count
 
         # node failure handling: detection (crash only) and takeover, one GCP
         detect = 0.0
@@ -103,7 +103,7 @@ class Restarter:
 
         initial = kind == "initial"
         fallback = c.mech.onr_fallback_lcps
-        if kind == "node" and fallback and c.lcp_count - run.facts["lcp_count_at_crash"] >= fallback:
+        if kind == "node" and fallback and c.lcp.count - run.facts["lcp_count_at_crash"] >= fallback:
             initial = True
             run.facts["full_copy_fallback"] = 1.0
         # initial starts initialise the REDO log files (NDBCNTR STTOR phase 2)
@@ -124,7 +124,7 @@ class Restarter:
             self._span(run, "secs_to_get_start_permitted", env.now)
             t0 = env.now
             if not c.mech.lcp_pause_for_metadata:
-                yield c.lcp_idle()
+                yield c.lcp.idle()
             self._span(run, "secs_to_wait_for_lcp_for_copy_meta_data", t0)
             yield from self._timed(run, "secs_to_copy_meta_data", s.data.tables * METADATA_SECS_PER_TABLE)
             c.cntr_gate.release(gate)
@@ -190,12 +190,12 @@ class Restarter:
                 node.history = [rec] if initial else [rec, *node.history]
                 node.redo_floor = env.now  # 7.6 activates REDO logging after the local LCP
             node.in_lcp = True
-            yield c.request_lcp()
+            yield c.lcp.request()
         else:
             node.redo_floor = env.now  # a system restart logs again once the cluster is started
         self._span(run, "secs_wait_lcp_for_restart", t0)
         node.restarting = False
-        c.refresh_speeds()
+        c.lcp.refresh_speeds()
         yield from self._timed(run, "secs_wait_subscription_handover", k.suma_handover_gcps * c.gcp)
         node.in_lcp = True
         run.end = env.now

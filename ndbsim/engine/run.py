@@ -142,6 +142,6 @@ def checkpoint_figures(c: Cluster) -> dict[str, float]:
         "redo_bytes_needed": needed,
         "redo_capacity_bytes": c.redo_capacity,
         "redo_peak_bytes": max(c.redo_peak_bytes, needed),
-        "lcps_simulated": c.lcp_count,
+        "lcps_simulated": c.lcp.count,
     }
 

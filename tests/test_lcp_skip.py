@@ -1,0 +1,56 @@
+"""Identical LCP cycles are skipped by arithmetic: same results as simulating every cycle,
+with events that follow the restart's steps rather than its length."""
+
+import math
+
+import pytest
+
+import ndbsim
+from ndbsim.engine.lcp_master import LcpMaster
+
+CASES = [
+    ("scenarios/dbt2-600wh-7.6.6.yaml", ["workload.updates_per_s=10000", "workload.during_restart.updates_per_s=10000",
+                                         "restart.downtime=2h"]),
+    ("scenarios/dbt2-600wh-7.5.10.yaml", ["workload.during_restart=null", "restart.downtime=3h"]),
+    ("scenarios/rolling-4-nodes-8.0.yaml", []),
+    ("scenarios/mysql51-1gb-onr-2000ups.yaml", ["restart.downtime=20m"]),
+    ("scenarios/mysql70-6gb-initial.yaml", []),
+]
+
+
+def run(path, sets, skip):
+    if not skip:
+        mp = pytest.MonkeyPatch()
+        mp.setattr(LcpMaster, "_skippable", lambda self, plan: None)
+    try:
+        return ndbsim.simulate(path, overrides=sets, replications=3, seed=11)
+    finally:
+        if not skip:
+            mp.undo()
+
+
+def close(a, b, rel=1e-9):
+    return a == b or (math.isfinite(a) and abs(a - b) <= rel * max(abs(a), abs(b), 1.0))
+
+
+@pytest.mark.parametrize("path,sets", CASES, ids=[c[0].split("/")[-1] for c in CASES])
+def test_skipping_identical_cycles_changes_no_result(root, path, sets):
+    fast, slow = run(root / path, sets, True), run(root / path, sets, False)
+    assert fast.status == slow.status
+    for rf, rs in zip(fast.replications, slow.replications):
+        assert close(rf.total_restart_secs, rs.total_restart_secs)
+        assert rf.checkpoint["lcps_simulated"] == rs.checkpoint["lcps_simulated"]
+        assert close(rf.checkpoint["redo_peak_bytes"], rs.checkpoint["redo_peak_bytes"], 1e-6)
+        for nf, ns in zip(rf.nodes, rs.nodes):
+            assert all(close(a[1], b[1]) and close(a[2], b[2]) for a, b in zip(nf.spans, ns.spans))
+        assert rf.events <= rs.events
+
+
+def test_a_long_downtime_costs_no_more_events(root):
+    path = root / "scenarios/dbt2-600wh-7.6.6.yaml"
+    # 1M rows: every row is hit within minutes, so the copy after the downtime is the same
+    busy = ["workload.updates_per_s=10000", "workload.during_restart.updates_per_s=10000", "data.rows=1M"]
+    short = ndbsim.simulate(path, overrides=[*busy, "restart.downtime=10m"])
+    long = ndbsim.simulate(path, overrides=[*busy, "restart.downtime=12h"])
+    assert long.first.checkpoint["lcps_simulated"] > 10 * short.first.checkpoint["lcps_simulated"]
+    assert long.first.events < 1.5 * short.first.events

@@ -21,7 +21,8 @@ FORMATS = ("table", "json", "csv")
 def run(
     scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
     set_: list[str] = typer.Option([], "--set", "-s", help="Override a key: dotted.path=value (repeatable)."),
-    format: str = typer.Option("table", "--format", "-f", help="table, json or csv."),
+    format: str | None = typer.Option(None, "--format", "-f",
+                                      help="table, json or csv (default: from --output's .json/.csv, else table)."),
     gantt: Path | None = typer.Option(None, "--gantt", help="Write a Gantt chart (.png, .svg or .pdf)."),
     replications: int | None = typer.Option(None, "--replications", "-n", help="Replications (p5/p50/p95)."),
     seed: int | None = typer.Option(None, "--seed", help="Root seed; 0 draws one and prints it."),
@@ -30,17 +31,19 @@ def run(
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim import scenario as sc
+    from ndbsim.io import check_output_path
+    from ndbsim.scenario import MAX_REPLICATIONS
     from ndbsim.simulate import run_resolved
 
-    if format not in FORMATS:
-        raise InputError(f"{format!r} is not a format; use one of {', '.join(FORMATS)}", field="--format")
-    if replications is not None and replications < 1:
-        raise InputError(f"{replications} is not a replication count; use 1 or more", field="--replications")
+    format = _run_format(format, output)
+    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
+        raise InputError(f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}",
+                         field="--replications")
     if seed is not None and seed < 0:
         raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
-    _check_output_path(output, "--output")
+    check_output_path(output, "--output")
     if gantt is not None:
-        _check_output_path(gantt, "--gantt")
+        check_output_path(gantt, "--gantt")
         if gantt.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise InputError(f"{str(gantt)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png",
                              field="--gantt")
@@ -115,16 +118,21 @@ def run(
         sys.stdout.write(text)
 
 
-def _check_output_path(path: Path | None, option: str) -> None:
-    """Refuse an output path that cannot be written before any work is done."""
-    if path is None:
-        return
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError(f"directory {str(parent)!r} does not exist; create it or choose another path",
-                         field=option)
-    if path.is_dir():
-        raise InputError(f"{str(path)!r} is a directory; give a file name", field=option)
+def _run_format(format: str | None, output: Path | None) -> str:
+    """--format, or the one --output's suffix names (.json, .csv); binary suffixes are refused."""
+    by_suffix = {".json": "json", ".csv": "csv"}
+    suffix = output.suffix.lower() if output is not None else ""
+    if format is not None and format not in FORMATS:
+        raise InputError(f"{format!r} is not a format; use one of {', '.join(FORMATS)}", field="--format")
+    if suffix in (".xlsx", ".xls", ".parquet", ".pq", ".png", ".svg", ".pdf"):
+        raise InputError(f"{str(output)!r}: ndbsim run writes text (a table, JSON or CSV); name it .txt, .json or "
+                         ".csv (charts: --gantt; Parquet: ndbsim sweep)", field="--output")
+    if format is None:
+        return by_suffix.get(suffix, "table")
+    if suffix in by_suffix and by_suffix[suffix] != format:
+        raise InputError(f"{str(output)!r} names {by_suffix[suffix]} but --format is {format}; make them agree",
+                         field="--output")
+    return format
 
 
 @app.command()
@@ -228,11 +236,18 @@ def sweep(
         raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
+    from ndbsim.io import check_output_path
+    from ndbsim.sweep import check_scheduler
+
     parse_shard(shard)
+    if scheduler is not None:
+        check_scheduler(scheduler)
     spec = load_sweep(sweep_file)
     target = output if output is not None else spec["output"]
+    option = "--output" if output is not None else "output"
     if target is not None and Path(target).suffix.lower() not in (".csv", ".parquet", ".pq"):
-        raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field="--output")
+        raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field=option)
+    check_output_path(target, option)
     df = run_sweep(spec["base"], spec["factors"], mode=spec["mode"], samples=spec["samples"],
                    replications=spec["replications"], seed=spec["seed"] if seed is None else seed,
                    workers=workers, scheduler=scheduler, shard=shard, progress=sys.stderr.isatty(),

@@ -116,6 +116,13 @@ def parse_value(name: str, raw: Any, field: str) -> Any:
             if isinstance(raw, (list, dict, bool)):
                 raise ValueError
             value = "" if raw is None else str(raw)
+            if name == "ThreadConfig":
+                from ndbsim.threads import check_thread_config
+
+                try:
+                    check_thread_config(value)
+                except ValueError as e:
+                    raise InputError(f"{raw!r}: {e}", field=field) from None
     except InputError as e:
         if e.field:
             raise
@@ -160,10 +167,15 @@ def _parsed(defaults: dict[str, Any], prefix: str) -> dict[str, Any]:
 def resolve(defaults: dict[str, Any], given: dict[str, Any], prefix: str = "cluster.config") -> dict[str, Any]:
     """Defaults merged with the given parameters, every value parsed."""
     out: dict[str, Any] = dict(_parsed(defaults, prefix))
+    spelled: dict[str, str] = {}
     for name, raw in (given or {}).items():
         canon = canonical_name(name)
         if canon is None:
             raise InputError(f"unknown NDB parameter{did_you_mean(str(name), PARAMS)}; "
                              "run `ndbsim params` for the modelled ones", field=f"{prefix}.{name}")
+        if canon in spelled:  # config.ini names are case-insensitive: two spellings, one parameter
+            raise InputError(f"set twice, as {spelled[canon]!r} and {name!r}; keep one",
+                             field=f"{prefix}.{canon}")
+        spelled[canon] = str(name)
         out[canon] = parse_value(canon, raw, f"{prefix}.{canon}")
     return out

@@ -1,5 +1,6 @@
 """Atomic output: write to a temporary file beside the target, then rename over it, so an
-interrupted run never leaves a partial file."""
+interrupted or failed run never leaves a partial file. Output paths are checked before any
+work is done (``check_output_path``), so bad ones fail at once with exit 2."""
 
 from __future__ import annotations
 
@@ -11,24 +12,65 @@ from pathlib import Path
 from ndbsim.errors import InputError
 
 
-def atomic_write(path: str | Path, writer: Callable[[str], None]) -> None:
+def check_output_path(path: str | Path | None, option: str = "--output") -> Path | None:
+    """Refuse, before any work, an output path that cannot be written. Returns the file to
+    write: a symlink's target, as a shell redirection would write through it."""
+    if path is None:
+        return None
+    shown = str(path)
+    if not shown.strip():
+        raise InputError("'' is not a file name; give one", field=option)
+    try:
+        return _checked(Path(path), shown, option)
+    except OSError as e:  # e.g. a name too long for the file system
+        raise InputError(f"cannot write {shown!r}: {e.strerror or e}; choose another output path",
+                         field=option) from None
+
+
+def _checked(path: Path, shown: str, option: str) -> Path:
+    real = Path(os.path.realpath(path))
+    if real.is_dir():
+        raise InputError(f"{shown!r} is a directory; give a file name", field=option)
+    if real.exists() and not real.is_file():
+        raise InputError(f"{shown!r} exists and is not a regular file (a device, pipe or socket); choose "
+                         "another output path", field=option)
+    parent = real.parent
+    if not parent.is_dir():
+        raise InputError(f"directory {str(path.parent)!r} does not exist; create it or choose another "
+                         "output path", field=option)
+    try:  # what the real write will do: a temporary file beside the target
+        fd, probe = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".part", dir=parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise InputError(f"cannot write {shown!r}: {e.strerror or e}; choose another output path",
+                         field=option) from None
+    return real
+
+
+def atomic_write(path: str | Path, writer: Callable[[str], None], option: str = "--output") -> None:
     """Call ``writer(tmp_path)`` and move the finished file to ``path``."""
-    target = Path(path)
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.exists():
-        raise InputError(f"directory {str(parent)!r} does not exist; create it or choose another output path")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=parent)
-    os.close(fd)
+    target = check_output_path(path, option)
+    assert target is not None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+        os.close(fd)
+    except OSError as e:
+        raise InputError(f"cannot write {str(path)!r}: {e.strerror or e}; choose another output path",
+                         field=option) from None
     try:
         writer(tmp)
         # mkstemp makes the file private (0600); give it the mode a plain open() would
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError):
+            raise InputError(f"cannot write {str(path)!r}: {e.strerror or e}; choose another output path",
+                             field=option) from None
         raise
 
 
@@ -38,9 +80,9 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
+def atomic_write_text(path: str | Path, text: str, option: str = "--output") -> None:
     def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
 
-    atomic_write(path, write)
+    atomic_write(path, write, option)

@@ -124,11 +124,16 @@ class Restart(_Model):
     (reference §9). Default planned: seed 003 performed its node restarts by hand (no crash)."""
 
 
+MAX_REPLICATIONS = 100_000
+"""Most replications one run accepts: about two minutes of simulation at ~1 ms each, far more
+than p5/p95 need (a few hundred). A guard against typos like ``-n 1000000000``, not a model value."""
+
+
 class Simulation(_Model):
     seed: int = Field(1, ge=0)
     """Root seed of the replications' random streams. Default 1: any fixed value, for reproducible
     runs (``ndbsim run --seed 0`` draws one)."""
-    replications: int = Field(1, ge=1, le=100_000)
+    replications: int = Field(1, ge=1, le=MAX_REPLICATIONS)
     """Replications to run; p5/p50/p95 need more than one. Default 1."""
     lcp_phase: float | None = Field(None, ge=0, le=1)
     """Fraction of the running LCP done when the restart begins; random (seeded) if omitted."""

@@ -166,6 +166,19 @@ def _sized(v: Any, field: str, source: str | None) -> float:
     raise InputError(f"{v!r} is not a number or size; write e.g. 10, 2.5 or 10GB", field=field, source=source)
 
 
+MAX_SWEEP_POINTS = 2_000_000
+"""Most points one sweep builds (its point list lives in memory, ~1 GB at this size). A guard
+against typos like ``samples: 1000000000``; larger studies are several sweeps, or shards of
+several files. Not a model value."""
+
+
+def _check_size(points: int, field: str, source: str | None) -> None:
+    if points > MAX_SWEEP_POINTS:
+        raise InputError(f"{points:,} points is more than one sweep builds ({MAX_SWEEP_POINTS:,}); use fewer "
+                         "samples or values, or split the study into several sweep files", field=field,
+                         source=source)
+
+
 def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: int,
                 source: str | None = None, model: Any = None) -> list[dict[str, Any]]:
     """The sweep's points: one ``{dotted key: value}`` per point, in a fixed order."""
@@ -182,6 +195,7 @@ def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: i
         if samples is None:
             raise InputError("random mode needs samples: N", field="samples", source=source)
         n = _whole(samples, "samples", source, 1)
+        _check_size(n, "samples", source)
         ranges = []
         for k in keys:
             spec = factors[k]
@@ -195,6 +209,10 @@ def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: i
                                  "or a list to choose from", field=f"factors.{k}", source=source)
             lo = _sized(spec["low"], f"factors.{k}.low", source)
             hi = _sized(spec["high"], f"factors.{k}.high", source)
+            for end, x in (("low", lo), ("high", hi)):
+                if not math.isfinite(x):
+                    raise InputError(f"{spec[end]!r} is not a finite number; give a bound such as 10GB",
+                                     field=f"factors.{k}.{end}", source=source)
             if hi < lo:
                 raise InputError(f"high {spec['high']!r} is below low {spec['low']!r}; swap them",
                                  field=f"factors.{k}", source=source)
@@ -227,6 +245,7 @@ def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: i
         if not v:
             raise InputError("empty list; give at least one value", field=f"factors.{k}", source=source)
         lists.append(v)
+    _check_size(len(lists[0]) if mode == "zip" else math.prod(len(v) for v in lists), "factors", source)
     if mode == "zip":
         lens = {len(v) for v in lists}
         if len(lens) > 1:
@@ -449,15 +468,54 @@ def _execute(base_raw, keys, replications, seed, work, workers, scheduler, progr
         bar.close()
 
 
+SCHEDULER_TIMEOUT = 10
+"""Seconds to wait for a Dask scheduler to answer before the sweep fails with exit 2 (Dask's own
+default is 30 s); a reachable scheduler answers in milliseconds."""
+
+
+def _connect(client_type: Any, address: str) -> Any:
+    """A Dask client for ``address``, or a one-line error within ``SCHEDULER_TIMEOUT`` s. Dask's
+    own timeout does not cover a server that accepts the connection and never answers, so the
+    connection is made on a daemon thread and abandoned if it does not finish in time."""
+    import threading
+
+    out: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            out["client"] = client_type(address, timeout=SCHEDULER_TIMEOUT)
+        except Exception as e:  # noqa: BLE001 - refused, unknown host, timeout, not a Dask server
+            out["error"] = e
+
+    t = threading.Thread(target=connect, name="ndbsim-dask-connect", daemon=True)
+    t.start()
+    t.join(SCHEDULER_TIMEOUT + 2)
+    if "client" in out:
+        return out["client"]
+    why = type(out["error"]).__name__ if "error" in out else "no answer"
+    raise InputError(f"cannot reach the Dask scheduler {address!r} within {SCHEDULER_TIMEOUT} s ({why}); "
+                     "start it with `dask scheduler` or check the address", field="--scheduler")
+
+
+def check_scheduler(address: Any) -> None:
+    """A Dask scheduler address must be ``PROTOCOL://HOST:PORT`` with a port from 1 to 65535."""
+    import re
+
+    if re.fullmatch(r"inproc://\S+", str(address)):  # a LocalCluster in this process
+        return
+    m = re.fullmatch(r"(tcp|tls|ucx|ws|wss)://(\[[0-9a-fA-F:]+\]|[^\s/:]+):(\d+)/?", str(address))
+    if not m or not 1 <= int(m.group(3)) <= 65535:
+        raise InputError(f"{address!r} is not a Dask scheduler address; write tcp://HOST:PORT (port 1–65535), "
+                         "e.g. tcp://dask-scheduler:8786", field="--scheduler")
+
+
 def _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, chunk_size):
     from dask.distributed import Client, as_completed
 
     own = not isinstance(scheduler, Client)
-    try:
-        client = Client(scheduler) if own else scheduler
-    except OSError as e:
-        raise InputError(f"cannot reach the Dask scheduler {scheduler!r} ({e}); start it with dask scheduler "
-                         "or check the address", field="--scheduler") from None
+    if own:
+        check_scheduler(scheduler)
+    client = _connect(Client, scheduler) if own else scheduler
     try:
         n = max(1, sum(client.nthreads().values()))
         size = chunk_size or max(1, min(500, math.ceil(len(work) / (n * 8))))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -33,6 +34,10 @@ SET_CASES = [
     ("bool-bad", "cluster.config.EnablePartialLcp=maybe", "EnablePartialLcp"),
     ("enum-bad", "cluster.config.InitFragmentLogFiles=x", "InitFragmentLogFiles"),
     ("threadconfig-list", "cluster.config.ThreadConfig=[1]", "ThreadConfig"),
+    ("threadconfig-cpus", "cluster.config.ThreadConfig=ldm={cpubind=1-2-3}", "not a cpu list"),
+    ("threadconfig-backwards", "cluster.config.ThreadConfig=ldm={cpubind=9-1}", "runs backwards"),
+    ("threadconfig-word", "cluster.config.ThreadConfig=garbage", "not a thread type"),
+    ("threadconfig-count", "cluster.config.ThreadConfig=ldm={count=abc}", "not a whole number"),
     ("param-typo", "cluster.config.DataMemery=1G", "did you mean 'DataMemory'"),
     ("section-typo", "hots.cpu_cores=4", "did you mean 'host'"),
     ("key-typo", "data.sise=1TB", "did you mean 'size'"),
@@ -97,6 +102,7 @@ FILE_CASES = [
     ("unknown-top", "x: 1\n", "x: unknown key"),
     ("nested-typo", "host:\n  cpu_core: 8\n", "did you mean 'cpu_cores'"),
     ("bad-version", "version: 5.0\n", "version"),
+    ("config-spelled-twice", "cluster:\n  config:\n    datamemory: 80G\n    DataMemory: 1G\n", "set twice"),
 ]
 
 
@@ -136,6 +142,7 @@ OPTION_CASES = [
     ("dir-ini", ["run", "--config-ini", "."], "--config-ini"),
     ("bad-option", ["run", "--bogus"], "--bogus"),
     ("validate-missing", ["validate", "nope.yaml"], "nope.yaml"),
+    ("replications-huge", ["run", "-n", "1000000000"], "--replications"),
 ]
 
 
@@ -153,6 +160,71 @@ def test_bad_output_paths(capsys, tmp_path):
     with pytest.raises(SystemExit) as exc:
         main(["run", "--gantt", str(tmp_path / "g.txt")])
     assert exc.value.code == 2 and "--gantt" in capsys.readouterr().err
+
+
+def test_output_paths_that_cannot_be_written(capsys, tmp_path):
+    (tmp_path / "adir").mkdir()
+    os.mkfifo(tmp_path / "fifo.json")
+    cases = [(["run", "-o", str(tmp_path / "adir")], "is a directory"),
+             (["run", "-o", str(tmp_path / "fifo.json")], "not a regular file"),
+             (["run", "-o", str(tmp_path / "x.xlsx")], "writes text"),
+             (["run", "-o", str(tmp_path / "x.json"), "-f", "csv"], "make them agree"),
+             (["run", "-o", str(tmp_path / ("x" * 300 + ".json"))], "cannot write"),
+             (["run", "--gantt", str(tmp_path / ("g" * 300 + ".png")), "-o", str(tmp_path / "o.json")], "--gantt")]
+    for args, needle in cases:
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and needle in err and err.count("\n") == 1, (args, err)
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["adir", "fifo.json"]
+
+
+def test_output_through_a_symlink_writes_its_target(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    (tmp_path / "link.json").symlink_to(real)
+    main_ok(["run", "-o", str(tmp_path / "link.json")])
+    assert (tmp_path / "link.json").is_symlink()
+    assert real.read_text().lstrip().startswith("{")  # .json picks the JSON format
+
+
+def main_ok(args):
+    try:
+        main(args)
+    except SystemExit as e:
+        assert e.code in (0, None)
+
+
+SWEEP_CASES = [
+    ("nan-low", "factors:\n  data.size: {low: .nan, high: 20GB}\nmode: random\nsamples: 3\n", [],
+     "factors.data.size.low"),
+    ("inf-high", "factors:\n  data.size: {low: 1GB, high: .inf}\nmode: random\nsamples: 3\n", [], "not a finite"),
+    ("huge-samples", "factors:\n  data.size: {low: 1GB, high: 9GB}\nmode: random\nsamples: 1000000000\n", [],
+     "samples"),
+    ("huge-grid", "factors:\n  data.size: [1GB, 2GB, 3GB]\n  data.rows: " + str(list(range(1, 1001))) + "\n"
+     "  data.tables: " + str(list(range(1, 1001))) + "\n", [], "factors"),
+    ("scheduler-word", "factors:\n  data.size: [1GB]\n", ["--scheduler", "notaurl"], "--scheduler"),
+    ("scheduler-port", "factors:\n  data.size: [1GB]\n", ["--scheduler", "tcp://127.0.0.1:99999"], "1–65535"),
+    ("output-nodir", "factors:\n  data.size: [1GB]\n", ["-o", "nodir/x.csv"], "does not exist"),
+    ("output-proc", "factors:\n  data.size: [1GB]\n", ["-o", "/proc/x.csv"], "cannot write"),
+]
+
+
+@pytest.mark.parametrize("text,extra,needle", [c[1:] for c in SWEEP_CASES], ids=[c[0] for c in SWEEP_CASES])
+def test_sweep_errors_before_any_work(text, extra, needle, capsys, tmp_path, monkeypatch):
+    import importlib
+
+    def never(*a, **k):
+        raise AssertionError("the sweep ran")
+
+    monkeypatch.setattr(importlib.import_module("ndbsim.sweep"), "_execute", never)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(text)
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", str(tmp_path / "s.yaml"), *extra])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and needle in err and err.count("\n") == 1, err
+    assert "Traceback" not in err
 
 
 def test_corpus_is_large_enough():

@@ -52,11 +52,17 @@ def run(
     notes: list[str] = []
     if config_ini is not None:
         from ndbsim.config_ini import read_config_ini
+        from ndbsim.innodb import is_innodb as _innodb
+
+        if _innodb(raw):
+            raise InputError(f"{str(config_ini)!r} configures NDB data nodes, but the scenario is InnoDB; drop "
+                             "--config-ini", field="--config-ini", source=source)
 
         cluster, skipped = read_config_ini(config_ini)
         raw.setdefault("cluster", {})
         if not isinstance(raw["cluster"], dict):
-            raise InputError("cluster must be a mapping", field="cluster", source=source)
+            raise InputError(f"{raw['cluster']!r} is not a section; write cluster: as a mapping (data_nodes, "
+                             "config)", field="cluster", source=source)
         if raw["cluster"].get("config") is None:
             raw["cluster"]["config"] = {}
         if not isinstance(raw["cluster"]["config"], dict):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BeforeValidator, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
 
 from ndbsim import config_params
 from ndbsim.errors import InputError, did_you_mean
@@ -247,13 +247,16 @@ def _describe(kind: str, ctx: dict[str, Any], value: Any, msg: str) -> str:
     return f"{v} is not valid ({text[:1].lower() + text[1:]}); fix the value"
 
 
-def _error_from_validation(err: ValidationError) -> InputError:
+def error_from_validation(err: ValidationError, model: type[BaseModel] | None = None) -> InputError:
+    """A pydantic error as one ``InputError`` naming the field, the value and the fix
+    (``model``, default ``Scenario``, lists the keys for "did you mean")."""
+    model = model or Scenario
     e = err.errors(include_url=False)[0]
     loc = tuple(e.get("loc", ()))
     field = _loc(loc) or "scenario"
     kind = e.get("type", "")
     if kind == "extra_forbidden":
-        hint = did_you_mean(str(loc[-1]), keys_at(Scenario, loc)) if loc else ""
+        hint = did_you_mean(str(loc[-1]), keys_at(model, loc)) if loc else ""
         return InputError(f"unknown key{hint}; remove it or fix its spelling", field=field)
     text = _describe(kind, dict(e.get("ctx") or {}), e.get("input"), e.get("msg", "invalid"))
     return InputError(text, field=field)
@@ -268,7 +271,7 @@ def scenario_from_dict(raw: Any, source: str | None = None) -> Scenario:
     try:
         return Scenario.model_validate(raw)
     except ValidationError as err:
-        e = _error_from_validation(err)
+        e = error_from_validation(err)
         raise (e.located(source) if source else e) from None
     except InputError as e:
         raise (e.located(source) if source else e) from None

@@ -227,6 +227,17 @@ def test_sweep_errors_before_any_work(text, extra, needle, capsys, tmp_path, mon
     assert "Traceback" not in err
 
 
+def test_innodb_errors_name_field_and_fix(capsys, root):
+    inno = str(root / "scenarios/innodb-tpcc1000-bp52g-flash.yaml")
+    for args, needle in ((["--set", "server=[1]"], "server: [1] is not a section"),
+                         (["--set", "server.buffer_pool_size=abc"], "write it like"),
+                         (["--config-ini", str(root / "scenarios/example-config.ini")], "drop --config-ini")):
+        with pytest.raises(SystemExit) as exc:
+            main(["run", inno, *args])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and needle in err and err.count("\n") == 1, err
+
+
 def test_corpus_is_large_enough():
     assert len(SET_CASES) + 2 * len(FILE_CASES) + len(INI_CASES) + len(OPTION_CASES) >= 45
 

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, ValidationError, model_validator
 
-from ndbsim.errors import InputError, did_you_mean
-from ndbsim.fields import ByteRate, Count, Duration, PositiveBytes, PositivePerSecond, StrictModel, keys_at
+from ndbsim.errors import InputError
+from ndbsim.fields import ByteRate, Count, Duration, PositiveBytes, PositivePerSecond, StrictModel
 from ndbsim.units import parse_bytes
 
 PerSecond = PositivePerSecond
@@ -127,16 +127,10 @@ def scenario_from_dict(raw: Any, source: str | None = None) -> InnodbScenario:
     try:
         return InnodbScenario.model_validate(raw)
     except ValidationError as err:
-        e = err.errors(include_url=False)[0]
-        loc = tuple(e.get("loc", ()))
-        field = ".".join(str(p) for p in loc if not str(p).startswith("function-")) or "scenario"
-        if e.get("type") == "extra_forbidden":
-            hint = did_you_mean(str(loc[-1]), keys_at(InnodbScenario, loc)) if loc else ""
-            raise InputError(f"unknown key{hint}; remove it or fix its spelling", field=field, source=source) from None
-        msg = e.get("msg", "invalid").removeprefix("Value error, ")
-        value = e.get("input")
-        shown = "a mapping" if isinstance(value, dict) else repr(value)
-        raise InputError(f"{shown} is not valid: {msg}", field=field, source=source) from None
+        from ndbsim.scenario import error_from_validation
+
+        e = error_from_validation(err, InnodbScenario)
+        raise (e.located(source) if source else e) from None
 
 
 def load_raw(path: str | Path) -> dict[str, Any]:

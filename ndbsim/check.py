@@ -8,9 +8,9 @@ from pathlib import Path
 
 from ndbsim.calibration import DEFAULT_DIR, Row, compare, load_cases, predict
 
-ROOT = Path(__file__).resolve().parents[1]
-"""The repository root (two levels above this file): the claims' ``scenarios/...`` paths are
-relative to it."""
+ROOT = DEFAULT_DIR.parent
+"""The repository root (the calibration directory's parent): the claims' ``scenarios/...``
+paths are relative to it."""
 
 
 @dataclass

@@ -51,29 +51,9 @@ def run(
     raw = sc.load_raw(scenario)
     notes: list[str] = []
     if config_ini is not None:
-        from ndbsim.config_ini import read_config_ini
-        from ndbsim.innodb import is_innodb as _innodb
+        from ndbsim.config_ini import merge_config_ini
 
-        if _innodb(raw):
-            raise InputError(f"{str(config_ini)!r} configures NDB data nodes, but the scenario is InnoDB; drop "
-                             "--config-ini", field="--config-ini", source=source)
-
-        cluster, skipped = read_config_ini(config_ini)
-        raw.setdefault("cluster", {})
-        if not isinstance(raw["cluster"], dict):
-            raise InputError(f"{raw['cluster']!r} is not a section; write cluster: as a mapping (data_nodes, "
-                             "config)", field="cluster", source=source)
-        if raw["cluster"].get("config") is None:
-            raw["cluster"]["config"] = {}
-        if not isinstance(raw["cluster"]["config"], dict):
-            raise InputError(f"{raw['cluster']['config']!r} is not a section; write a mapping of config.ini "
-                             "parameters", field="cluster.config", source=source)
-        raw["cluster"]["config"].update(cluster["config"])
-        if "data_nodes" in cluster:
-            raw["cluster"]["data_nodes"] = cluster["data_nodes"]
-        if skipped:
-            notes.append(f"config.ini: skipped {len(skipped)} parameters ndbsim does not model "
-                         f"({', '.join(skipped[:6])}{'…' if len(skipped) > 6 else ''})")
+        cluster = merge_config_ini(raw, config_ini, source, notes)
     for a in set_:
         sc.set_override(raw, a)
     from ndbsim.innodb import is_innodb

@@ -76,11 +76,40 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             raise e.located(str(p)) from None
         (node_sections[-1] if section in _DATA_NODE else defaults)[canon] = value
     # node-specific values apply to all nodes only when every [ndbd] agrees
-    for name in {k for s in node_sections for k in s}:
+    for name in sorted({k for s in node_sections for k in s}):
         values = {s.get(name) for s in node_sections}
         if len(values) == 1 and None not in values:
             defaults[name] = values.pop()
+        else:  # ndbsim gives every data node the same configuration
+            skipped.append(f"{name} (differs between [ndbd] sections)")
     cluster: dict[str, Any] = {"config": defaults}
     if node_sections:
         cluster["data_nodes"] = len(node_sections)
     return cluster, skipped
+
+
+def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, notes: list[str]) -> dict[str, Any]:
+    """Put a config.ini's [ndbd default] parameters and data-node count into the scenario
+    mapping ``raw`` (they win over the file's), note what was skipped, and return what was read."""
+    from ndbsim.innodb import is_innodb
+
+    if is_innodb(raw):
+        raise InputError(f"{str(path)!r} configures NDB data nodes, but the scenario is InnoDB; drop "
+                         "--config-ini", field="--config-ini", source=source)
+    cluster, skipped = read_config_ini(path)
+    raw.setdefault("cluster", {})
+    if not isinstance(raw["cluster"], dict):
+        raise InputError(f"{raw['cluster']!r} is not a section; write cluster: as a mapping (data_nodes, "
+                         "config)", field="cluster", source=source)
+    if raw["cluster"].get("config") is None:
+        raw["cluster"]["config"] = {}
+    if not isinstance(raw["cluster"]["config"], dict):
+        raise InputError(f"{raw['cluster']['config']!r} is not a section; write a mapping of config.ini "
+                         "parameters", field="cluster.config", source=source)
+    raw["cluster"]["config"].update(cluster["config"])
+    if "data_nodes" in cluster:
+        raw["cluster"]["data_nodes"] = cluster["data_nodes"]
+    if skipped:
+        notes.append(f"config.ini: skipped {len(skipped)} parameters that ndbsim does not model or that "
+                     f"differ per data node ({', '.join(skipped[:6])}{'…' if len(skipped) > 6 else ''})")
+    return cluster

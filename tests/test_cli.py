@@ -83,3 +83,12 @@ def test_innodb_scenarios_run_through_the_same_cli(root, tmp_path):
     d = json.loads(p.stdout)
     assert d["kind"] == "innodb" and "secs_redo_apply" in d["phases"]
     assert out.exists()
+
+
+def test_config_ini_parameters_that_differ_per_node_are_reported(tmp_path):
+    ini = tmp_path / "config.ini"
+    ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\n[ndbd]\nMaxNoOfExecutionThreads=8\n"
+                   "[ndbd]\nMaxNoOfExecutionThreads=16\n")
+    p = ndbsim("run", "--config-ini", str(ini))
+    assert p.returncode == 0, p.stderr
+    assert "MaxNoOfExecutionThreads (differs between [ndbd] sections)" in p.stdout

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ndbsim
-from ndbsim.checkpoint import FullLcp, PartialLcp
 from ndbsim.cli import main
+from ndbsim.engine.checkpoint import FullLcp, PartialLcp
 from ndbsim.engine.workload import Changes
 from ndbsim.scenario import DEFAULT_SCENARIO
 

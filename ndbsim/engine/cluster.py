@@ -18,7 +18,7 @@ import numpy as np
 import simpy
 from simpy.events import Event
 
-from ndbsim.checkpoint import CheckpointPolicy, LcpRecord, policy_for
+from ndbsim.engine.checkpoint import CheckpointPolicy, LcpRecord, policy_for
 from ndbsim.engine.fluid import Flow, FluidSystem
 from ndbsim.engine.lcp_master import LcpMaster
 from ndbsim.engine.workload import Changes, Rates, Traffic

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import simpy
 from simpy.events import Event, Timeout
 
-from ndbsim.checkpoint import LcpRecord
+from ndbsim.engine.checkpoint import LcpRecord
 from ndbsim.engine.fluid import Flow
 from ndbsim.engine.workload import Changes
 

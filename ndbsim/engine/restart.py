@@ -12,7 +12,7 @@ from typing import Any
 
 from simpy.events import Event
 
-from ndbsim.checkpoint import LcpRecord
+from ndbsim.engine.checkpoint import LcpRecord
 from ndbsim.engine.cluster import Cluster, Node
 from ndbsim.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE, SCAN_ROW_SECS
 

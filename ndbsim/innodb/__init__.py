@@ -1,15 +1,8 @@
 """InnoDB crash recovery (seed 002), next to NDB's node restarts: ``kind: innodb`` scenarios."""
 
 from ndbsim.innodb.constants import DEFAULTS, FREE_CONSTANTS, Constants, load_constants
-from ndbsim.innodb.model import (
-    InnodbReplication,
-    InnodbResult,
-    calibrate,
-    is_innodb,
-    load_cases,
-    save_calibrated,
-    simulate_innodb,
-)
+from ndbsim.innodb.fit import calibrate, load_cases, save_calibrated
+from ndbsim.innodb.model import InnodbReplication, InnodbResult, is_innodb, simulate_innodb
 from ndbsim.innodb.scenario import InnodbScenario, scenario_from_dict
 
 __all__ = ["Constants", "DEFAULTS", "FREE_CONSTANTS", "InnodbReplication", "InnodbResult", "InnodbScenario",

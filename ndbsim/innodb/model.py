@@ -27,7 +27,7 @@ import numpy as np
 import simpy
 
 from ndbsim.engine.fluid import FluidSystem
-from ndbsim.innodb.constants import FREE_CONSTANTS, Constants, as_dict, load_constants
+from ndbsim.innodb.constants import Constants, as_dict, load_constants
 from ndbsim.innodb.scenario import InnodbScenario, load_raw, scenario_from_dict
 from ndbsim.restart_info import node_phases, phase_bounds
 from ndbsim.result import ReplicatedSummary, json_clean
@@ -214,89 +214,3 @@ def simulate_innodb(raw: dict | str | Path, seed: int | None = None, replication
         reps.append(_replicate(s, c, base * factor))
     return InnodbResult(name=s.name, version=s.version, seed=seed, scenario=s.model_dump(mode="json"),
                         constants=as_dict(c), replications=reps)
-
-
-# ---------------------------------------------------------------------------------------
-# Calibration
-
-ROOT = Path(__file__).resolve().parents[2]
-"""The repository root (three levels above this file); ``load_cases`` reads
-``calibration/innodb-*.yaml`` under it by default."""
-
-
-def load_cases(directory: str | Path | None = None) -> list[dict]:
-    """The ``calibration/innodb-*.yaml`` cases, each with ``path`` and ``name`` filled in."""
-    import yaml
-
-    d = Path(directory) if directory else ROOT / "calibration"
-    out = []
-    for p in sorted(d.glob("innodb-*.yaml")):
-        case = yaml.safe_load(p.read_text(encoding="utf-8"))
-        case.setdefault("path", str(p))
-        case.setdefault("name", p.stem)
-        out.append(case)
-    return out
-
-
-def _case_scenario(case: dict) -> dict:
-    sc = case["scenario"]
-    if isinstance(sc, dict):
-        return sc
-    base = Path(case.get("path") or case.get("file") or ROOT / "calibration" / "x.yaml").parent
-    p = Path(sc)
-    return load_raw(p if p.is_absolute() else base / p)
-
-
-def _case_name(case: dict) -> str:
-    if case.get("name"):
-        return str(case["name"])
-    if case.get("path"):
-        return Path(case["path"]).stem
-    return Path(str(case["scenario"])).stem
-
-
-def calibrate(cases: list[dict]) -> dict:
-    """Fit ``FREE_CONSTANTS`` (in log space, least squares on relative errors) to the cases whose
-    role is ``fit``; report relative errors of every case with the fitted values."""
-    from scipy.optimize import least_squares
-
-    defaults = as_dict(load_constants(use_calibrated=False))
-    fit = [c for c in cases if c.get("role", "fit") == "fit"] or list(cases)
-    scen = {id(c): _case_scenario(c) for c in cases}
-
-    def consts(x: np.ndarray) -> dict[str, float]:
-        # every constant given explicitly: the stored calibrated.yaml must not leak into the fit
-        return {**defaults, **{k: float(math.exp(v)) for k, v in zip(FREE_CONSTANTS, x, strict=True)}}
-
-    def rel(case: dict, cs: dict[str, float]) -> float:
-        pub = float(case["published"]["total_restart_secs"]["value"])
-        pred = simulate_innodb(scen[id(case)], constants=cs).total_restart_secs
-        return (pred - pub) / pub
-
-    def resid(x: np.ndarray) -> np.ndarray:
-        cs = consts(x)
-        return np.array([rel(c, cs) for c in fit])
-
-    x0 = np.log([defaults[k] for k in FREE_CONSTANTS])
-    sol = least_squares(resid, x0, method="trf", x_scale=1.0, diff_step=1e-6, xtol=1e-12, ftol=1e-12)
-    fitted = consts(sol.x)
-    out = {"constants": {k: fitted[k] for k in FREE_CONSTANTS},
-           "residuals": {_case_name(c): rel(c, fitted) for c in cases},
-           "fitted_on": [_case_name(c) for c in fit]}
-    return out
-
-
-def save_calibrated(result: dict, path: Path | None = None) -> None:
-    import yaml
-
-    from ndbsim.innodb.constants import CALIBRATED
-
-    text = ("# Fitted by ndbsim.innodb.calibrate on calibration/innodb-*.yaml (role: fit).\n"
-            "# Residuals are (predicted - published) / published with these constants.\n")
-    text += yaml.safe_dump({"constants": {k: float(f"{v:.6g}") for k, v in result["constants"].items()},
-                            "fitted_on": result.get("fitted_on", []),
-                            "residuals": {k: round(float(v), 4) for k, v in result["residuals"].items()}},
-                           sort_keys=False)
-    from ndbsim.io import atomic_write_text
-
-    atomic_write_text(path or CALIBRATED, text)

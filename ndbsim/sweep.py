@@ -451,7 +451,7 @@ def _execute(base_raw, keys, replications, seed, work, workers, scheduler, progr
             return rows
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        size = chunk_size or max(1, min(500, math.ceil(len(work) / (n_workers * 8))))
+        size = chunk_size or _chunk_size(len(work), n_workers)
         with ProcessPoolExecutor(max_workers=n_workers, mp_context=_pool_context()) as ex:
             futs = [ex.submit(run_chunk, base_raw, keys, replications, seed, c) for c in _chunks(work, size)]
             try:
@@ -509,6 +509,12 @@ def check_scheduler(address: Any) -> None:
                          "e.g. tcp://dask-scheduler:8786", field="--scheduler")
 
 
+def _chunk_size(points: int, workers: int) -> int:
+    """Points per task: about 8 tasks per worker (load balance), at most 500 points (progress
+    and memory per task); one task per tiny run would cost more than the run."""
+    return max(1, min(500, math.ceil(points / (workers * 8))))
+
+
 def _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, chunk_size):
     from dask.distributed import Client, as_completed
 
@@ -518,7 +524,7 @@ def _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, ch
     client = _connect(Client, scheduler) if own else scheduler
     try:
         n = max(1, sum(client.nthreads().values()))
-        size = chunk_size or max(1, min(500, math.ceil(len(work) / (n * 8))))
+        size = chunk_size or _chunk_size(len(work), n)
         chunks = _chunks(work, size)
         from functools import partial
 

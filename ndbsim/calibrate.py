@@ -8,15 +8,19 @@ rounds the result to 4 significant figures, so a second run writes the same file
 from __future__ import annotations
 
 import csv
+import io
 import math
-from dataclasses import fields
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
 
-from ndbsim.calibration import DEFAULT_DIR, Case, compare, load_cases, predict
+from ndbsim.calibration import DEFAULT_DIR, MAX_SECS, Case, compare, load_cases, predict
 from ndbsim.errors import InputError
 from ndbsim.io import atomic_write_text
 from ndbsim.profiles import CALIBRATED_FILE, Constants, reload_calibration
@@ -85,64 +89,220 @@ def write_calibration(constants: Constants, residuals: dict[str, Any], cases: li
     reload_calibration()
 
 
-def calibrate(directory: Path | str = DEFAULT_DIR, output: Path = CALIBRATED_FILE,
-              innodb_output: Path | None = None) -> tuple[Constants, dict]:
-    """Fit the NDB profiles' constants (and, when the directory has InnoDB cases, the InnoDB
-    model's own two constants, seed 002) and write them."""
+def check_output_path(path: Path | str, option: str = "--output") -> None:
+    """Refuse, before any work, an output file that could not be written: its directory must
+    exist and take a new file, and the path must not be a directory or a special file."""
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"cannot write {str(p)!r}: directory {str(parent)!r} does not exist; create it or choose "
+                         "another path", field=option)
+    if p.is_dir():
+        raise InputError(f"{str(p)!r} is a directory; give a file name such as {str(p / 'calibrated.yaml')!r}",
+                         field=option)
+    if p.exists() and not p.is_file():
+        raise InputError(f"{str(p)!r} is not a regular file; give the path of a .yaml file to write", field=option)
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise InputError(f"cannot write {str(p)!r} ({err.strerror or err}); choose a writable path",
+                         field=option) from None
+
+
+@dataclass
+class Calibration:
+    """A finished fit, not yet written: the NDB constants and residuals, the cases fitted and,
+    when the directory has InnoDB cases, the InnoDB fit (``ndbsim.innodb.calibrate``'s result)."""
+
+    constants: Constants
+    ndb_residuals: dict[str, Any]
+    cases: list[Case]
+    innodb: dict | None = None
+
+    @property
+    def residuals(self) -> dict[str, Any]:
+        """Every fitted case's residuals, NDB then InnoDB (what ``ndbsim calibrate`` prints)."""
+        if self.innodb is None:
+            return self.ndb_residuals
+        return {**self.ndb_residuals, **{name: {"total_restart_secs": round(float(v), 4)}
+                                         for name, v in self.innodb["residuals"].items()}}
+
+
+def run_calibration(directory: Path | str = DEFAULT_DIR, extra: Iterable[Case] = ()) -> Calibration:
+    """Load and check every case of ``directory`` (with ``extra`` in-memory cases in place of
+    files of the same name) and fit; writes nothing."""
     cases = load_cases(directory)
+    extra = list(extra)
+    if extra:
+        names = {c.path.name for c in extra}
+        cases = sorted([c for c in cases if c.path.name not in names] + extra, key=lambda c: c.path.name)
     constants, residuals = fit(cases)
-    write_calibration(constants, residuals, cases, output)
+    innodb = None
     if any(c.innodb for c in cases):
         from ndbsim.innodb import calibrate as fit_innodb
         from ndbsim.innodb import load_cases as innodb_cases
+
+        innodb = fit_innodb(innodb_cases(directory))
+    return Calibration(constants, residuals, cases, innodb)
+
+
+def save_calibration(result: Calibration, output: Path = CALIBRATED_FILE, innodb_output: Path | None = None) -> None:
+    """Write a finished fit: the NDB constants to ``output``; the InnoDB ones to ``innodb_output``
+    or, when ``output`` is the package's own file, to the package's InnoDB file."""
+    write_calibration(result.constants, result.ndb_residuals, result.cases, output)
+    if result.innodb is not None and (innodb_output is not None or Path(output) == CALIBRATED_FILE):
         from ndbsim.innodb import save_calibrated
 
-        result = fit_innodb(innodb_cases(directory))
-        if innodb_output is not None or Path(output) == CALIBRATED_FILE:
-            save_calibrated(result, innodb_output)
-        residuals = {**residuals, **{name: {"total_restart_secs": round(float(v), 4)}
-                                     for name, v in result["residuals"].items()}}
-    return constants, residuals
+        save_calibrated(result.innodb, innodb_output)
+
+
+def calibrate(directory: Path | str = DEFAULT_DIR, output: Path = CALIBRATED_FILE,
+              innodb_output: Path | None = None) -> tuple[Constants, dict]:
+    """Fit the NDB profiles' constants (and, when the directory has InnoDB cases, the InnoDB
+    model's own two constants, seed 002) and write them, only once every fit has succeeded."""
+    check_output_path(output, "output")
+    if innodb_output is not None:
+        check_output_path(innodb_output, "innodb_output")
+    result = run_calibration(directory)
+    save_calibration(result, output, innodb_output)
+    return result.constants, result.residuals
 
 
 # ---------------------------------------------------------------------------------------
 # Import a user's own restart from ndbinfo.restart_info
 
-def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | None = None) -> dict[str, Any]:
-    """A ``fit`` case from a CSV export of ``SELECT * FROM ndbinfo.restart_info``."""
-    if not Path(csv_path).exists():
-        raise InputError(f"file not found: {str(csv_path)!r}; check the path", field="--restart-info")
-    with open(csv_path, newline="", encoding="utf-8") as f:
-        sample = f.read(4096)
-        f.seek(0)
-        dialect = csv.Sniffer().sniff(sample, delimiters=",\t;") if sample.strip() else csv.excel
-        rows = list(csv.DictReader(f, dialect=dialect))
-    if not rows:
-        raise InputError("no rows; export SELECT * FROM ndbinfo.restart_info with a header line",
-                         source=str(csv_path))
-    missing = [c for c in ("node_id", "total_restart_secs") if c not in rows[0]]
-    if missing:
-        raise InputError(f"column {missing[0]!r} is missing; export all restart_info columns with a header",
-                         source=str(csv_path))
-    if node_id is not None:
-        rows = [r for r in rows if str(r["node_id"]).strip() == str(node_id)]
-        if not rows:
-            raise InputError(f"no row for node {node_id}", field="--node", source=str(csv_path))
-    row = max(rows, key=lambda r: float(r["total_restart_secs"] or 0))
+NULLS = ("", "NULL", "null", "\\N")
+"""How an export writes a missing value (empty, or mysql's NULL and \\N): such a phase is left out."""
+DELIMITERS = (",", "\t", ";")
+"""The separators ``--restart-info`` reads: CSV, ``mysql -B`` (tab) and spreadsheet (semicolon) exports."""
 
-    def num(col: str) -> float:
+
+def _seconds(text: str, col: str, line: int, src: str) -> float:
+    """A restart_info seconds value: a finite number, 0 ≤ x ≤ ``MAX_SECS``."""
+    fix = "export SELECT * FROM ndbinfo.restart_info again and check this value"
+    try:
+        x = float(text)
+    except ValueError:
+        raise InputError(f"{text!r} on line {line} is not a number of seconds; {fix}", field=col,
+                         source=src) from None
+    if not math.isfinite(x):
+        raise InputError(f"{text!r} on line {line} is not a finite number of seconds; {fix}", field=col, source=src)
+    if x < 0:
+        raise InputError(f"{text!r} on line {line} is negative; a duration is 0 or more: {fix}", field=col,
+                         source=src)
+    if x > MAX_SECS:
+        raise InputError(f"{text!r} on line {line} is more than {MAX_SECS:.0f} s ({MAX_SECS / 86400:.1f} days), "
+                         f"not a restart time; {fix}", field=col, source=src)
+    return x
+
+
+def _node_id(text: str, line: int, src: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
         try:
-            return float(row[col])
-        except (TypeError, ValueError):
-            raise InputError(f"{row.get(col)!r} is not a number of seconds", field=col,
-                             source=str(csv_path)) from None
+            x = float(text)
+        except ValueError:
+            x = math.nan
+        n = int(x) if math.isfinite(x) and x.is_integer() else -1
+    if not 1 <= n <= 255:
+        raise InputError(f"{text!r} on line {line} is not a node id; a data node id is a whole number 1-255",
+                         field="node_id", source=src)
+    return n
 
-    phases = {c: {"value": num(c)} for c in COLUMNS if c in row and row[c] not in ("", None)}
+
+def _read_csv(csv_path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """The header and the (line number, row) pairs of a restart_info export, or an ``InputError``."""
+    p = Path(csv_path)
+    src = str(p)
+    if not p.exists():
+        raise InputError(f"file not found: {src!r}; check the path", field="--restart-info")
+    if p.is_dir():
+        raise InputError(f"{src!r} is a directory; give the CSV file of SELECT * FROM ndbinfo.restart_info",
+                         field="--restart-info")
+    if not p.is_file():
+        raise InputError(f"{src!r} is not a regular file; give the CSV file of SELECT * FROM ndbinfo.restart_info",
+                         field="--restart-info")
+    try:
+        data = p.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot read {src!r} ({err.strerror}); check its permissions",
+                         field="--restart-info") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or "\x00" in text:
+        raise InputError("not a UTF-8 text file; export SELECT * FROM ndbinfo.restart_info as CSV text",
+                         source=src)
+    lines = text.splitlines()
+    head = next((ln for ln in lines if ln.strip()), None)
+    if head is None:
+        raise InputError("no rows; export SELECT * FROM ndbinfo.restart_info with a header line", source=src)
+    delimiter = next((d for d in DELIMITERS if "node_id" in [c.strip() for c in next(csv.reader([head], delimiter=d))]),
+                     None)
+    if delimiter is None:
+        spaced = "node_id" in head.split()
+        raise InputError("the header line has no node_id column" + (" (its columns are separated by spaces)"
+                         if spaced else "") + "; export SELECT * FROM ndbinfo.restart_info with its header line, "
+                         "separated by commas, tabs or semicolons", source=src)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    header: list[str] | None = None
+    rows: list[tuple[int, dict[str, str]]] = []
+    try:
+        for fields_ in reader:
+            if not any(f.strip() for f in fields_):
+                continue
+            if header is None:
+                header = [f.strip() for f in fields_]
+                continue
+            if len(fields_) > len(header) and any(f.strip() for f in fields_[len(header):]):
+                raise InputError(f"line {reader.line_num} has {len(fields_)} values but the header has "
+                                 f"{len(header)} columns; export with one header line and quote values "
+                                 "that contain the separator", source=src)
+            fields_ = fields_ + [""] * (len(header) - len(fields_))
+            rows.append((reader.line_num, {h: f.strip() for h, f in zip(header, fields_)}))
+    except csv.Error as err:
+        raise InputError(f"malformed CSV at line {reader.line_num} ({err}); fix the quoting there",
+                         source=src) from None
+    assert header is not None
+    if "total_restart_secs" not in header:
+        raise InputError("column 'total_restart_secs' is missing; export all restart_info columns with a header",
+                         source=src)
+    if not rows:
+        raise InputError("no rows; export SELECT * FROM ndbinfo.restart_info with a header line", source=src)
+    return header, rows
+
+
+def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | None = None) -> dict[str, Any]:
+    """A ``fit`` case from a CSV export of ``SELECT * FROM ndbinfo.restart_info``: the row of
+    ``node_id`` (default: the slowest node). The file and that row are checked: every value used
+    is a finite number of seconds ≥ 0 and the total is more than 0."""
+    src = str(csv_path)
+    header, rows = _read_csv(Path(csv_path))
+    parsed = []
+    for line, row in rows:
+        node = _node_id(row["node_id"], line, src)
+        total = row["total_restart_secs"]
+        parsed.append((node, None if total in NULLS else _seconds(total, "total_restart_secs", line, src), line, row))
+    if node_id is not None:
+        nodes = ", ".join(str(n) for n in sorted({r[0] for r in parsed}))
+        parsed = [r for r in parsed if r[0] == node_id]
+        if not parsed:
+            raise InputError(f"no row for node {node_id}; the file has node {nodes}", field="--node", source=src)
+    node, total, line, row = max(parsed, key=lambda r: r[1] or 0.0)
+    if not total:
+        raise InputError(f"{row['total_restart_secs']!r} on line {line} (node {node}) is not a finished restart; "
+                         "export restart_info after the restart has completed, or choose another node with --node",
+                         field="total_restart_secs", source=src)
+    phases = {c: {"value": _seconds(row[c], c, line, src)} for c in COLUMNS if c in header and row[c] not in NULLS}
     return {
-        "source": {"restart_info": str(csv_path), "node_id": int(float(row["node_id"]))},
+        "source": {"restart_info": src, "node_id": node},
         "role": "fit",
         "scenario": str(Path(scenario_path).resolve()),
         "stated": {"origin": "ndbinfo.restart_info export"},
         "assumed": {},
-        "published": {"total_restart_secs": {"value": num("total_restart_secs")}, "phases": phases},
+        "published": {"total_restart_secs": {"value": total}, "phases": phases},
     }

@@ -9,11 +9,16 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
 from ndbsim import scenario as sc
-from ndbsim.errors import InputError
+from ndbsim.errors import InputError, did_you_mean
+from ndbsim.fields import StrictModel
 from ndbsim.profiles import Constants
+from ndbsim.restart_info import PHASES
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "calibration"
 """The repository's ``calibration/`` directory: one YAML case per published restart timing
@@ -27,6 +32,149 @@ TOTAL_TOL = {"fit": 0.05, "validate": 0.15}
 CASE_KEYS = {"source", "role", "scenario", "overrides", "replications", "seed", "stated", "assumed", "published"}
 """The top-level keys a calibration case file may have (the case format of calibration/README.md);
 any other key is an error."""
+MAX_REPLICATIONS = 1000
+"""A case's ``replications`` cap: the published cases use at most 21, and ``ndbsim check`` and
+every step of the fit simulate each case that many times, so more would run for hours."""
+MAX_SECS = 1e6
+"""The largest published or measured time ndbsim accepts, in seconds (about 11.6 days): far
+above any real restart, low enough to catch a wrong unit or a corrupt export."""
+
+
+# ---------------------------------------------------------------------------------------
+# The case file format (calibration/README.md), checked with pydantic when a case is loaded
+
+def _no_bool(v: Any) -> Any:
+    if isinstance(v, bool):
+        raise PydanticCustomError("bool_not_number", "a boolean is not a number")
+    return v
+
+
+Number = Annotated[float, BeforeValidator(_no_bool)]
+Whole = Annotated[int, BeforeValidator(_no_bool)]
+
+
+class FigureSpec(StrictModel):
+    """One published figure: ``{value: SECONDS, tolerance: FRACTION, abs_tolerance: SECONDS,
+    info: BOOL, note: TEXT}``."""
+
+    value: Annotated[Number, Field(ge=0, le=MAX_SECS)]
+    tolerance: Annotated[Number, Field(ge=0)] | None = None
+    abs_tolerance: Annotated[Number, Field(ge=0, le=MAX_SECS)] | None = None
+    info: bool = False
+    note: Any = None
+
+
+class PublishedSpec(StrictModel):
+    total_restart_secs: FigureSpec
+    phases: dict[str, FigureSpec] | None = None
+
+
+class CaseSpec(StrictModel):
+    source: Any = None
+    role: Literal["fit", "validate"]
+    scenario: Any
+    overrides: list[str] | None = None
+    replications: Annotated[Whole, Field(ge=1, le=MAX_REPLICATIONS)] | None = None
+    seed: Annotated[Whole, Field(ge=0)] | None = None
+    stated: Any = None
+    assumed: Any = None
+    published: PublishedSpec
+
+
+FIGURE_KEYS = tuple(FigureSpec.model_fields)
+PUBLISHED_KEYS = tuple(PublishedSpec.model_fields)
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_figure(loc: tuple[Any, ...]) -> bool:
+    return loc == ("published", "total_restart_secs") or (len(loc) == 3 and loc[:2] == ("published", "phases"))
+
+
+def _fix_for_number(loc: tuple[Any, ...]) -> str:
+    last = loc[-1] if loc else ""
+    if last == "tolerance":
+        return "write a fraction such as 0.1 (±10%)"
+    if last in ("replications", "seed"):
+        return "write a whole number such as 9"
+    return "write seconds such as 35"
+
+
+def _describe(e: dict[str, Any]) -> InputError:
+    """pydantic's first error in a case file, as 'FIELD: VALUE is ...; FIX'."""
+    loc = tuple(e.get("loc", ()))
+    fld = _path(loc) or "case"
+    kind = e.get("type", "")
+    ctx = dict(e.get("ctx") or {})
+    value = e.get("input")
+    v = _shown(value)
+    last = loc[-1] if loc else ""
+    if kind == "missing":
+        fixes = {
+            "role": "add role: fit or role: validate",
+            "scenario": "give a scenario file path (relative to the case file) or an inline scenario mapping",
+            "published": "give the published figures, e.g. published: {total_restart_secs: {value: 409}}",
+            "total_restart_secs": "give the published total, e.g. total_restart_secs: {value: 409}",
+            "value": "give the published seconds, e.g. {value: 35}",
+        }
+        return InputError(f"missing; {fixes.get(str(last), 'add it')}", field=fld)
+    if kind == "extra_forbidden":
+        keys = CASE_KEYS if len(loc) == 1 else PUBLISHED_KEYS if loc[:-1] == ("published",) else FIGURE_KEYS
+        return InputError(f"unknown key{did_you_mean(str(last), keys)}; remove it or fix its spelling", field=fld)
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        if _is_figure(loc):
+            example = f"{{value: {value}}}" if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                else "{value: SECONDS}"
+            return InputError(f"{v} is not a mapping; write it as {example}", field=fld)
+        if loc == ("published", "phases"):
+            return InputError(f"{v} is not a mapping; write one phase a line, as NAME: {{value: SECONDS}}",
+                              field=fld)
+        if loc == ("published",):
+            return InputError(f"{v} is not a mapping; write total_restart_secs: {{value: SECONDS}} (and phases) "
+                              "under it", field=fld)
+        return InputError(f"{v} is not a mapping; write a mapping of keys under it", field=fld)
+    if kind in ("list_type", "tuple_type"):
+        example = f"[{value}]" if isinstance(value, str) else "[data.size=1TB]"
+        return InputError(f"{v} is not a list; write a list of dotted.path=value overrides, e.g. {example}",
+                          field=fld)
+    if kind in ("string_type", "string_unicode"):
+        return InputError(f"{v} is not text; write an override as dotted.path=value, e.g. data.size=1TB", field=fld)
+    if kind == "literal_error":
+        return InputError(f"{v} is not a role; use fit or validate", field=fld)
+    if kind in ("bool_parsing", "bool_type"):
+        return InputError(f"{v} is not true or false; write true or false", field=fld)
+    if kind in ("float_parsing", "float_type", "bool_not_number"):
+        what = "a whole number" if last in ("replications", "seed") else "a number"
+        return InputError(f"{v} is not {what}; {_fix_for_number(loc)}", field=fld)
+    if kind == "finite_number":
+        return InputError(f"{v} is not a finite number; {_fix_for_number(loc)}", field=fld)
+    if kind in ("int_parsing", "int_type", "int_from_float", "int_parsing_size"):
+        return InputError(f"{v} is not a whole number; {_fix_for_number(loc)}", field=fld)
+    if kind == "greater_than_equal":
+        bound = ctx.get("ge")
+        if bound == 0:
+            return InputError(f"{v} is negative; use 0 or more", field=fld)
+        return InputError(f"{v} is too small; use {bound} or more", field=fld)
+    if kind == "less_than_equal":
+        bound = ctx.get("le")
+        if last == "replications":
+            return InputError(f"{v} is too many: every check and every fit step would simulate the case that "
+                              f"often; use at most {bound}", field=fld)
+        return InputError(f"{v} is too large; use at most {bound:.0f} s", field=fld)
+    text = " ".join(str(e.get("msg", "invalid")).split()).rstrip(".")
+    return InputError(f"{v} is not valid ({text[:1].lower() + text[1:]}); fix the value", field=fld)
 
 
 @dataclass
@@ -57,48 +205,101 @@ class Case:
         return self.raw.get("kind") == "innodb"
 
 
-def load_case(path: Path) -> Case:
-    data = sc.read_yaml(path)
+def _figure(name: str, spec: FigureSpec, rel: float, abs_: float, where: str, src: str) -> Figure:
+    fig = Figure(name, spec.value, rel if spec.tolerance is None else spec.tolerance,
+                 abs_ if spec.abs_tolerance is None else spec.abs_tolerance, spec.info)
+    if not fig.info and not fig.allowed() > 0:
+        raise InputError(f"tolerance {fig.rel_tol:g} and abs_tolerance {fig.abs_tol:g} leave no room around "
+                         f"{fig.value:g} s; give a tolerance > 0 (or an abs_tolerance > 0, or info: true)",
+                         field=f"{where}.tolerance", source=src)
+    return fig
+
+
+def _check_scenario(raw: dict[str, Any], src: str) -> None:
+    """The case's scenario (after its overrides) must itself be valid."""
+    from ndbsim.innodb import is_innodb
+
+    if is_innodb(raw):
+        from ndbsim.innodb import scenario_from_dict
+
+        scenario_from_dict(raw, src)
+    else:
+        sc.resolve(sc.scenario_from_dict(raw, src), src)
+
+
+def case_from_data(data: Any, path: Path | str) -> Case:
+    """A case from the parsed contents of a case file at ``path`` (which need not exist yet:
+    ``ndbsim calibrate --restart-info`` checks its new case before writing it). Every problem
+    is an ``InputError`` naming the file, the field path and the fix."""
+    path = Path(path)
     src = str(path)
     if not isinstance(data, dict):
-        raise InputError("a calibration case must be a mapping", source=src)
-    unknown = set(data) - CASE_KEYS
-    if unknown:
-        from ndbsim.errors import did_you_mean
-
-        key = sorted(unknown)[0]
-        raise InputError(f"unknown key{did_you_mean(key, CASE_KEYS)}; remove it", field=key, source=src)
-    role = data.get("role")
-    if role not in ("fit", "validate"):
-        raise InputError(f"{role!r} is not a role; use fit or validate", field="role", source=src)
-    scen = data.get("scenario")
-    if isinstance(scen, str):
-        raw = sc.load_raw(path.parent / scen)
-    elif isinstance(scen, dict):
-        raw = copy.deepcopy(scen)
+        raise InputError("a calibration case must be a mapping of keys (source, role, scenario, published, ...); "
+                         "see calibration/README.md", source=src)
+    data = {**data}
+    if data.get("published") is None:
+        data.pop("published", None)
+    try:
+        spec = CaseSpec.model_validate(data)
+    except ValidationError as err:
+        errors = err.errors(include_url=False)
+        # a misspelt key is also a missing one: report the spelling, with its "did you mean"
+        first = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])
+        raise _describe(first).located(src) from None
+    if isinstance(spec.scenario, str) and spec.scenario.strip():
+        try:
+            raw = sc.load_raw(path.parent / spec.scenario)
+        except InputError as e:
+            raise (e if e.source else InputError(e.message, field="scenario", source=src)) from None
+    elif isinstance(spec.scenario, dict):
+        raw = copy.deepcopy(spec.scenario)
     else:
-        raise InputError("give a scenario file path or an inline scenario mapping", field="scenario", source=src)
-    for a in data.get("overrides") or []:
-        sc.set_override(raw, a)
-    pub = data.get("published") or {}
-    if "total_restart_secs" not in pub:
-        raise InputError("missing; give the published total", field="published.total_restart_secs", source=src)
-    figures = []
-    tot = pub["total_restart_secs"]
-    figures.append(Figure("total_restart_secs", float(tot["value"]), float(tot.get("tolerance", TOTAL_TOL[role])),
-                          float(tot.get("abs_tolerance", 0.0)), bool(tot.get("info", False))))
-    for name, spec in (pub.get("phases") or {}).items():
-        figures.append(Figure(name, float(spec["value"]), float(spec.get("tolerance", PHASE_REL_TOL)),
-                              float(spec.get("abs_tolerance", PHASE_ABS_TOL)), bool(spec.get("info", False))))
-    return Case(name=path.stem, path=path, role=role, raw=raw, replications=int(data.get("replications", 1)),
-                seed=int(data.get("seed", 1)), figures=figures, source=data.get("source") or {})
+        raise InputError(f"{_shown(spec.scenario)} is not a scenario; give a scenario file path or an inline "
+                         "scenario mapping", field="scenario", source=src)
+    for i, a in enumerate(spec.overrides or []):
+        try:
+            sc.set_override(raw, a)
+        except InputError as e:
+            raise InputError(e.message, field=f"overrides[{i}]", source=src) from None
+    from ndbsim.innodb import is_innodb
+
+    if is_innodb(raw):
+        from ndbsim.innodb.model import PHASES as INNODB_PHASES
+
+        known, fix = INNODB_PHASES, f"use one of the InnoDB phases {', '.join(INNODB_PHASES)}"
+    else:
+        known, fix = PHASES, "use a restart_info phase column (ndbsim.restart_info.PHASES), e.g. secs_exec_redo_log"
+    pub = spec.published
+    if not pub.total_restart_secs.value > 0:
+        raise InputError(f"{pub.total_restart_secs.value:g} is not a restart time; give the published total in "
+                         "seconds, more than 0", field="published.total_restart_secs.value", source=src)
+    figures = [_figure("total_restart_secs", pub.total_restart_secs, TOTAL_TOL[spec.role], 0.0,
+                       "published.total_restart_secs", src)]
+    for name, fspec in (pub.phases or {}).items():
+        where = f"published.phases.{name}"
+        if name not in known:
+            raise InputError(f"{name!r} is not a phase ndbsim predicts{did_you_mean(name, known)}; {fix}",
+                             field=where, source=src)
+        figures.append(_figure(name, fspec, PHASE_REL_TOL, PHASE_ABS_TOL, where, src))
+    _check_scenario(raw, src)
+    return Case(name=path.stem, path=path, role=spec.role, raw=raw,
+                replications=1 if spec.replications is None else spec.replications,
+                seed=1 if spec.seed is None else spec.seed, figures=figures, source=spec.source or {})
+
+
+def load_case(path: Path) -> Case:
+    return case_from_data(sc.read_yaml(path), path)
 
 
 def load_cases(directory: Path | str = DEFAULT_DIR) -> list[Case]:
     d = Path(directory)
     if not d.is_dir():
         raise InputError(f"{str(d)!r} is not a directory of calibration cases; check the path")
-    return [load_case(p) for p in sorted(d.glob("*.yaml"))]
+    files = sorted(d.glob("*.yaml"))
+    if not files:
+        raise InputError(f"no calibration cases (*.yaml) in {str(d)!r}; add case files (see calibration/README.md) "
+                         "or point --cases at a directory that has them")
+    return [load_case(p) for p in files]
 
 
 def predict(case: Case, constants: Constants | None = None, replications: int | None = None) -> dict[str, float]:

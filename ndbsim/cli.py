@@ -161,6 +161,8 @@ def check(
     from ndbsim.calibration import DEFAULT_DIR
     from ndbsim.check import format_check, run_check
 
+    if cases is not None and not cases.is_dir():
+        raise InputError(f"{str(cases)!r} is not a directory of calibration cases; check the path", field="--cases")
     rows, found = run_check(cases or DEFAULT_DIR, claims=not no_claims)
     typer.echo(format_check(rows, found), nl=False)
     if any(not r.ok for r in rows) or any(not c.ok for c in found):
@@ -179,30 +181,58 @@ def calibrate(
     """Refit the free constants on the fit cases and write them with their residuals."""
     import yaml
 
-    from ndbsim.calibrate import calibrate as run_fit
-    from ndbsim.calibrate import case_from_restart_info
-    from ndbsim.calibration import DEFAULT_DIR
+    from ndbsim.calibrate import case_from_restart_info, check_output_path, run_calibration, save_calibration
+    from ndbsim.calibration import DEFAULT_DIR, case_from_data
     from ndbsim.io import atomic_write_text
     from ndbsim.profiles import CALIBRATED_FILE
 
-    directory = cases or DEFAULT_DIR
+    # Every check of the options first, then the fit in memory, then the files: bad input or a
+    # failed fit leaves nothing behind, not even the imported case.
+    directory = Path(cases) if cases is not None else DEFAULT_DIR
+    if restart_info is None:
+        if scenario is not None:
+            raise InputError("--scenario is only used with --restart-info; add --restart-info CSV or drop "
+                             "--scenario", field="--scenario")
+        if node is not None:
+            raise InputError("--node is only used with --restart-info; add --restart-info CSV or drop --node",
+                             field="--node")
+    elif scenario is None:
+        raise InputError("--restart-info needs --scenario: the scenario file of that cluster", field="--scenario")
+    if node is not None and not 1 <= node <= 255:
+        raise InputError(f"{node} is not a node id; give a data node id 1-255", field="--node")
+    if not directory.is_dir():
+        raise InputError(f"{str(directory)!r} is not a directory of calibration cases; check the path",
+                         field="--cases")
+    target = Path(output) if output is not None else CALIBRATED_FILE
+    check_output_path(target, "--output")
+    if target == CALIBRATED_FILE:  # the package's own files: the InnoDB constants are written beside
+        from ndbsim.innodb.constants import CALIBRATED as INNODB_CALIBRATED
+
+        check_output_path(INNODB_CALIBRATED, "--output")
+    if target.suffix.lower() in (".yaml", ".yml") and target.resolve().parent == directory.resolve():
+        raise InputError(f"{str(target)!r} is in the cases directory, where it would be read as a calibration "
+                         "case; write it elsewhere", field="--output")
+    case_file: Path | None = None
+    extra = []
     if restart_info is not None:
-        if scenario is None:
-            raise InputError("--restart-info needs --scenario: the scenario file of that cluster", field="--scenario")
         from ndbsim import scenario as sc
 
+        case_file = directory / f"user-{Path(restart_info).stem}.yaml"
+        check_output_path(case_file, "--cases")
         sc.load(scenario)  # must be valid
         case = case_from_restart_info(restart_info, scenario, node)
-        target = Path(directory) / f"user-{Path(restart_info).stem}.yaml"
-        atomic_write_text(target, yaml.safe_dump(case, sort_keys=False))
-        typer.echo(f"wrote calibration case {target}")
-    constants, residuals = run_fit(directory, output or CALIBRATED_FILE)
+        extra.append(case_from_data(case, case_file))
+    result = run_calibration(directory, extra)
+    if case_file is not None:
+        atomic_write_text(case_file, yaml.safe_dump(case, sort_keys=False))
+        typer.echo(f"wrote calibration case {case_file}")
+    save_calibration(result, target)
     if output is not None and Path(output) != CALIBRATED_FILE:
         typer.echo(f"wrote {output}")
-    for name, value in constants.__dict__.items():
+    for name, value in result.constants.__dict__.items():
         typer.echo(f"{name:22s} {value:.4g}")
-    for case, figs in residuals.items():
-        typer.echo(f"{case}: " + ", ".join(f"{k.removeprefix('secs_')} {v:+.3g}" for k, v in figs.items()))
+    for case_name, figs in result.residuals.items():
+        typer.echo(f"{case_name}: " + ", ".join(f"{k.removeprefix('secs_')} {v:+.3g}" for k, v in figs.items()))
 
 
 @app.command()

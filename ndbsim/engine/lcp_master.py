@@ -57,26 +57,18 @@ class LcpPlan:
     """Participants that failed during the LCP: it completes without them."""
 
 
-@dataclass(frozen=True)
-class _Shape:
-    """What must repeat for two LCPs to be the same cycle."""
+_Shape = tuple[tuple[Any, ...], tuple[float, ...], float, float]
+"""What must repeat for two LCPs to be the same cycle: (participants, each one's size and
+write duration then the LCP's length, start, period from the previous start)."""
 
-    ids: tuple[int, ...]
-    sizes: tuple[float, ...]
-    durations: tuple[float, ...]
-    """Each participant's write, from the LCP's start to its flow's end."""
-    length: float
-    """Start to completion: the writes, then the table descriptions."""
-    start: float
-    period: float
-    """Start to the previous LCP's start (nan for the first LCP)."""
 
-    def same(self, other: _Shape) -> bool:
-        if self.ids != other.ids or len(self.sizes) != len(other.sizes):
+def _same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x != y and abs(x - y) > STEADY_TOLERANCE * max(abs(x), abs(y)):
             return False
-        a = (*self.sizes, *self.durations, self.length, self.period)
-        b = (*other.sizes, *other.durations, other.length, other.period)
-        return all(abs(x - y) <= STEADY_TOLERANCE * max(abs(x), abs(y)) for x, y in zip(a, b))
+    return True
 
 
 @dataclass(frozen=True)
@@ -112,6 +104,7 @@ class LcpMaster:
         self._sleeping = False
         self._process: simpy.Process | None = None
         self._shape: _Shape | None = None
+        """The last LCP's shape, to compare with the next one's."""
         self._skip: _Skip | None = None
         self._resume: tuple[LcpPlan, float] | None = None
         """After a skip that ended mid-LCP: that LCP and the table-description time left."""
@@ -258,17 +251,20 @@ class LcpMaster:
     def _skippable(self, plan: LcpPlan) -> _Skip | None:
         prev = self._shape
         self._shape = None
-        if self._waiters or plan.dropped or not plan.flows or len(plan.flows) != len(plan.participants):
+        if self._waiters or plan.dropped or not plan.flows:
             return None
-        durations = tuple(float(f.done.value) - plan.start for _, f in plan.flows)
-        length = self.last_end - plan.start
-        shape = _Shape(ids=tuple(n.id for n in plan.participants),
-                       sizes=tuple(plan.sizes[s][0] for s in plan.since), durations=durations,
-                       length=length, start=plan.start,
-                       period=plan.start - prev.start if prev is not None else math.nan)
-        self._shape = shape
-        if prev is None or math.isnan(prev.period) or not shape.same(prev):
+        start = plan.start
+        who = tuple(n for n, _ in plan.flows)
+        values = (*(f.lcp_size for _, f in plan.flows), *(f.done._value - start for _, f in plan.flows),
+                  self.last_end - start)
+        period = start - prev[2] if prev is not None else math.nan
+        self._shape = (who, values, start, period)
+        if prev is None or prev[0] != who or math.isnan(prev[3]):
             return None
+        if not (_same(values, prev[1]) and _same((period,), (prev[3],))):
+            return None
+        length = values[-1]
+        durations = values[len(who):-1]
         newest = {id(n.history[0]) for n in plan.participants}
         if len(newest) != 1:
             return None
@@ -276,7 +272,6 @@ class LcpMaster:
         used = {r for _, f in plan.flows for r in f.keys}
         if any(r in used for f in self.c.fluid.flows for r in f.keys):
             return None
-        period = shape.period
         gap = period - length
         until = next((s for s, _ in self.c.traffic.segments if s > self.env.now), math.inf)
         if gap < 0 or until - self.env.now < MIN_SKIPPED_CYCLES * period:

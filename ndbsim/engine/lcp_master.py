@@ -322,9 +322,11 @@ class LcpMaster:
         c = self.c
         kept = c.mech.redo_lcps_kept
         tmpl = skip.record
-        for i in range(1, whole + 1):
-            if kept + 1 < i <= whole - HISTORY_KEPT:
-                continue  # pushed out of every history by the later ones; same REDO as them
+        # the first kept + 1 (their REDO may reach back before the skip) and the last
+        # HISTORY_KEPT (what the histories keep); the ones between change nothing
+        head = range(1, min(whole, kept + 1) + 1)
+        tail = range(max(kept + 2, whole - HISTORY_KEPT + 1), whole + 1)
+        for i in (*head, *tail):
             start = skip.origin + (i - 1) * skip.period + skip.gap
             end = skip.origin + i * skip.period
             if i <= kept + 1 or i == whole:

@@ -1,4 +1,5 @@
-"""The command line, thin: parse, call, print. Exit codes: 0 ok, 1 a check failed, 2 bad input."""
+"""The command line, thin: parse, call, print. Exit codes: 0 ok, 1 a check failed, 2 bad input,
+3 an internal error (a bug: rerun with --debug for the traceback), 130 interrupted."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ each parses with ``ndbsim.units`` and reports a bad value as that field's valida
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -11,7 +12,7 @@ from ndbsim.errors import InputError
 from ndbsim.units import parse_byte_rate, parse_bytes, parse_count, parse_duration, parse_per_second
 
 
-def parsed(parser) -> BeforeValidator:
+def parsed(parser: Callable[[Any], Any]) -> BeforeValidator:
     """A validator that runs a ``ndbsim.units`` parser before the type check."""
 
     def run(v: Any) -> Any:

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ndbsim.errors import InputError
 from ndbsim.io import atomic_write
 from ndbsim.restart_info import PHASES
 from ndbsim.result import Result
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 SHORT = {p: p.removeprefix("secs_").replace("_", " ") for p in PHASES}
-"""Legend label per restart phase: the phase name (``engine.restart.PHASES``, restart_info's
+"""Legend label per restart phase: the phase name (``restart_info.PHASES``, restart_info's
 column names plus secs_memory_touch) without ``secs_`` and with spaces."""
 
 
-def gantt(result: Result, path: str | Path | None = None, replication: int = 0):
+def gantt(result: Result, path: str | Path | None = None, replication: int = 0) -> Figure:
     """Draw replication ``replication`` as a Gantt chart; save to ``path`` (.png/.svg/.pdf)."""
     import matplotlib
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ndbsim.restart_info import OWN_PHASES, PHASES
 from ndbsim.result import Result
 from ndbsim.units import format_bytes, format_secs
+
+if TYPE_CHECKING:
+    from ndbsim.innodb import InnodbResult
 
 
 def phase_table(result: Result, notes: list[str] | None = None) -> str:
@@ -41,7 +46,7 @@ def phase_table(result: Result, notes: list[str] | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def innodb_table(result) -> str:
+def innodb_table(result: InnodbResult) -> str:
     """The phase table of an InnoDB crash recovery (seed 002)."""
     ph = result.phases()
     d = result.to_dict()

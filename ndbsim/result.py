@@ -9,9 +9,13 @@ import json
 import math
 import numbers
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine.run import Replication
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 from ndbsim.restart_info import LOCAL_RECOVERY, PHASES, node_phases, phase_bounds
 
 
@@ -105,7 +109,7 @@ class Result(ReplicatedSummary):
     def node_total(self, node_id: int) -> float:
         return _median([n.end - n.start for r in self.replications for n in r.nodes if n.node_id == node_id])
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Per replication, node and phase: seconds, start and end (relative to the crash)."""
         import pandas as pd
 

@@ -27,9 +27,12 @@ import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ndbsim.errors import InputError, did_you_mean
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MODES = ("grid", "zip", "random")
 """Sweep modes: ``grid`` (cartesian product of the factor lists), ``zip`` (lists taken in step) and
@@ -373,7 +376,7 @@ def _pool_context():
 def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, Any] | None = None, *,
           mode: str = "grid", samples: int | None = None, replications: int | None = None, seed: int | None = None,
           workers: int | None = None, scheduler: Any = None, shard: str | tuple[int, int] | None = None,
-          progress: bool = True, chunk_size: int | None = None, source: str | None = None):
+          progress: bool = True, chunk_size: int | None = None, source: str | None = None) -> pd.DataFrame:
     """Run a sweep and return a pandas DataFrame, one row per point and replication.
 
     ``base`` is a scenario (YAML path, mapping or None for the built-in default), or a sweep
@@ -547,7 +550,7 @@ def _frame(rows: list[tuple[Any, ...]], keys: Sequence[str], innodb: bool = Fals
     return df
 
 
-def write_frame(df, path: str | Path) -> None:
+def write_frame(df: pd.DataFrame, path: str | Path) -> None:
     """Write a sweep's rows to ``.csv`` or ``.parquet`` atomically (never a partial file)."""
     from ndbsim.io import atomic_write
 

@@ -21,10 +21,13 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import simpy
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ndbsim.engine.fluid import FluidSystem
 from ndbsim.innodb.constants import Constants, as_dict, load_constants
@@ -116,7 +119,7 @@ class InnodbResult(ReplicatedSummary):
         lines.append(f"total_restart_secs,{self.total_restart_secs:.3f}")
         return "\n".join(lines) + "\n"
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per replication and phase: secs, start, end (relative to the start of mysqld)."""
         import pandas as pd
 

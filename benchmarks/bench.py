@@ -29,6 +29,9 @@ SWEEP_FACTORS = {"data.size": {"low": "1GB", "high": "60GB"}}
 """The sweep's one factor: data.size drawn uniformly from 1GB to 60GB (random mode; 60 GB is seed
 003's size). A benchmark choice: 10,000 points (1,000 with --quick), each resolved and run once."""
 
+ROLLING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenarios", "rolling-4-nodes-8.0.yaml")
+"""The shipped 4-node 8.0 rolling restart under load, for the events-vs-data-size line."""
+
 SWEEP_BASE = {**sc.DEFAULT_SCENARIO, "data": {**sc.DEFAULT_SCENARIO["data"], "rows": None}}
 """The sweep's base: the default scenario (2-node node restart, seed 003 on 7.6.6) with
 ``data.rows`` cleared, so each point's row count follows its size (size / ``Data.row_size``)."""
@@ -142,6 +145,13 @@ def main() -> None:
             print(f"events per restart at {label:>5}, {load}: {e} ({dt * 1e3:.2f} ms, status {status})")
     print("  (no event per row, page or byte; identical LCP cycles are skipped by arithmetic, so under load "
           "the count follows the restart's steps, and fewer LCPs fit in the pre-restart burst as they lengthen)")
+    rolling = []
+    for size, mem in (("1GB", "2G"), ("16TB", "16T")):
+        r = run_resolved(sc.load(ROLLING, [f"data.size={size}", f"cluster.config.DataMemory={mem}",
+                                           "cluster.config.NoOfFragmentLogFiles=1000"]), seed=1, replications=1)
+        rolling.append((r.first.events, int(r.first.checkpoint["lcps_simulated"])))
+    print(f"events per 4-node rolling restart under load: 1 GB {rolling[0][0]} ({rolling[0][1]} LCPs), "
+          f"16 TB {rolling[1][0]} ({rolling[1][1]} LCPs)")
     bare, mine = event_rates()
     print(f"bare SimPy event rate: {bare:,.0f} events/s; ndbsim: {mine:,.0f} events/s = {100 * mine / bare:.0f}% "
           f"of bare [target >= 50%: {ok(mine >= 0.5 * bare)}]")

@@ -212,3 +212,32 @@ def test_copy_events_do_not_grow_with_the_number_of_tables(root):
 def test_partial_lcp_starts_with_764():
     policy = {v: sim(None, f"version={v}").first.checkpoint["policy"] for v in ("7.6.3", "7.6.4", "8.0.35")}
     assert policy == {"7.6.3": "full", "7.6.4": "partial", "8.0.35": "partial"}
+
+
+def test_before_76_a_restarted_node_logs_redo_only_after_its_copy(root):
+    busy = ["workload.during_restart.updates_per_s=200000", "workload.before_restart=null",
+            "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=400M", "cluster.config.NoOfFragmentLogFiles=32",
+            "cluster.config.FragmentLogFileSize=256M"]
+    quick = sim(root / LEGACY, *busy)
+    long = sim(root / LEGACY, *busy, "restart.downtime=1h")
+    assert quick.status == long.status == "ok", long.reason
+    assert long.first.checkpoint["redo_peak_bytes"] <= 1.001 * quick.first.checkpoint["redo_peak_bytes"]
+
+
+def test_inserts_during_a_restart_are_copied_only_as_far_as_datamemory_holds():
+    r = sim(None, "data.size=1G", "cluster.config.DataMemory=2G", "data.rows=2M", "restart.downtime=24h",
+            "workload.inserts_per_s=20000", "workload.during_restart=null", "workload.before_restart=null")
+    assert r.status == "ok"
+    assert r.first.nodes[0].facts["copied_rows"] <= 4e6 * (1 + 1e-9)  # 2G of DataMemory at 512 B a row
+    assert any("error 827" in w for w in r.warnings)
+
+
+def test_a_two_pass_initial_restart_counts_both_copies():
+    r = sim(None, "restart.type=initial", "workload.during_restart.updates_per_s=1000")
+    assert r.first.nodes[0].facts["copied_rows"] > 300e6  # the full first pass plus the changes
+
+
+def test_a_long_planned_downtime_is_not_counted_against_the_horizon(root):
+    r = sim(root / "scenarios/rolling-4-nodes-8.0.yaml", "restart.downtime=50h", "simulation.horizon=100h",
+            replications=1)
+    assert r.status == "ok", r.reason

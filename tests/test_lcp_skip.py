@@ -54,3 +54,19 @@ def test_a_long_downtime_costs_no_more_events(root):
     long = ndbsim.simulate(path, overrides=[*busy, "restart.downtime=12h"])
     assert long.first.checkpoint["lcps_simulated"] > 10 * short.first.checkpoint["lcps_simulated"]
     assert long.first.events < 1.5 * short.first.events
+
+
+def test_cycles_are_skipped_during_a_long_copy_that_leaves_the_live_cores_headroom():
+    sets = ["version=8.0.30", "data.size=20G", "cluster.config.DataMemory=24G", "data.rows=100M", "data.tables=2",
+            "data.ordered_indexes=100", "restart.downtime=6h", "cluster.config.MaxNoOfExecutionThreads=2",
+            "workload.updates_per_s=5000", "workload.during_restart=null", "workload.before_restart=null"]
+    fast = ndbsim.simulate(None, overrides=sets)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(LcpMaster, "_skippable", lambda self, plan: None)
+    try:
+        slow = ndbsim.simulate(None, overrides=sets)
+    finally:
+        mp.undo()
+    assert close(fast.total_restart_secs, slow.total_restart_secs)
+    assert fast.first.checkpoint["lcps_simulated"] == slow.first.checkpoint["lcps_simulated"] > 1000
+    assert fast.first.events < slow.first.events / 20

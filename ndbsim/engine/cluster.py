@@ -84,6 +84,8 @@ class Cluster:
         self.nodes = [Node(id=i + 1, group=i // self.replicas) for i in range(s.cluster.data_nodes)]
         self.data_bytes = s.data.size
         self.rows = s.data.row_count
+        self.max_rows = cfg["DataMemory"] / (self.data_bytes / self.rows) if self.rows else math.inf
+        """Rows DataMemory holds at this row size: inserts beyond it would fail (error 827)."""
         self.gcp = cfg["TimeBetweenGlobalCheckpoints"] / 1000.0
         self.redo_capacity = (cfg["NoOfFragmentLogParts"] * cfg["NoOfFragmentLogFiles"]
                               * cfg["FragmentLogFileSize"])

@@ -37,6 +37,10 @@ STEADY_TOLERANCE = 1e-9
 """Relative difference below which two LCP cycles count as identical: float round-off of one
 cycle's arithmetic, not a model value."""
 
+SHARE_MARGIN = 1e-6
+"""Headroom a shared resource must keep below saturation for the LCP skip to leave the other
+flows alone (float round-off guard, not a model value)."""
+
 MIN_SKIPPED_CYCLES = 3
 """A skip is taken only if at least this many cycles fit before the stream's rates change;
 fewer are as cheap to simulate."""
@@ -268,9 +272,7 @@ class LcpMaster:
         newest = {id(n.history[0]) for n in plan.participants}
         if len(newest) != 1:
             return None
-        # nothing else may share the LCP's resources: the skip takes its flows out
-        used = {r for _, f in plan.flows for r in f.keys}
-        if any(r in used for f in self.c.fluid.flows for r in f.keys):
+        if not self._alone(plan):
             return None
         gap = period - length
         until = next((s for s, _ in self.c.traffic.segments if s > self.env.now), math.inf)
@@ -278,6 +280,22 @@ class LcpMaster:
             return None
         return _Skip(plan=plan, record=plan.participants[0].history[0], origin=self.last_end, period=period,
                      gap=gap, durations=durations, length=length)
+
+    def _alone(self, plan: LcpPlan) -> bool:
+        """Whether taking the LCP's flows out leaves every other flow's rate as it is: true
+        when no resource they share would be saturated even with the LCP writing at its cap
+        (under max-min sharing an unsaturated resource limits no flow)."""
+        fluid = self.c.fluid
+        lcp_use: dict[str, float] = {}
+        for _, f in plan.flows:
+            for r, d in f.demand.items():
+                lcp_use[r] = lcp_use.get(r, 0.0) + d * f.cap
+        others: dict[str, float] = {}
+        for f in fluid.flows:
+            for r, d in f.demand.items():
+                if r in lcp_use:
+                    others[r] = others.get(r, 0.0) + d * f.rate
+        return all(u + lcp_use[r] < fluid.free.get(r, math.inf) * (1.0 - SHARE_MARGIN) for r, u in others.items())
 
     def settle(self, interrupt: bool = True) -> None:
         """End a skip now: write the cycles completed since it began and resume the one in

@@ -177,6 +177,8 @@ class Restarter:
 
         # wait for an LCP that makes the node recoverable
         t0 = env.now
+        if kind != "system" and not self._local_lcp():
+            node.redo_floor = t0  # logging is enabled once the copy is done (END_TOREQ, reference §1.4)
         if kind != "system":
             if self._local_lcp():
                 changes = c.node_changes_since(node, redo_from, env.now)
@@ -235,8 +237,6 @@ class Restarter:
             return False
         live = peers[0]
         c.apply_live_load(node, c.restart_rates)
-        if math.isinf(node.redo_floor) and not self._local_lcp():
-            node.redo_floor = t0  # joined the transactions: logs REDO from now (before 7.6)
         row_size = c.data_bytes / c.rows if c.rows else 0.0
         index_per_row = s.data.ordered_indexes / s.data.tables * k.index_entry_secs if index_online else 0.0
         per_row_apply = k.restore_row_secs + index_per_row  # a live change applied on the starting node
@@ -284,7 +284,7 @@ class Restarter:
             if full:
                 ship = c.rows / steps
             else:
-                ship = c.traffic.distinct_rows(since, env.now, c.rows) / steps
+                ship = c.traffic.distinct_rows(since, env.now, c.rows, c.max_rows) / steps
             scan = c.rows / steps
             shipped_total += ship
             demand = {node.cpu: ship * (0.5 * k.copy_row_secs + index_per_row),
@@ -297,7 +297,7 @@ class Restarter:
             cap = apply_cores / per_chunk if per_chunk > 0 else math.inf
             flow = c.fluid.transfer(1.0, demand, cap=cap, name=f"copy{node.id}")
             yield flow.done
-        run.facts["copied_rows"] = shipped_total
+        run.facts["copied_rows"] = run.facts.get("copied_rows", 0.0) + shipped_total  # both passes
         self._span(run, phase, t0)
         return True
 

@@ -81,7 +81,8 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
 
     c.start()
     done = env.process(orchestrate())
-    horizon = c.t_crash + resolved.scenario.simulation.horizon
+    # the horizon bounds the restarts' own work: each wave's planned downtime comes on top
+    horizon = c.t_crash + resolved.scenario.simulation.horizon + resolved.scenario.restart.downtime * len(waves)
     env.run(until=done | env.timeout(horizon))
     events = next(env._eid)
 
@@ -121,6 +122,11 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
     for x in runs:
         if math.isnan(x.end):
             x.end = math.inf
+    grow = (c.restart_rates.inserts - c.restart_rates.deletes) / c.groups  # net new rows per node per second
+    span = total if math.isfinite(total) else env.now - c.t_crash
+    if grow > 0 and span * grow > c.max_rows - c.rows:
+        warnings.append(f"inserts during the restart fill DataMemory after {(c.max_rows - c.rows) / grow:,.0f} s "
+                        "(NDB error 827); ndbsim keeps data.size fixed and copies at most what DataMemory holds")
     return Replication(total_restart_secs=total, status=status, reason=reason, nodes=runs,
                        checkpoint=checkpoint, warnings=warnings, events=events)
 

@@ -91,13 +91,13 @@ class Traffic:
                 b += rb * (hi - lo)
         return b
 
-    def distinct_rows(self, t0: float, t1: float, rows: float) -> float:
+    def distinct_rows(self, t0: float, t1: float, rows: float, max_rows: float = math.inf) -> float:
         """Rows that differ from the state at ``t0``: the distinct rows hit by uniformly spread
         updates, R·(1 − e^(−u·t/R)), and the deleted ones (together at most R, the rows there
-        were), plus every insert."""
+        were), plus every insert, as far as DataMemory holds them (``max_rows`` in all)."""
         c = self.changes(t0, t1)
         hit = rows * (1.0 - math.exp(-c.updates / rows)) if rows > 0 else 0.0
-        return min(rows, hit + c.deletes) + c.inserts
+        return min(rows, hit + c.deletes) + min(c.inserts, max(0.0, max_rows - rows))
 
     def time_to_write(self, t0: float, nbytes: float, horizon: float) -> float:
         """Earliest t ≥ t0 by which the cluster-wide stream has written ``nbytes`` (inf if

@@ -8,6 +8,11 @@ import pytest
 import ndbsim
 from ndbsim.engine.lcp_master import LcpMaster
 
+TINY_LOG = ["restart.type=node", "restart.nodes=[2]", "data.rows=4M", "data.tables=400",
+            "cluster.config.FragmentLogFileSize=4M", "cluster.config.NoOfFragmentLogFiles=3",
+            "cluster.config.TimeBetweenLocalCheckpoints=23", "workload.updates_per_s=5333", "workload.inserts_per_s=0",
+            "cluster.config.MaxDiskWriteSpeed=1M", "cluster.config.MinDiskWriteSpeed=1M"]
+
 CASES = [
     ("scenarios/dbt2-600wh-7.6.6.yaml", ["workload.updates_per_s=10000", "workload.during_restart.updates_per_s=10000",
                                          "restart.downtime=2h"]),
@@ -15,6 +20,19 @@ CASES = [
     ("scenarios/rolling-4-nodes-8.0.yaml", []),
     ("scenarios/mysql51-1gb-onr-2000ups.yaml", ["restart.downtime=20m"]),
     ("scenarios/mysql70-6gb-initial.yaml", []),
+    # found in review: the REDO fill (EnableRedoControl) still rising after two equal cycles
+    ("scenarios/rolling-4-nodes-8.0.yaml", ["restart.type=node", "restart.nodes=[2]",
+                                            "cluster.config.EnablePartialLcp=false",
+                                            "cluster.config.MaxDiskWriteSpeed=50M",
+                                            "data.size=1GB", "data.rows=4M", "cluster.config.FragmentLogFileSize=4M",
+                                            "cluster.config.NoOfFragmentLogFiles=3", "workload.updates_per_s=1000",
+                                            "workload.inserts_per_s=0", "workload.during_restart.updates_per_s=5333",
+                                            "restart.downtime=10m", "simulation.lcp_phase=0.55"]),
+    # a crash during a resumed LCP's table descriptions; a burst starting inside the last LCP
+    ("scenarios/rolling-4-nodes-8.0.yaml", [*TINY_LOG, "data.size=800MB", "simulation.lcp_phase=0.345",
+                                            "host.disk_read=200MB/s"]),
+    ("scenarios/rolling-4-nodes-8.0.yaml", [*TINY_LOG, "data.size=450MB", "simulation.lcp_phase=0.775",
+                                            "workload.before_restart={duration: 66s, updates_per_s: 4000}"]),
 ]
 
 
@@ -33,7 +51,7 @@ def close(a, b, rel=1e-9):
     return a == b or (math.isfinite(a) and abs(a - b) <= rel * max(abs(a), abs(b), 1.0))
 
 
-@pytest.mark.parametrize("path,sets", CASES, ids=[c[0].split("/")[-1] for c in CASES])
+@pytest.mark.parametrize("path,sets", CASES, ids=[f"{i}-{c[0].split('/')[-1]}" for i, c in enumerate(CASES)])
 def test_skipping_identical_cycles_changes_no_result(root, path, sets):
     fast, slow = run(root / path, sets, True), run(root / path, sets, False)
     assert fast.status == slow.status

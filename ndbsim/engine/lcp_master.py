@@ -151,10 +151,10 @@ class LcpMaster:
         it (DIH removes failed nodes from the LCP)."""
         self.settle()
         plan = self.running
-        if plan:
+        if plan and node in plan.participants:
+            plan.dropped.add(node.id)  # even if its writes are done: the LCP is not complete
             for n, flow in plan.flows:
                 if n is node:
-                    plan.dropped.add(node.id)
                     self.c.fluid.cancel(flow)
 
     def refresh_speeds(self) -> None:
@@ -273,6 +273,13 @@ class LcpMaster:
         if len(newest) != 1:
             return None
         if not self._alone(plan):
+            return None
+        # The cycles compared, and the REDO windows that set the next ones' write speed
+        # (EnableRedoControl), must lie in one stretch of the stream and of every node's log.
+        back = start - (self.c.mech.redo_lcps_kept + 1) * period
+        if any(back < s <= self.env.now for s, _ in self.c.traffic.segments):
+            return None
+        if any(n.redo_floor > back for n in plan.participants):
             return None
         gap = period - length
         until = next((s for s, _ in self.c.traffic.segments if s > self.env.now), math.inf)

@@ -75,6 +75,7 @@ class Restarter:
         """``kind``: node | initial | system. A system restart's nodes run this together."""
         c, env, cfg, s, k = self.c, self.env, self.c.cfg, self.c.s, self.c.k
         crash = env.now
+        c.lcp.settle()  # skipped LCP cycles up to now are the cluster's as it was before this crash
         node.restarting, node.in_lcp, node.down = True, False, True
         node.redo_floor = math.inf  # logs no REDO until it is back in the transactions
         with c.fluid.batch:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -22,7 +20,7 @@ import yaml
 
 from ndbsim.calibration import DEFAULT_DIR, MAX_SECS, Case, compare, load_cases, predict
 from ndbsim.errors import InputError
-from ndbsim.io import atomic_write_text
+from ndbsim.io import atomic_write_text, check_output_path
 from ndbsim.profiles import CALIBRATED_FILE, Constants, reload_calibration
 from ndbsim.restart_info import COLUMNS
 
@@ -87,28 +85,6 @@ def write_calibration(constants: Constants, residuals: dict[str, Any], cases: li
     }
     atomic_write_text(path, yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
     reload_calibration()
-
-
-def check_output_path(path: Path | str, option: str = "--output") -> None:
-    """Refuse, before any work, an output file that could not be written: its directory must
-    exist and take a new file, and the path must not be a directory or a special file."""
-    p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError(f"cannot write {str(p)!r}: directory {str(parent)!r} does not exist; create it or choose "
-                         "another path", field=option)
-    if p.is_dir():
-        raise InputError(f"{str(p)!r} is a directory; give a file name such as {str(p / 'calibrated.yaml')!r}",
-                         field=option)
-    if p.exists() and not p.is_file():
-        raise InputError(f"{str(p)!r} is not a regular file; give the path of a .yaml file to write", field=option)
-    try:
-        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=parent)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as err:
-        raise InputError(f"cannot write {str(p)!r} ({err.strerror or err}); choose a writable path",
-                         field=option) from None
 
 
 @dataclass

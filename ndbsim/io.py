@@ -36,8 +36,8 @@ def _checked(path: Path, shown: str, option: str) -> Path:
                          "another output path", field=option)
     parent = real.parent
     if not parent.is_dir():
-        raise InputError(f"directory {str(path.parent)!r} does not exist; create it or choose another "
-                         "output path", field=option)
+        raise InputError(f"cannot write {shown!r}: directory {str(path.parent)!r} does not exist; create it or "
+                         "choose another output path", field=option)
     try:  # what the real write will do: a temporary file beside the target
         fd, probe = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".part", dir=parent)
         os.close(fd)

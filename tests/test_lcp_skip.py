@@ -88,3 +88,26 @@ def test_cycles_are_skipped_during_a_long_copy_that_leaves_the_live_cores_headro
     assert close(fast.total_restart_secs, slow.total_restart_secs)
     assert fast.first.checkpoint["lcps_simulated"] == slow.first.checkpoint["lcps_simulated"] > 1000
     assert fast.first.events < slow.first.events / 20
+
+
+def test_skipping_agrees_on_random_scenarios():
+    """20 seeded random points over the factors that shape LCP cycles: versions, restart
+    types, loads before and during the restart, downtime, data size and REDO log size."""
+    from ndbsim.sweep import make_points
+
+    points = make_points({
+        "version": ["5.1.51", "7.0.9", "7.5.10", "7.6.6", "8.0.35"],
+        "restart.type": ["node", "initial", "rolling", "system"],
+        "workload.updates_per_s": {"low": 100, "high": 50000, "log": True},
+        "workload.during_restart.updates_per_s": {"low": 0, "high": 20000},
+        "restart.downtime": {"low": 0, "high": 20000},
+        "data.size": {"low": "1GB", "high": "60GB", "log": True},
+        "cluster.config.NoOfFragmentLogFiles": {"low": 16, "high": 256},
+    }, "random", 20, seed=5)
+    for p in points:
+        sets = [f"{k}={v}" for k, v in p.items()] + ["data.rows=null", "workload.before_restart=null"]
+        fast, slow = run(None, sets, True), run(None, sets, False)
+        assert fast.status == slow.status, p
+        assert close(fast.total_restart_secs, slow.total_restart_secs), p
+        assert [r.checkpoint["lcps_simulated"] for r in fast.replications] == \
+               [r.checkpoint["lcps_simulated"] for r in slow.replications], p

@@ -44,7 +44,7 @@ PARAMS: dict[str, Param] = {
     "MaxParallelCopyInstances": Param("int", 0, 64),
     "EnablePartialLcp": Param("bool"),
     "RecoveryWork": Param("int", 25, 100),
-    "InsertRecoveryWork": Param("int", 0, 100),
+    "InsertRecoveryWork": Param("int", 0, 70),
     "EnableRedoControl": Param("bool"),
     "DiskCheckpointSpeed": Param("rate", 1 * M, 2**40),
     "DiskCheckpointSpeedInRestart": Param("rate", 1 * M, 2**40),
@@ -61,10 +61,10 @@ MaxParallelCopyInstances 0–64 (§5), BuildIndexThreads 0–128 (§6), DataMemo
 execution threads (§8); 5.1's ConfigInfo.cpp ([CFG51]) gives NoOfReplicas 1–4, the 1M minimums of
 DataMemory and RedoBuffer, IndexMemory ≤ 1024G, HeartbeatIntervalDbDb ≥ 10 and
 TimeBetweenGlobalCheckpoints ≤ 32000. The other bounds (the disk-speed limits, RedoBuffer's maximum,
-the GCP interval's minimum, NoOfFragmentLogFiles' maximum) are in neither source. Three bounds admit
+the GCP interval's minimum, NoOfFragmentLogFiles' maximum) are in neither source. Two bounds admit
 the version profiles' own defaults, which are parsed through this table: MaxNoOfExecutionThreads from
-0 (the 5.1 profile: ndbd), IndexMemory from 0 (7.6/8.0 fold it into DataMemory) and InsertRecoveryWork
-up to 100 (NDB: 0–70, reference §2.3; 7.6.0–7.6.4 count inserts at 100%)."""
+0 (the 5.1 profile: ndbd) and IndexMemory from 0 (7.6/8.0 fold it into DataMemory). InsertRecoveryWork
+is NDB's 0–70 (reference §2.3); 7.6.4 counts inserts in full by mechanism, not by this value."""
 _LOWER = {name.lower(): name for name in PARAMS}
 """Lower-cased name -> NDB's spelling: config.ini names are case-insensitive (``canonical_name``)."""
 

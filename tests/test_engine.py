@@ -241,3 +241,12 @@ def test_a_long_planned_downtime_is_not_counted_against_the_horizon(root):
     r = sim(root / "scenarios/rolling-4-nodes-8.0.yaml", "restart.downtime=50h", "simulation.horizon=100h",
             replications=1)
     assert r.status == "ok", r.reason
+
+
+def test_insert_recovery_work_counts_from_765():
+    def lcp_bytes(version, irw):
+        return sim(None, f"version={version}", "workload.inserts_per_s=20000",
+                   f"cluster.config.InsertRecoveryWork={irw}").first.checkpoint["lcp_bytes"]
+
+    assert lcp_bytes("7.6.4", 0) == lcp_bytes("7.6.4", 70)  # inserts count in full before 7.6.5
+    assert lcp_bytes("7.6.6", 0) < lcp_bytes("7.6.6", 70)

@@ -25,6 +25,7 @@ SET_CASES = [
     ("cores-zero", "host.cpu_cores=0", "host.cpu_cores"),
     ("rw-low", "cluster.config.RecoveryWork=10", "RecoveryWork"),
     ("rw-high", "cluster.config.RecoveryWork=101", "RecoveryWork"),
+    ("irw-high", "cluster.config.InsertRecoveryWork=71", "InsertRecoveryWork"),
     ("replicas-5", "cluster.config.NoOfReplicas=5", "NoOfReplicas"),
     ("replicas-0", "cluster.config.NoOfReplicas=0", "NoOfReplicas"),
     ("fraglog-2", "cluster.config.NoOfFragmentLogFiles=2", "NoOfFragmentLogFiles"),

@@ -169,7 +169,11 @@ def sum_positive_arithmetic(first: float, step: float, count: int) -> float:
     return k * first + step * k * (k - 1) / 2.0
 
 
-def policy_for(config: dict, partial_available: bool, tables: int) -> CheckpointPolicy:
+def policy_for(config: dict, partial_available: bool, tables: int,
+               insert_recovery_work: bool = True) -> CheckpointPolicy:
+    """The version's checkpoint policy; before 7.6.5 (``insert_recovery_work`` False) inserted
+    rows count in full, whatever InsertRecoveryWork says."""
     if partial_available and config.get("EnablePartialLcp"):
-        return PartialLcp(config["RecoveryWork"], config["InsertRecoveryWork"], tables)
+        inserts = config["InsertRecoveryWork"] if insert_recovery_work else 100.0
+        return PartialLcp(config["RecoveryWork"], inserts, tables)
     return FullLcp()

@@ -78,7 +78,8 @@ class Cluster:
         self.env = simpy.Environment()
         self.fluid = FluidSystem(self.env)
         self.ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], self.mech.multithreaded)
-        self.policy: CheckpointPolicy = policy_for(cfg, self.mech.partial_lcp_available, s.data.tables)
+        self.policy: CheckpointPolicy = policy_for(cfg, self.mech.partial_lcp_available, s.data.tables,
+                                                   self.mech.insert_recovery_work)
         self.replicas = cfg["NoOfReplicas"]
         self.groups = s.cluster.data_nodes // self.replicas
         self.nodes = [Node(id=i + 1, group=i // self.replicas) for i in range(s.cluster.data_nodes)]

@@ -122,6 +122,9 @@ class Mechanisms:
     adaptive_write_speed: bool = False
     """7.4+: the LCP write speed moves between MinDiskWriteSpeed and MaxDiskWriteSpeed with
     the LDM threads' CPU load ([BACKUP] calculate_disk_write_speed)."""
+    insert_recovery_work: bool = True
+    """7.6.5+: InsertRecoveryWork sets how much an inserted row counts towards a partial LCP's
+    size; before it, inserts count in full (reference §2.3)."""
 
 
 @dataclass(frozen=True)
@@ -259,9 +262,10 @@ def _profile_for(version: str) -> Profile:
         # (before: inserts weigh 100%); EnableRedoControl from 7.6.7 ([RN767], §2.3).
         if patch < 7:
             defaults["RecoveryWork"] = 50
-        if patch < 5:
-            defaults["InsertRecoveryWork"] = 100
-    return replace(base, defaults=defaults, constants=calibrated_constants(base.name))
+    mechanisms = base.mechanisms
+    if family == "7.6" and patch < 5:
+        mechanisms = replace(mechanisms, insert_recovery_work=False)
+    return replace(base, defaults=defaults, mechanisms=mechanisms, constants=calibrated_constants(base.name))
 
 
 @cache

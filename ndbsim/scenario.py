@@ -69,7 +69,9 @@ class Data(_Model):
         return self.rows if self.rows else self.size / self.row_size
 
 
-class Rates(_Model):
+class WorkloadRates(_Model):
+    """The steady transaction stream of a scenario, cluster-wide (``workload:``)."""
+
     updates_per_s: PerSecond = 0.0
     """Row updates per second, cluster-wide (split over the node groups). Default 0: no traffic
     unless given."""
@@ -99,7 +101,7 @@ class Burst(PartialRates):
     scenario assumes 20 min at 100,000 inserts/s for seed 003's "heavy insert activity")."""
 
 
-class Workload(Rates):
+class Workload(WorkloadRates):
     during_restart: PartialRates | None = None
     """Rates while the node restarts. Default None: the steady rates continue (the default scenario
     sets 0: seed 003 "didn't perform any updates during the restart")."""

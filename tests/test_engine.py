@@ -250,3 +250,14 @@ def test_insert_recovery_work_counts_from_765():
 
     assert lcp_bytes("7.6.4", 0) == lcp_bytes("7.6.4", 70)  # inserts count in full before 7.6.5
     assert lcp_bytes("7.6.6", 0) < lcp_bytes("7.6.6", 70)
+
+
+def test_release_lines_get_their_own_mechanisms():
+    from ndbsim.profiles import profile_for
+
+    def mech(version):
+        return profile_for(version).mechanisms
+
+    assert not mech("6.3.28").multithreaded and mech("7.0.9").multithreaded
+    assert mech("7.1.10").redo_lcps_kept == 3 and mech("7.2.10").redo_lcps_kept == 2
+    assert not mech("7.6.4").insert_recovery_work and mech("7.6.5").insert_recovery_work

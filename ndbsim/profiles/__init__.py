@@ -224,8 +224,8 @@ _FAMILY = {
 }
 """NDB release line (major.minor) -> the profile that simulates it. A modelling grouping, not an
 NDB table: each line gets the family whose mechanisms it mostly shares (6.2–7.3 -> 7.0, 7.4 -> 7.5,
-8.1–9.0 -> 8.0). 6.2/6.3 had no ndbmtd yet but get 7.0's; 7.2/7.3 keep 7.0's 3 LCPs of REDO
-although 7.2 cut it to 2 ([DOC-72])."""
+8.1–9.0 -> 8.0); ``profile_for`` then removes ndbmtd from 6.2/6.3 and keeps two LCPs of REDO
+for 7.2/7.3 ([DOC-72])."""
 
 KNOWN_VERSIONS = sorted(_FAMILY)
 """The release lines ``_FAMILY`` accepts, sorted; listed in "not modelled" errors."""
@@ -265,6 +265,10 @@ def _profile_for(version: str) -> Profile:
     mechanisms = base.mechanisms
     if family == "7.6" and patch < 5:
         mechanisms = replace(mechanisms, insert_recovery_work=False)
+    if key in ("6.2", "6.3"):
+        mechanisms = replace(mechanisms, multithreaded=False)  # ndbmtd arrived with 7.0
+    if key in ("7.2", "7.3"):
+        mechanisms = replace(mechanisms, redo_lcps_kept=2)  # 7.2 keeps two LCPs of REDO ([DOC-72])
     return replace(base, defaults=defaults, mechanisms=mechanisms, constants=calibrated_constants(base.name))
 
 

@@ -92,13 +92,6 @@ def _path(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _shown(value: Any) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _is_figure(loc: tuple[Any, ...]) -> bool:
     return loc == ("published", "total_restart_secs") or (len(loc) == 3 and loc[:2] == ("published", "phases"))
 
@@ -119,7 +112,7 @@ def _describe(e: dict[str, Any]) -> InputError:
     kind = e.get("type", "")
     ctx = dict(e.get("ctx") or {})
     value = e.get("input")
-    v = _shown(value)
+    v = sc.shown_value(value)
     last = loc[-1] if loc else ""
     if kind == "missing":
         fixes = {
@@ -254,7 +247,7 @@ def case_from_data(data: Any, path: Path | str) -> Case:
     elif isinstance(spec.scenario, dict):
         raw = copy.deepcopy(spec.scenario)
     else:
-        raise InputError(f"{_shown(spec.scenario)} is not a scenario; give a scenario file path or an inline "
+        raise InputError(f"{sc.shown_value(spec.scenario)} is not a scenario; give a scenario file path or an inline "
                          "scenario mapping", field="scenario", source=src)
     for i, a in enumerate(spec.overrides or []):
         try:

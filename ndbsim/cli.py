@@ -182,9 +182,9 @@ def calibrate(
     """Refit the free constants on the fit cases and write them with their residuals."""
     import yaml
 
-    from ndbsim.calibrate import case_from_restart_info, check_output_path, run_calibration, save_calibration
+    from ndbsim.calibrate import case_from_restart_info, run_calibration, save_calibration
     from ndbsim.calibration import DEFAULT_DIR, case_from_data
-    from ndbsim.io import atomic_write_text
+    from ndbsim.io import atomic_write_text, check_output_path
     from ndbsim.profiles import CALIBRATED_FILE
 
     # Every check of the options first, then the fit in memory, then the files: bad input or a
@@ -225,7 +225,7 @@ def calibrate(
         extra.append(case_from_data(case, case_file))
     result = run_calibration(directory, extra)
     if case_file is not None:
-        atomic_write_text(case_file, yaml.safe_dump(case, sort_keys=False))
+        atomic_write_text(case_file, yaml.safe_dump(case, sort_keys=False), "--cases")
         typer.echo(f"wrote calibration case {case_file}")
     save_calibration(result, target)
     if output is not None and Path(output) != CALIBRATED_FILE:

@@ -207,7 +207,8 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc if not str(p).startswith("function-"))
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
+    """A bad value as an error message shows it: "a mapping", or its repr cut to 60 characters."""
     if isinstance(value, dict):
         return "a mapping"
     text = repr(value)
@@ -216,7 +217,7 @@ def _shown(value: Any) -> str:
 
 def _describe(kind: str, ctx: dict[str, Any], value: Any, msg: str) -> str:
     """pydantic's error, reworded as 'VALUE is ...; FIX'."""
-    v = _shown(value)
+    v = shown_value(value)
     if kind == "value_error":
         return msg.removeprefix("Value error, ")
     if kind == "greater_than":

@@ -37,13 +37,28 @@ def phase_table(result: Result, notes: list[str] | None = None) -> str:
                + (f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
                   if rep["n"] > 1 else ""))
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
-    lcp = (f"steady LCP under the base load: {format_bytes(cp['lcp_bytes'])} in {format_secs(cp['lcp_secs'])} at "
-           f"{format_bytes(cp['lcp_write_speed'])}/s · REDO needed {format_bytes(cp['redo_bytes_needed'])} "
-           f"(peak {format_bytes(cp['redo_peak_bytes'])}) of {format_bytes(cp['redo_capacity_bytes'])}")
-    out.append(lcp)
+    out.extend(checkpoint_lines(cp))
     for w in result.warnings + list(notes or []):
         out.append(f"warning: {w}")
     return "\n".join(out) + "\n"
+
+
+def checkpoint_lines(cp: dict[str, float]) -> list[str]:
+    """The steady LCP cycle under the base load and the REDO log's use, in words."""
+    speed = f"{format_bytes(cp['lcp_write_speed'])}/s"
+    if cp["lcp_cycle_secs"] > 0:
+        lcp = (f"LCPs under the base load: one every {format_secs(cp['lcp_cycle_secs'])}, each writing "
+               f"{format_bytes(cp['lcp_bytes'])} in {format_secs(cp['lcp_secs'])} (at {speed}, plus the row "
+               "scan and the wait for a GCP)")
+    else:
+        lcp = (f"LCPs under the base load: none, nothing changes (a lone LCP would write "
+               f"{format_bytes(cp['lcp_bytes'])} at {speed})")
+    cap = cp["redo_capacity_bytes"]
+    fill = f" ({100 * cp['redo_peak_bytes'] / cap:.0f}% at the peak)" if cap > 0 else ""
+    redo = (f"REDO log per node: {format_bytes(cap)}; the steady LCP cycle keeps "
+            f"{format_bytes(cp['redo_bytes_needed'])}, this run peaked at {format_bytes(cp['redo_peak_bytes'])}"
+            + fill)
+    return [lcp, redo]
 
 
 def innodb_table(result: InnodbResult) -> str:

@@ -16,6 +16,18 @@ def test_default_scenario_prints_phase_table():
     assert "secs_restore_fragments" in p.stdout and "total_restart_secs" in p.stdout
 
 
+def test_checkpoint_lines_say_whether_the_base_load_runs_lcps():
+    from ndbsim.report import checkpoint_lines
+
+    idle = {"lcp_cycle_secs": 0.0, "lcp_bytes": 30e6, "lcp_secs": 7.0, "lcp_write_speed": 20e6,
+            "redo_bytes_needed": 0.0, "redo_peak_bytes": 16e9, "redo_capacity_bytes": 64e9}
+    lcp, redo = checkpoint_lines(idle)
+    assert "none, nothing changes" in lcp and "every" not in lcp
+    assert "peaked at" in redo and "(25% at the peak)" in redo
+    lcp, _ = checkpoint_lines({**idle, "lcp_cycle_secs": 120.0, "redo_capacity_bytes": 0.0})
+    assert "one every 2m00s" in lcp
+
+
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
 def test_every_scenario_runs_as_json(path):
     p = ndbsim("run", str(path), "--format", "json")

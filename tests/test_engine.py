@@ -146,6 +146,24 @@ def test_redo_overload_is_a_result():
     assert "410" in r.reason
 
 
+def test_redo_control_speeds_up_the_steady_lcp_and_averts_error_410():
+    """EnableRedoControl raises the LCP write speed as the REDO fills (reference §2.4): the
+    steady cycle that would overload a small log at MaxDiskWriteSpeed settles at a faster speed
+    and keeps the REDO within the log; without the control the same load is error 410."""
+    load = ("version=8.0.35", "workload.before_restart=null", "workload.updates_per_s=35000",
+            "workload.bytes_per_change=300B", "cluster.config.NoOfFragmentLogFiles=16",
+            "cluster.config.FragmentLogFileSize=64M", "data.size=200GB", "data.rows=null",
+            "cluster.config.DataMemory=240G")
+    on = sim(None, *load, "cluster.config.EnableRedoControl=true")
+    off = sim(None, *load, "cluster.config.EnableRedoControl=false")
+    assert off.status == "redo-overload"
+    assert on.status == "ok"
+    c_on, c_off = on.first.checkpoint, off.first.checkpoint
+    assert c_on["lcp_write_speed"] > c_off["lcp_write_speed"]
+    assert c_on["lcp_secs"] < c_off["lcp_secs"]
+    assert c_on["redo_bytes_needed"] < c_on["redo_capacity_bytes"] < c_off["redo_bytes_needed"]
+
+
 def test_51_node_down_three_lcps_falls_back_to_full_copy(root):
     path = root / "scenarios/mysql51-1gb-onr-2000ups.yaml"
     quick = sim(path, "restart.downtime=0s")

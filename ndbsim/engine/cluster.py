@@ -106,6 +106,8 @@ class Cluster:
         self.warnings: list[str] = []
         self.redo_peak_bytes = 0.0
         self._normal_speeds: dict[int, tuple[Rates, float]] = {}
+        self.steady_speeds: dict[int, float] = {}
+        """LCP write speed of each rate segment's steady cycle (EnableRedoControl may raise it)."""
         self._build_traffic()
         self.lcp = LcpMaster(self, self.last_lcp_start, self.first_lcp_start)
         """The DIH master's LCP loop over the live nodes."""
@@ -194,8 +196,28 @@ class Cluster:
         trigger = self.lcp_trigger_bytes / rates.bytes if rates.bytes > 0 else math.inf
         if trigger > self.s.simulation.horizon:  # an LCP cycle longer than the horizon: idle
             trigger = math.inf
-        return self.policy.steady_state(self.data_bytes, self.rows, node_rates,
-                                        self.normal_write_speed(rates), self.lcp_overhead_secs(), trigger)
+        speed = self.normal_write_speed(rates)
+        rec, cycle = self.policy.steady_state(self.data_bytes, self.rows, node_rates, speed,
+                                              self.lcp_overhead_secs(), trigger)
+        if self.cfg.get("EnableRedoControl") and not self.mech.legacy_speed_parameters and self.redo_capacity:
+            # EnableRedoControl (reference §2.4): while the REDO the cycle keeps fills the log
+            # beyond an alert level, the LCP writes faster; the cycle settles at the first level
+            # whose speed keeps the fill below that level's trigger, or at the fastest.
+            for level, faster in ((REDO_ALERT_HIGH, self.cfg["MaxDiskWriteSpeedOtherNodeRestart"]),
+                                  (REDO_ALERT_CRITICAL, self.cfg["MaxDiskWriteSpeedOwnRestart"])):
+                if faster > speed and self.steady_redo_bytes(rates, rec, cycle) > level * self.redo_capacity:
+                    speed = faster
+                    rec, cycle = self.policy.steady_state(self.data_bytes, self.rows, node_rates, speed,
+                                                          self.lcp_overhead_secs(), trigger)
+        self.steady_speeds[id(rates)] = speed
+        return rec, cycle
+
+    def steady_redo_bytes(self, rates: Rates, rec: LcpRecord, cycle: float) -> float:
+        """REDO a node keeps at worst in the steady LCP cycle: ``redo_lcps_kept`` cycles plus the
+        running LCP, at the stream's rate (0 for an idle cluster)."""
+        if not math.isfinite(cycle):
+            return 0.0
+        return rates.bytes / self.groups * (self.mech.redo_lcps_kept * cycle + (rec.end - rec.start))
 
     def live_load(self, rates: Rates) -> tuple[float, float, float]:
         """(cpu, disk, net) a node spends applying its share of the stream: each change is

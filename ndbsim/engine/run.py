@@ -9,6 +9,7 @@ import numpy as np
 
 from ndbsim.engine.cluster import Cluster
 from ndbsim.engine.restart import NodeRun, Restarter
+from ndbsim.profiles import parse_version
 from ndbsim.scenario import Resolved
 from ndbsim.units import format_bytes
 
@@ -104,7 +105,7 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
         reason = (f"REDO log overloaded (error 410): {format_bytes(checkpoint['redo_peak_bytes'])} of REDO must "
                   f"be kept but the log holds {format_bytes(checkpoint['redo_capacity_bytes'])} "
                   "(NoOfFragmentLogParts × NoOfFragmentLogFiles × FragmentLogFileSize); raise "
-                  "NoOfFragmentLogFiles or the disk write speed")
+                  f"NoOfFragmentLogFiles or {_speed_fix(c)}")
     elif checkpoint["redo_peak_bytes"] > checkpoint["redo_capacity_bytes"]:
         warnings.append(f"the REDO log also overloads (error 410): {format_bytes(checkpoint['redo_peak_bytes'])} "
                         f"needed, {format_bytes(checkpoint['redo_capacity_bytes'])} configured")
@@ -131,20 +132,29 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
                        checkpoint=checkpoint, warnings=warnings, events=events)
 
 
+def _speed_fix(c: Cluster) -> str:
+    """The parameters that make this version's LCPs write faster, for the error-410 advice."""
+    if c.mech.legacy_speed_parameters:
+        return "DiskCheckpointSpeed (shorter LCPs release REDO sooner)"
+    if c.cfg.get("EnableRedoControl"):
+        return ("MaxDiskWriteSpeedOtherNodeRestart and MaxDiskWriteSpeedOwnRestart, the speeds "
+                "EnableRedoControl raises the LCP to as the REDO fills")
+    fix = "MaxDiskWriteSpeed (shorter LCPs release REDO sooner)"
+    return fix + ", or set EnableRedoControl=true" if parse_version(c.s.version) >= (7, 6, 7) else fix
+
+
 def checkpoint_figures(c: Cluster) -> dict[str, float]:
     """Steady-state checkpoint figures under the pre-restart workload (per node)."""
-    rate = c.base_rates.bytes / c.groups
-    steady = c.base_steady[0]
+    steady, base_cycle = c.base_steady
     lcp_secs = steady.end - steady.start
-    cycle = c.base_steady[1] if math.isfinite(c.base_steady[1]) else 0.0
-    kept = c.mech.redo_lcps_kept
-    needed = rate * (kept * cycle + lcp_secs) if cycle else 0.0
+    cycle = base_cycle if math.isfinite(base_cycle) else 0.0
+    needed = c.steady_redo_bytes(c.base_rates, steady, base_cycle)
     return {
         "policy": c.policy.name,
         "lcp_secs": lcp_secs,
         "lcp_bytes": steady.bytes,
         "lcp_cycle_secs": cycle,
-        "lcp_write_speed": c.normal_write_speed(c.base_rates),
+        "lcp_write_speed": c.steady_speeds[id(c.base_rates)],
         "redo_bytes_needed": needed,
         "redo_capacity_bytes": c.redo_capacity,
         "redo_peak_bytes": max(c.redo_peak_bytes, needed),

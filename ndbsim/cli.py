@@ -55,8 +55,13 @@ def run(
         from ndbsim.config_ini import merge_config_ini
 
         cluster = merge_config_ini(raw, config_ini, source, notes)
+    rows_fixed = isinstance(raw.get("data"), dict) and raw["data"].get("rows") is not None
     for a in set_:
         sc.set_override(raw, a)
+    keys = {a.split("=", 1)[0].strip() for a in set_}
+    if rows_fixed and "data.size" in keys and "data.rows" not in keys:
+        notes.append(f"data.rows stays {raw['data']['rows']} from the scenario while data.size changes, so the row "
+                     "size changes; add --set data.rows=null to derive the rows from data.row_size")
     from ndbsim.innodb import is_innodb
 
     innodb = is_innodb(raw)
@@ -92,7 +97,7 @@ def run(
     else:
         from ndbsim.report import innodb_table, phase_table
 
-        text = innodb_table(result) if innodb else phase_table(result, notes)
+        text = innodb_table(result) if innodb else phase_table(result, notes, set_)
     if gantt is not None:
         from ndbsim.plot import gantt as draw
 

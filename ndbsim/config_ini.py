@@ -1,9 +1,9 @@
 """Read a real NDB config.ini into a scenario's ``cluster`` section.
 
 ``[ndbd default]`` parameters become ``cluster.config``; the number of ``[ndbd]`` sections
-gives ``cluster.data_nodes``. Parameters ndbsim does not model (HostName, DataDir, ...) are
-skipped and listed, since every real config.ini has them. Section names are case-insensitive,
-and ``[DB DEFAULT]``/``[DB]`` are NDB's older spellings.
+gives ``cluster.data_nodes``. Where a node runs and keeps its files (HostName, DataDir, ...)
+is read without a note; other parameters ndbsim does not model are skipped and listed.
+Section names are case-insensitive, and ``[DB DEFAULT]``/``[DB]`` are NDB's older spellings.
 """
 
 from __future__ import annotations
@@ -24,6 +24,12 @@ spelling ``[db]``. Each such section counts as one data node."""
 _DATA_DEFAULT = {"ndbd default", "db default"}
 """Section names of the data-node defaults, normalised: ``[ndbd default]`` and NDB's older
 spelling ``[db default]``; their parameters become ``cluster.config``."""
+
+_PLACEMENT = {"nodeid", "id", "hostname", "executeoncomputer", "datadir", "backupdatadir", "filesystempath",
+              "filesystempathdd", "filesystempathdatafiles", "filesystempathundofiles", "serverport"}
+"""Parameters that say where a data node runs and keeps its files (NDB's data-node parameter
+list, "Identifying data nodes" and "Data node directories"), lower case. Every config.ini has
+them and none bears on restart time, so they are read without a note."""
 
 
 def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
@@ -63,6 +69,8 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
         name, _, value = re.split(r"([=:])", stripped, maxsplit=1)
         name, value = name.strip(), value.strip()
         if section not in _DATA_NODE and section not in _DATA_DEFAULT:
+            continue
+        if name.lower() in _PLACEMENT:
             continue
         canon = config_params.canonical_name(name)
         if canon is None:

@@ -12,7 +12,9 @@ if TYPE_CHECKING:
     from ndbsim.innodb import InnodbResult
 
 
-def phase_table(result: Result, notes: list[str] | None = None) -> str:
+def phase_table(result: Result, notes: list[str] | None = None, overrides: list[str] | None = None) -> str:
+    """The phase table; ``overrides`` (the ``--set`` assignments) are shown under the title,
+    which is the scenario file's own name."""
     ids = result.node_ids()
     per_node = {nid: result.phases(nid) for nid in ids}
     totals = {nid: result.node_total(nid) for nid in ids}
@@ -20,7 +22,10 @@ def phase_table(result: Result, notes: list[str] | None = None) -> str:
     rep = result.to_dict()["replications"]
     out = [result.name,
            f"NDB {result.version} · {result.restart_type} restart · {cp['policy']} LCP · seed {result.seed}"
-           + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""), ""]
+           + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else "")]
+    if overrides:
+        out.append("with --set " + ", ".join(a.strip() for a in overrides))
+    out.append("")
     width = max(len(p) for p in PHASES) + 4
     out.append("phase (ndbinfo.restart_info)".ljust(width) + "".join(f"{'node ' + str(n):>12s}" for n in ids)
                + ("   share" if len(ids) == 1 else ""))

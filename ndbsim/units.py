@@ -68,7 +68,7 @@ def _parse_bytes(value: object) -> float:
         return float(value)
     text = str(value).strip()
     if text.startswith("-"):
-        raise InputError(f"{value!r} is negative; a size must be 0 or more, like '60G'")
+        raise InputError(f"{value!r} is negative; give a size like '60G'")
     m = _SIZE_RE.fullmatch(text)
     if not m:
         raise _fail("size", value, "'60G' (binary: 60×2^30 bytes) or '512MB'")

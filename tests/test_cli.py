@@ -16,6 +16,17 @@ def test_default_scenario_prints_phase_table():
     assert "secs_restore_fragments" in p.stdout and "total_restart_secs" in p.stdout
 
 
+def test_table_shows_the_overrides_and_warns_when_rows_stay_fixed_as_size_changes():
+    p = ndbsim("run", "--set", "data.size=1TB", "--set", "cluster.config.DataMemory=1200G", "--set", "version=8.0.35")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[2] == "with --set data.size=1TB, cluster.config.DataMemory=1200G, version=8.0.35"
+    assert "warning: data.rows stays 300M" in p.stdout
+    p = ndbsim("run", "--set", "data.size=1TB", "--set", "data.rows=null", "--set", "cluster.config.DataMemory=1200G")
+    assert p.returncode == 0, p.stderr
+    assert "data.rows stays" not in p.stdout
+
+
 def test_checkpoint_lines_say_whether_the_base_load_runs_lcps():
     from ndbsim.report import checkpoint_lines
 
@@ -104,3 +115,14 @@ def test_config_ini_parameters_that_differ_per_node_are_reported(tmp_path):
     p = ndbsim("run", "--config-ini", str(ini))
     assert p.returncode == 0, p.stderr
     assert "MaxNoOfExecutionThreads (differs between [ndbd] sections)" in p.stdout
+
+
+def test_config_ini_placement_parameters_are_read_silently_and_unknown_ones_listed(tmp_path):
+    ini = tmp_path / "config.ini"
+    ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\nDataDir=/var/lib/ndb\nMadeUpParameter=3\n"
+                   "[ndbd]\nNodeId=1\nHostName=a\n[ndbd]\nNodeId=2\nHostName=b\n")
+    p = ndbsim("run", "--config-ini", str(ini))
+    assert p.returncode == 0, p.stderr
+    warning = [line for line in p.stdout.splitlines() if "config.ini: skipped" in line]
+    assert len(warning) == 1 and "MadeUpParameter" in warning[0]
+    assert not any(name in warning[0] for name in ("DataDir", "NodeId", "HostName"))

@@ -149,13 +149,19 @@ def validate(scenario: Path = typer.Argument(..., help="Scenario YAML to check."
 def params(version: str = typer.Option("7.6.6", "--version", help="NDB version.")) -> None:
     """List the config.ini parameters ndbsim models, with this version's defaults."""
     from ndbsim.config_params import PARAMS, show
-    from ndbsim.profiles import profile_for
+    from ndbsim.profiles import profile_for, unused_params
 
     prof = profile_for(version)
+    unused = unused_params(prof.mechanisms)
+    typer.echo(f"{'parameter':38s} {'default':>10s}  {'kind':5s} range")
     for name in sorted(PARAMS):
+        if name in unused:
+            continue
         p = PARAMS[name]
         rng = f"{show(p.kind, p.lo)}–{show(p.kind, p.hi)}" if p.lo is not None else ""
         typer.echo(f"{name:38s} {str(prof.defaults.get(name, '')):>10s}  {p.kind:5s} {rng}")
+    if unused:
+        typer.echo(f"not in NDB {version}, ignored if set: {', '.join(unused)}")
 
 
 @app.command()

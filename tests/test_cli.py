@@ -126,3 +126,15 @@ def test_config_ini_placement_parameters_are_read_silently_and_unknown_ones_list
     warning = [line for line in p.stdout.splitlines() if "config.ini: skipped" in line]
     assert len(warning) == 1 and "MadeUpParameter" in warning[0]
     assert not any(name in warning[0] for name in ("DataDir", "NodeId", "HostName"))
+
+
+def test_params_lists_only_this_versions_parameters():
+    p = ndbsim("params", "--version", "8.0.35")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].split()[:2] == ["parameter", "default"]
+    names = {line.split()[0] for line in lines[1:-1]}
+    assert "MaxDiskWriteSpeed" in names and "DiskCheckpointSpeed" not in names
+    assert lines[-1] == "not in NDB 8.0.35, ignored if set: DiskCheckpointSpeed, DiskCheckpointSpeedInRestart"
+    old = ndbsim("params", "--version", "7.0.9").stdout
+    assert "DiskCheckpointSpeed " in old and "EnableRedoControl" in old.splitlines()[-1]

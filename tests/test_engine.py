@@ -164,6 +164,21 @@ def test_redo_control_speeds_up_the_steady_lcp_and_averts_error_410():
     assert c_on["redo_bytes_needed"] < c_on["redo_capacity_bytes"] < c_off["redo_bytes_needed"]
 
 
+def test_parameters_a_release_does_not_have_are_ignored_with_a_warning():
+    """EnableRedoControl came with 7.6.7 and DiskCheckpointSpeed left with 7.4: set on a release
+    without them they change nothing, and the run says so."""
+    load = ("version=7.6.6", "workload.before_restart=null", "workload.updates_per_s=35000",
+            "cluster.config.NoOfFragmentLogFiles=16", "cluster.config.FragmentLogFileSize=64M")
+    plain = sim(None, *load)
+    odd = sim(None, *load, "cluster.config.EnableRedoControl=true", "cluster.config.DiskCheckpointSpeed=1G")
+    assert odd.total_restart_secs == plain.total_restart_secs
+    assert odd.first.checkpoint == plain.first.checkpoint
+    assert any("DiskCheckpointSpeed, EnableRedoControl: not parameters of NDB 7.6.6" in w for w in odd.warnings)
+    assert not plain.warnings or not any("not a parameter" in w for w in plain.warnings)
+    later = sim(None, *load, "version=7.6.7", "cluster.config.EnableRedoControl=true")
+    assert later.first.checkpoint["lcp_write_speed"] > plain.first.checkpoint["lcp_write_speed"]
+
+
 def test_51_node_down_three_lcps_falls_back_to_full_copy(root):
     path = root / "scenarios/mysql51-1gb-onr-2000ups.yaml"
     quick = sim(path, "restart.downtime=0s")

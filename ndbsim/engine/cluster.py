@@ -22,7 +22,7 @@ from ndbsim.engine.checkpoint import CheckpointPolicy, LcpRecord, policy_for
 from ndbsim.engine.fluid import Flow, FluidSystem
 from ndbsim.engine.lcp_master import LcpMaster
 from ndbsim.engine.workload import Changes, Rates, Traffic
-from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE, LCP_TABLE_DESCRIPTION_SECS, SCAN_ROW_SECS
+from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE, LCP_TABLE_DESCRIPTION_SECS, SCAN_ROW_SECS, unused_params
 from ndbsim.scenario import Resolved
 from ndbsim.threads import core_equivalents, ldm_threads
 
@@ -73,6 +73,8 @@ class Cluster:
         cfg = resolved.config
         self.s, self.cfg = s, cfg
         self.mech = resolved.profile.mechanisms
+        self.redo_control = self.mech.redo_control and bool(cfg.get("EnableRedoControl"))
+        """EnableRedoControl is on and this release has it (7.6.7+)."""
         self.k = resolved.profile.constants
         self.rng = rng
         self.env = simpy.Environment()
@@ -104,6 +106,11 @@ class Cluster:
         self.qmgr_gate = simpy.Resource(self.env, capacity=1)
         self.cntr_gate = simpy.Resource(self.env, capacity=1)
         self.warnings: list[str] = []
+        ignored = [k for k in unused_params(self.mech) if k in s.cluster.config]
+        if ignored:
+            self.warnings.append(f"{', '.join(ignored)}: not {'a parameter' if len(ignored) == 1 else 'parameters'} "
+                                 f"of NDB {s.version}, ignored (`ndbsim params --version {s.version}` lists "
+                                 "this version's)")
         self.redo_peak_bytes = 0.0
         self._normal_speeds: dict[int, tuple[Rates, float]] = {}
         self.steady_speeds: dict[int, float] = {}
@@ -199,7 +206,7 @@ class Cluster:
         speed = self.normal_write_speed(rates)
         rec, cycle = self.policy.steady_state(self.data_bytes, self.rows, node_rates, speed,
                                               self.lcp_overhead_secs(), trigger)
-        if self.cfg.get("EnableRedoControl") and not self.mech.legacy_speed_parameters and self.redo_capacity:
+        if self.redo_control and self.redo_capacity:
             # EnableRedoControl (reference §2.4): while the REDO the cycle keeps fills the log
             # beyond an alert level, the LCP writes faster; the cycle settles at the first level
             # whose speed keeps the fill below that level's trigger, or at the fastest.
@@ -277,7 +284,7 @@ class Cluster:
             if n.restarting:
                 speed = max(speed, cfg["MaxDiskWriteSpeedOtherNodeRestart"])
                 break
-        if cfg.get("EnableRedoControl"):
+        if self.redo_control:
             fill = self.redo_fill(node)
             if fill > REDO_ALERT_CRITICAL:
                 speed = max(speed, cfg["MaxDiskWriteSpeedOwnRestart"])

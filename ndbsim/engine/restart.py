@@ -306,7 +306,8 @@ class Restarter:
         """Initial node restart: everything comes from the live node. Two-pass (7.6+): copy
         without ordered indexes, rebuild them offline, then resynchronise what changed."""
         c, env = self.c, self.env
-        two_pass = bool(c.cfg["TwoPassInitialNodeRestartCopy"])
+        # TwoPassInitialNodeRestartCopy came with 7.6.4, the release of the partial LCP
+        two_pass = c.mech.partial_lcp_available and bool(c.cfg["TwoPassInitialNodeRestartCopy"])
         pass1_start = env.now
         if two_pass:
             ok = yield from self._copy(node, run, pass1_start, full=True, index_online=False,

@@ -9,7 +9,6 @@ import numpy as np
 
 from ndbsim.engine.cluster import Cluster
 from ndbsim.engine.restart import NodeRun, Restarter
-from ndbsim.profiles import parse_version
 from ndbsim.scenario import Resolved
 from ndbsim.units import format_bytes
 
@@ -136,11 +135,11 @@ def _speed_fix(c: Cluster) -> str:
     """The parameters that make this version's LCPs write faster, for the error-410 advice."""
     if c.mech.legacy_speed_parameters:
         return "DiskCheckpointSpeed (shorter LCPs release REDO sooner)"
-    if c.cfg.get("EnableRedoControl"):
+    if c.redo_control:
         return ("MaxDiskWriteSpeedOtherNodeRestart and MaxDiskWriteSpeedOwnRestart, the speeds "
                 "EnableRedoControl raises the LCP to as the REDO fills")
     fix = "MaxDiskWriteSpeed (shorter LCPs release REDO sooner)"
-    return fix + ", or set EnableRedoControl=true" if parse_version(c.s.version) >= (7, 6, 7) else fix
+    return fix + ", or set EnableRedoControl=true" if c.mech.redo_control else fix
 
 
 def checkpoint_figures(c: Cluster) -> dict[str, float]:

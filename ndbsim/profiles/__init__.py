@@ -125,6 +125,9 @@ class Mechanisms:
     insert_recovery_work: bool = True
     """7.6.5+: InsertRecoveryWork sets how much an inserted row counts towards a partial LCP's
     size; before it, inserts count in full (reference §2.3)."""
+    redo_control: bool = False
+    """7.6.7+: EnableRedoControl raises the LCP write speed as the REDO log fills ([RN767],
+    reference §2.3, §2.4); before it the parameter does not exist."""
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,7 @@ _PROFILES: dict[str, Profile] = {
     "8.0": _profile(
         "8.0", "partial-lcp",
         Mechanisms(partial_lcp_available=True, local_lcp_at_restart_end=True, parallel_undo=True,
-                   adaptive_write_speed=True),
+                   adaptive_write_speed=True, redo_control=True),
         EnablePartialLcp=True, BuildIndexThreads=128, TwoPassInitialNodeRestartCopy=True,
         RecoveryWork=60, EnableRedoControl=True, DataMemory="98M", IndexMemory=0,
     ),
@@ -239,6 +242,30 @@ def parse_version(version: str) -> tuple[int, int, int]:
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
+_SPEED_74 = ("MinDiskWriteSpeed", "MaxDiskWriteSpeed", "MaxDiskWriteSpeedOtherNodeRestart",
+             "MaxDiskWriteSpeedOwnRestart")
+"""The LCP write-speed parameters of 7.4+ ([CFG76]), replacing DiskCheckpointSpeed."""
+
+
+def unused_params(mech: Mechanisms) -> tuple[str, ...]:
+    """The modelled config.ini parameters a release with these mechanisms does not have (or,
+    for ndbd, does not use); ndbsim ignores them there."""
+    out: list[str] = []
+    if mech.legacy_speed_parameters:
+        out += _SPEED_74
+    else:
+        out += ("DiskCheckpointSpeed", "DiskCheckpointSpeedInRestart")
+    if not mech.partial_lcp_available:
+        out += ("EnablePartialLcp", "RecoveryWork", "InsertRecoveryWork", "TwoPassInitialNodeRestartCopy")
+    elif not mech.insert_recovery_work:
+        out.append("InsertRecoveryWork")
+    if not mech.redo_control:
+        out.append("EnableRedoControl")
+    if not mech.multithreaded:
+        out += ("MaxNoOfExecutionThreads", "ThreadConfig")
+    return tuple(sorted(out))
+
+
 def profile_for(version: str) -> Profile:
     """The profile for an NDB version string such as ``"7.6.6"``, with the defaults that
     depend on the patch release and the calibrated constants (cached per version)."""
@@ -265,6 +292,8 @@ def _profile_for(version: str) -> Profile:
     mechanisms = base.mechanisms
     if family == "7.6" and patch < 5:
         mechanisms = replace(mechanisms, insert_recovery_work=False)
+    if family == "7.6" and patch >= 7:
+        mechanisms = replace(mechanisms, redo_control=True)
     if key in ("6.2", "6.3"):
         mechanisms = replace(mechanisms, multithreaded=False)  # ndbmtd arrived with 7.0
     if key in ("7.2", "7.3"):

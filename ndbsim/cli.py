@@ -255,6 +255,7 @@ def sweep(
     scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address, tcp://HOST:PORT."),
     shard: str | None = typer.Option(None, "--shard", help="Run only shard I of N (I/N, 1-based)."),
     seed: int | None = typer.Option(None, "--seed", help="Root seed (overrides the sweep file's)."),
+    set_: list[str] = typer.Option([], "--set", "-s", help="Set a base key for every point: dotted.path=value."),
 ) -> None:
     """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
     from ndbsim.sweep import load_sweep, parse_shard, write_frame
@@ -276,10 +277,17 @@ def sweep(
     if target is not None and Path(target).suffix.lower() not in (".csv", ".parquet", ".pq"):
         raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field=option)
     check_output_path(target, option)
-    df = run_sweep(spec["base"], spec["factors"], mode=spec["mode"], samples=spec["samples"],
-                   replications=spec["replications"], seed=spec["seed"] if seed is None else seed,
-                   workers=workers, scheduler=scheduler, shard=shard, progress=sys.stderr.isatty(),
-                   source=spec["source"])
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        df = run_sweep(spec["base"], spec["factors"], mode=spec["mode"], samples=spec["samples"],
+                       replications=spec["replications"], seed=spec["seed"] if seed is None else seed,
+                       workers=workers, scheduler=scheduler, shard=shard, progress=sys.stderr.isatty(),
+                       source=spec["source"], overrides=[*spec["overrides"], *set_])
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            typer.echo(f"ndbsim: warning: {w.message}", err=True)
     if target is not None:
         write_frame(df, target)
         bad = int((df["status"] != "ok").sum())

@@ -3,6 +3,7 @@
 A sweep file (YAML)::
 
     base: ../dbt2-600wh-7.6.6.yaml      # a scenario file (relative to this file) or a mapping
+    set: {data.rows: null}              # optional; dotted keys set in the base for every point
     factors:                            # dotted scenario keys -> values
       data.size: [10GB, 30GB, 60GB]
       cluster.config.RecoveryWork: [25, 50, 80]
@@ -40,7 +41,7 @@ MODES = ("grid", "zip", "random")
 CHECKPOINT_FIGURES = ("lcp_secs", "lcp_bytes", "redo_bytes_needed", "redo_capacity_bytes")
 """Steady-state checkpoint figures copied into every NDB sweep row, named as in
 ``engine.run.checkpoint_figures`` (NaN for InnoDB and failed points)."""
-SWEEP_KEYS = ("name", "base", "factors", "mode", "samples", "replications", "seed", "output")
+SWEEP_KEYS = ("name", "base", "set", "factors", "mode", "samples", "replications", "seed", "output")
 """The keys a sweep file may have (the format in this module's docstring); others are errors."""
 _SAMPLING_KEY = 2**63 - 1
 """Spawn key of the random-mode sampler's stream. Point streams use keys 0..n-1, so the largest
@@ -70,15 +71,26 @@ def load_sweep(path: str | Path) -> dict[str, Any]:
     elif base is not None and not isinstance(base, dict):
         raise InputError(f"{base!r} is not a scenario; give a scenario file path or an inline mapping",
                          field="base", source=src)
+    sets = raw.get("set") or {}
+    if not isinstance(sets, dict):
+        raise InputError(f"{sets!r} is not a mapping; write e.g. set: {{data.rows: null}}", field="set", source=src)
     out = raw.get("output")
     if out is not None and not isinstance(out, str):
         raise InputError(f"{out!r} is not a file name; write e.g. output: results.csv", field="output", source=src)
     kwargs = {"base": base, "factors": raw.get("factors"), "mode": raw.get("mode", "grid"),
               "samples": raw.get("samples"), "replications": raw.get("replications", 1),
-              "seed": raw.get("seed", 1), "output": here / out if out else None, "source": src}
+              "seed": raw.get("seed", 1), "output": here / out if out else None, "source": src,
+              "overrides": [f"{k}={_yaml_scalar(v)}" for k, v in sets.items()]}
     if kwargs["factors"] is None:
         raise InputError("no factors; add e.g. factors: {data.size: [10GB, 60GB]}", field="factors", source=src)
     return kwargs
+
+
+def _yaml_scalar(value: Any) -> str:
+    """A value as ``--set`` text (YAML flow style), so file and command-line overrides meet."""
+    import yaml
+
+    return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
 
 
 def _whole(value: Any, field: str, source: str | None, least: int) -> int:
@@ -376,14 +388,16 @@ def _pool_context():
 def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, Any] | None = None, *,
           mode: str = "grid", samples: int | None = None, replications: int | None = None, seed: int | None = None,
           workers: int | None = None, scheduler: Any = None, shard: str | tuple[int, int] | None = None,
-          progress: bool = True, chunk_size: int | None = None, source: str | None = None) -> pd.DataFrame:
+          progress: bool = True, chunk_size: int | None = None, source: str | None = None,
+          overrides: Sequence[str] = ()) -> pd.DataFrame:
     """Run a sweep and return a pandas DataFrame, one row per point and replication.
 
     ``base`` is a scenario (YAML path, mapping or None for the built-in default), or a sweep
     file when ``factors`` is None. ``workers``: local processes (None: all cores; 1: in this
     process). ``scheduler``: a Dask scheduler address (``tcp://host:port``) or a
     ``dask.distributed.Client``. ``shard``: ``"I/N"`` runs only the points with
-    ``index % N == I - 1``.
+    ``index % N == I - 1``. ``overrides``: ``"dotted.key=value"`` settings applied to the base
+    for every point (after a sweep file's ``set:``).
     """
     from ndbsim import scenario as sc
 
@@ -394,7 +408,8 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
         return sweep(spec.pop("base"), spec.pop("factors"), mode=spec["mode"], samples=spec["samples"],
                      replications=spec["replications"] if replications is None else replications,
                      seed=spec["seed"] if seed is None else seed, workers=workers,
-                     scheduler=scheduler, shard=shard, progress=progress, chunk_size=chunk_size, source=src)
+                     scheduler=scheduler, shard=shard, progress=progress, chunk_size=chunk_size, source=src,
+                     overrides=[*spec["overrides"], *overrides])
     if factors is None:
         raise InputError("no factors; pass factors={'data.size': ['10GB', '60GB']}", field="factors", source=source)
     replications = _whole(1 if replications is None else replications, "replications", source, 1)
@@ -405,6 +420,16 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
 
     base_raw, base_src = sc.raw_from(base)
     base_src = base_src or source
+    rows_fixed = isinstance(base_raw.get("data"), dict) and base_raw["data"].get("rows") is not None
+    for assignment in overrides:
+        sc.set_override(base_raw, assignment)
+    set_keys = {a.split("=", 1)[0].strip() for a in overrides}
+    if rows_fixed and "data.size" in factors and "data.rows" not in factors and "data.rows" not in set_keys:
+        import warnings
+
+        warnings.warn(f"data.size varies while data.rows stays {base_raw['data']['rows']} from the base, so the "
+                      "row size varies with it; set data.rows=null to derive the rows from data.row_size",
+                      UserWarning, stacklevel=2)
     # The base itself must be a valid scenario (its errors are the file's, not a point's).
     innodb = isinstance(base_raw, dict) and base_raw.get("kind") == "innodb"
     if innodb:

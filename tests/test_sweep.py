@@ -19,6 +19,7 @@ def run(factors=GRID, **kw):
     kw.setdefault("workers", 1)
     kw.setdefault("progress", False)
     kw.setdefault("seed", 5)
+    kw.setdefault("overrides", ["data.rows=null"])  # rows follow data.size
     return ndbsim.sweep(BASE, factors, **kw)
 
 
@@ -58,7 +59,7 @@ def test_same_seed_same_rows_regardless_of_workers_and_chunks():
     assert not a["total_restart_secs"].equals(d["total_restart_secs"])
     # a point's seed reproduces it through ndbsim.simulate
     row = a.iloc[3]
-    res = ndbsim.simulate(BASE, seed=int(row["seed"]), replications=2, data__size=row["data.size"],
+    res = ndbsim.simulate(BASE, seed=int(row["seed"]), replications=2, data__size=row["data.size"], data__rows=None,
                           cluster__config__RecoveryWork=int(row["cluster.config.RecoveryWork"]))
     assert res.replications[1].total_restart_secs == a.iloc[3]["total_restart_secs"]
     assert point_seed(5, 1) == a.loc[a["point"] == 1, "seed"].iloc[0]
@@ -131,7 +132,8 @@ def test_random_mode_checks_ranges():
 
 def _sweep_file(tmp_path, extra=""):
     p = tmp_path / "s.yaml"
-    p.write_text(f"base: {BASE}\nfactors:\n  data.size: [10GB, 20GB]\n  workload.updates_per_s: [0, 500]\n"
+    p.write_text(f"base: {BASE}\nset: {{data.rows: null}}\nfactors:\n  data.size: [10GB, 20GB]\n"
+                 "  workload.updates_per_s: [0, 500]\n"
                  f"mode: grid\nreplications: 2\nseed: 9\n{extra}")
     return p
 
@@ -206,3 +208,21 @@ def test_points_reuse_untouched_sections_with_the_same_outcome(key, value):
         point = sc.scenario_reusing(raw, sections, {key.split(".")[0]})
         assert point == whole
         assert point.host is sections["host"]  # reused, not validated again
+
+
+def test_set_fixes_base_keys_for_every_point_and_rows_follow_size(tmp_path):
+    factors = {"data.size": ["20GB", "40GB"]}
+    with pytest.warns(UserWarning, match="data.rows stays 300M"):
+        fixed = run(factors, overrides=[])
+    derived = run(factors, overrides=["data.rows=null"])
+    # with rows fixed the index rebuild (per row) does not grow with the data; derived, it doubles
+    assert fixed["secs_index_rebuild"].iloc[0] == pytest.approx(fixed["secs_index_rebuild"].iloc[1])
+    assert derived["secs_index_rebuild"].iloc[1] == pytest.approx(2 * derived["secs_index_rebuild"].iloc[0], rel=0.05)
+    f = tmp_path / "s.yaml"
+    f.write_text(f"base: {BASE}\nset: {{data.rows: null}}\nfactors: {{data.size: [20GB, 40GB]}}\nseed: 5\n")
+    from_file = ndbsim.sweep(str(f), workers=1, progress=False)
+    pd.testing.assert_frame_equal(from_file, derived)
+    p = cli("sweep", f, "--set", "cluster.config.RecoveryWork=80", "--workers", "1")
+    assert p.returncode == 0 and "warning" not in p.stderr, p.stderr
+    p = cli("sweep", f, "--set", "data.rows")
+    assert p.returncode == 2 and "--set" in p.stderr

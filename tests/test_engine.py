@@ -164,6 +164,20 @@ def test_redo_control_speeds_up_the_steady_lcp_and_averts_error_410():
     assert c_on["redo_bytes_needed"] < c_on["redo_capacity_bytes"] < c_off["redo_bytes_needed"]
 
 
+def test_redo_control_acts_while_an_lcp_runs():
+    """Under the default scenario's load burst an LCP at MaxDiskWriteSpeed=20M would let 32 MiB/s
+    of changes overload the log; EnableRedoControl re-reads the fill during the LCP and speeds it
+    up once the REDO passes 40% and 60%, so the peak ends above 60% but below the log."""
+    load = ("version=8.0.35", "cluster.config.MaxDiskWriteSpeed=20M", "workload.updates_per_s=65536",
+            "workload.bytes_per_change=512B")
+    on = sim(None, *load)
+    off = sim(None, *load, "cluster.config.EnableRedoControl=false")
+    assert off.status == "redo-overload"
+    assert on.status == "ok"
+    fill = on.first.checkpoint["redo_peak_bytes"] / on.first.checkpoint["redo_capacity_bytes"]
+    assert 0.6 < fill < 1.0
+
+
 def test_parameters_a_release_does_not_have_are_ignored_with_a_warning():
     """EnableRedoControl came with 7.6.7 and DiskCheckpointSpeed left with 7.4: set on a release
     without them they change nothing, and the run says so."""

@@ -108,3 +108,23 @@ def test_zero_work_finishes_at_once_and_no_flow_runs_forever():
     assert f.done.triggered
     g = fs.transfer(5.0, {"disk": 0.0})  # needs nothing: unbounded, ends now
     assert finish_times(env, [g]) == pytest.approx([0.0])
+
+
+def test_an_alarm_rings_while_its_flow_runs_and_costs_nothing_once_it_has_finished():
+    env, fs = system(disk=1.0)
+    f = fs.transfer(10.0, {"disk": 1.0})  # ends at 10
+    rang = []
+    fs.alarm(4.0, lambda: (rang.append(env.now), fs.set_cap(f, 0.5)), [f])  # slows it down at 4
+    assert finish_times(env, [f]) == pytest.approx([4.0 + 6.0 / 0.5])
+    assert rang == pytest.approx([4.0])
+
+    events = []
+    for with_alarm in (False, True):
+        env, fs = system(disk=1.0)
+        g = fs.transfer(3.0, {"disk": 1.0})  # ends at 3, before the alarm
+        if with_alarm:
+            fs.alarm(4.0, lambda: rang.append("late"), [g])
+        assert finish_times(env, [g]) == pytest.approx([3.0])
+        events.append(next(env._eid))
+    assert "late" not in rang
+    assert events[0] == events[1]  # the alarm whose flow finished first simulated no event

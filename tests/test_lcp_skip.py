@@ -33,6 +33,16 @@ CASES = [
                                             "host.disk_read=200MB/s"]),
     ("scenarios/rolling-4-nodes-8.0.yaml", [*TINY_LOG, "data.size=450MB", "simulation.lcp_phase=0.775",
                                             "workload.before_restart={duration: 66s, updates_per_s: 4000}"]),
+    # EnableRedoControl speeding LCPs up mid-write, cycle after cycle (such cycles are simulated)
+    ("scenarios/rolling-4-nodes-8.0.yaml", ["restart.type=node", "restart.nodes=[2]", "data.rows=4M",
+                                            "data.size=800MB", "cluster.config.FragmentLogFileSize=16M",
+                                            "cluster.config.NoOfFragmentLogFiles=3", "workload.updates_per_s=2000",
+                                            "workload.inserts_per_s=0", "cluster.config.EnablePartialLcp=false",
+                                            "workload.during_restart.updates_per_s=2000", "restart.downtime=30m",
+                                            "cluster.config.MaxDiskWriteSpeed=5M",
+                                            "cluster.config.MinDiskWriteSpeed=1M",
+                                            "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=5M",
+                                            "cluster.config.MaxDiskWriteSpeedOwnRestart=40M"]),
 ]
 
 

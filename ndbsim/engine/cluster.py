@@ -42,6 +42,10 @@ REDO_ALERT_CRITICAL = 0.60
 """EnableRedoControl's "critical" level: above this REDO fill the LCP writes at
 MaxDiskWriteSpeedOwnRestart (reference §2.4)."""
 
+ALERT_MARGIN = 1e-9
+"""Relative time past an alert level's crossing at which the LCP re-reads the REDO fill, so the
+fill read is above the level despite round-off (a numerical guard, not an NDB value)."""
+
 
 @dataclass
 class Node:
@@ -148,7 +152,7 @@ class Cluster:
                                      "runs no transactions until it has restarted")
             self.restart_rates = Rates(bytes_per_change=base.bytes_per_change)
         share = 1.0 / self.groups
-        self.base_steady = self._steady(base)
+        self.base_steady = self._steady(base, settled=True)
         base_cycle = self.base_steady[1]
         # The warm-up starts a few LCP cycles before the crash, in the steady state of the
         # rates in force then; the crash lands at a random (seeded) point of the cycle.
@@ -196,7 +200,10 @@ class Cluster:
                 n.history = [LcpRecord(-math.inf, -math.inf, 1.0, 0.0, 0.0, self.data_bytes)]
             self.last_lcp_start = -math.inf
 
-    def _steady(self, rates: Rates) -> tuple[LcpRecord, float]:
+    def _steady(self, rates: Rates, settled: bool = False) -> tuple[LcpRecord, float]:
+        """The steady LCP cycle under ``rates``. ``settled``: the rates have run long enough for
+        EnableRedoControl to have acted on the REDO fill (the base load, which runs before the
+        simulated time); a burst starts with the base's log and is simulated as it fills."""
         share = 1.0 / self.groups
         node_rates = Changes(rates.updates * share, rates.inserts * share, rates.deletes * share,
                              rates.bytes * share)
@@ -206,7 +213,7 @@ class Cluster:
         speed = self.normal_write_speed(rates)
         rec, cycle = self.policy.steady_state(self.data_bytes, self.rows, node_rates, speed,
                                               self.lcp_overhead_secs(), trigger)
-        if self.redo_control and self.redo_capacity:
+        if settled and self.redo_control and self.redo_capacity:
             # EnableRedoControl (reference §2.4): while the REDO the cycle keeps fills the log
             # beyond an alert level, the LCP writes faster; the cycle settles at the first level
             # whose speed keeps the fill below that level's trigger, or at the fastest.
@@ -334,6 +341,28 @@ class Cluster:
         simulated time 0 (the warm-up begins in it)."""
         tail = -start * self.pre_rates.bytes / self.groups if start < 0 and math.isfinite(start) else 0.0
         return self.traffic.redo_bytes(max(start, 0.0), now) + tail
+
+    def next_redo_alert(self, nodes: list[Node]) -> float:
+        """When the next of ``nodes`` crosses an EnableRedoControl alert level its REDO is still
+        below (the REDO a running LCP keeps only grows until it completes), or when the stream's
+        rate changes, whichever comes first; inf when neither will."""
+        now = self.env._now
+        at = next((start for start, _ in self.traffic.segments if start > now), math.inf)
+        rate = self.traffic.at(now).bytes / self.groups
+        if rate <= 0 or not self.redo_capacity:
+            return at
+        for n in nodes:
+            if n.down or n.redo_floor > now:
+                continue  # logs no REDO now: its fill does not grow
+            need = self.redo_needed(n)
+            for level in (REDO_ALERT_HIGH, REDO_ALERT_CRITICAL):
+                target = level * self.redo_capacity
+                if need < target:
+                    # just past the level, so that the fill read then is above it
+                    t = now + (target - need) / rate
+                    at = min(at, t + ALERT_MARGIN * max(1.0, t))
+                    break
+        return at
 
     def redo_fill(self, node: Node) -> float:
         return self.redo_needed(node) / self.redo_capacity if self.redo_capacity else 0.0

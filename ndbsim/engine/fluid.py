@@ -5,13 +5,14 @@ loads (the live transaction stream), and elastic flows (restore, REDO apply, LCP
 Each flow needs ``demand[r]`` units of resource ``r`` per unit of progress and may be capped.
 Rates are recomputed only when a flow starts, ends or changes its cap, or a fixed load
 changes, so the number of simulated events depends on the number of flows and load changes,
-never on bytes or rows.
+never on bytes or rows. An ``alarm`` calls back at a set time while given flows still run (the
+LCP's EnableRedoControl reads the REDO fill so); it shares the flows' one timer.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import simpy
 from simpy.events import Event, Timeout
@@ -40,6 +41,13 @@ class Flow:
         """Bytes an LCP flow writes (set by ``Cluster.lcp_flow``; 0 for other flows)."""
 
 
+class _Alarm:
+    __slots__ = ("at", "fn", "flows")
+
+    def __init__(self, at: float, fn: Callable[[], None], flows: tuple[Flow, ...]):
+        self.at, self.fn, self.flows = at, fn, flows
+
+
 class FluidSystem:
     """All resources of one simulated cluster, allocated together."""
 
@@ -58,6 +66,7 @@ class FluidSystem:
         self._deferred = False
         self._timer: Timeout | None = None
         self._pending = math.nan
+        self._alarms: list[_Alarm] = []
         self.on_change: Callable[[], None] | None = None
         """Called before any change to the flows or loads (the LCP loop's skip settles on it)."""
         self.batch = _Batch(self)
@@ -119,6 +128,12 @@ class FluidSystem:
             flow.cap = cap
             self.flush()
 
+    def alarm(self, at: float, fn: Callable[[], None], flows: Sequence[Flow]) -> None:
+        """Call ``fn`` at time ``at`` if one of ``flows`` is still running then. The alarm shares
+        the flows' timer, so an alarm whose flows all finish first costs no event."""
+        self._alarms.append(_Alarm(at, fn, tuple(flows)))
+        self._arm()
+
     def flush(self) -> None:
         """Settle progress up to now, finish what is done and share the resources again."""
         if self._held:
@@ -136,6 +151,7 @@ class FluidSystem:
                 self._reap()
                 break
         if not flows:
+            self._alarms.clear()
             self._timer, self._pending = None, math.nan
             return
         if self._shared:
@@ -150,20 +166,31 @@ class FluidSystem:
                         if x < rate:
                             rate = x
                 f.rate = rate if rate < UNBOUNDED_RATE else UNBOUNDED_RATE
-        # one timer for the next flow to finish; a pending timer for that instant is kept
+        self._arm()
+
+    def _arm(self) -> None:
+        """One timer for the next flow to finish or alarm to ring; a pending timer for that
+        instant is kept. Flows have progressed to ``_last``."""
+        flows = self.flows
         horizon = math.inf
         for f in flows:
             if f.rate > 0:
                 x = f.remaining / f.rate
                 if x < horizon:
                     horizon = x
-        if horizon == math.inf:
+        at = self._last + (horizon if horizon > 0.0 else 0.0) if horizon < math.inf else math.inf
+        if self._alarms:
+            self._alarms = [a for a in self._alarms if any(f in flows for f in a.flows)]
+            for a in self._alarms:
+                if a.at < at:
+                    at = a.at
+        if at == math.inf:
             self._timer, self._pending = None, math.nan
             return
-        at = now + (horizon if horizon > 0.0 else 0.0)
         if self._pending != at:
             self._pending = at
-            timer = self._timer = Timeout(self.env, at - now)
+            now = self.env._now
+            timer = self._timer = Timeout(self.env, at - now if at > now else 0.0)
             timer.callbacks.append(self._wake)
 
     # -- internals ------------------------------------------------------------------
@@ -254,6 +281,13 @@ class FluidSystem:
                 f.remaining = 0.0
         self._last = now
         self._reap()
+        if self._alarms:
+            ring = [a for a in self._alarms if a.at <= now + resolution * max(1.0, now)]
+            if ring:
+                self._alarms = [a for a in self._alarms if a not in ring]
+                for a in ring:
+                    if any(f in self.flows for f in a.flows):
+                        a.fn()
         self.flush()
 
 

@@ -59,6 +59,9 @@ class LcpPlan:
     flows: list[tuple[Node, Flow]] = field(default_factory=list)
     dropped: set[int] = field(default_factory=set)
     """Participants that failed during the LCP: it completes without them."""
+    alerted: bool = False
+    """EnableRedoControl changed the LCP's speed while it ran: its writes did not proceed at
+    one speed, so its cycle is no template for skipped ones (it is simulated again)."""
 
 
 _Shape = tuple[tuple[Any, ...], tuple[float, ...], float, float]
@@ -223,7 +226,27 @@ class LcpMaster:
                 plan.since.append(since)
                 plan.flows.append((n, c.lcp_flow(n, sized[0], c.write_speed(n))))
         self.running = plan
+        self._watch_redo(plan)
         return plan
+
+    def _watch_redo(self, plan: LcpPlan) -> None:
+        """EnableRedoControl re-reads the REDO fill while an LCP runs (Backup.cpp recomputes its
+        write speed every period, reference §2.4): wake when a participant's REDO next crosses
+        an alert level, or the stream's rate changes, and re-cap the LCP's writes then."""
+        if not self.c.redo_control:
+            return
+        at = self.c.next_redo_alert([n for n, _ in plan.flows])
+        if not math.isinf(at):
+            self.c.fluid.alarm(at, lambda: self._redo_alert(plan), [f for _, f in plan.flows])
+
+    def _redo_alert(self, plan: LcpPlan) -> None:
+        if self.running is not plan:
+            return  # that LCP has completed
+        before = [f.cap for _, f in plan.flows]
+        self.refresh_speeds()
+        if [f.cap for _, f in plan.flows] != before:
+            plan.alerted = True
+        self._watch_redo(plan)
 
     def _complete(self, plan: LcpPlan, waiters: list[Event], table_secs: float) -> Generator[Event, Any, None]:
         for _, flow in plan.flows:  # the LCP ends with its last node
@@ -255,7 +278,7 @@ class LcpMaster:
     def _skippable(self, plan: LcpPlan) -> _Skip | None:
         prev = self._shape
         self._shape = None
-        if self._waiters or plan.dropped or not plan.flows:
+        if self._waiters or plan.dropped or not plan.flows or plan.alerted:
             return None
         start = plan.start
         who = tuple(n for n, _ in plan.flows)
@@ -336,6 +359,7 @@ class LcpMaster:
             table_left = c.table_description_secs if into < writes else max(0.0, skip.length - into)
             self.running = plan
             self._resume = (plan, table_left)
+            self._watch_redo(plan)
         if interrupt:
             assert self._process is not None
             self._process.interrupt("settle")

@@ -3,8 +3,9 @@
 __version__ = "0.1.0"
 
 from ndbsim.errors import InputError
+from ndbsim.profiles import use_constants
 from ndbsim.result import Result
 from ndbsim.simulate import simulate
 from ndbsim.sweep import sweep
 
-__all__ = ["InputError", "Result", "simulate", "sweep", "__version__"]
+__all__ = ["InputError", "Result", "simulate", "sweep", "use_constants", "__version__"]

@@ -29,6 +29,8 @@ def run(
     seed: int | None = typer.Option(None, "--seed", help="Root seed; 0 draws one and prints it."),
     config_ini: Path | None = typer.Option(None, "--config-ini", help="Read [ndbd default] from a config.ini."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the output to a file."),
+    constants: Path | None = typer.Option(None, "--constants",
+                                          help="Fitted constants from `ndbsim calibrate -o FILE` (default: packaged)."),
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim import scenario as sc
@@ -37,6 +39,7 @@ def run(
     from ndbsim.simulate import run_resolved
 
     format = _run_format(format, output)
+    _use_constants(constants)
     if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
         raise InputError(f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}",
                          field="--replications")
@@ -164,18 +167,38 @@ def params(version: str = typer.Option("7.6.6", "--version", help="NDB version."
         typer.echo(f"not in NDB {version}, ignored if set: {', '.join(unused)}")
 
 
+def _cases_dir(cases: Path | None) -> Path:
+    """The calibration cases directory: ``--cases``, else the repository's ``calibration/``."""
+    from ndbsim.calibration import DEFAULT_DIR
+
+    directory = Path(cases) if cases is not None else DEFAULT_DIR
+    if directory.is_dir():
+        return directory
+    if cases is None:
+        raise InputError(f"no calibration cases at {str(directory)!r}: they ship with the repository, not the "
+                         "package; run from a clone (pip install -e .) or pass --cases DIR", field="--cases")
+    raise InputError(f"{str(directory)!r} is not a directory of calibration cases; check the path", field="--cases")
+
+
+def _use_constants(path: Path | None) -> None:
+    if path is not None:
+        from ndbsim.profiles import use_constants
+
+        use_constants(path)
+
+
 @app.command()
 def check(
     cases: Path | None = typer.Option(None, "--cases", help="Directory of calibration cases (default: calibration/)."),
     no_claims: bool = typer.Option(False, "--no-claims", help="Skip the variance and qualitative checks."),
+    constants: Path | None = typer.Option(None, "--constants",
+                                          help="Fitted constants from `ndbsim calibrate -o FILE` (default: packaged)."),
 ) -> None:
     """Predicted vs published for every calibration case; exit 1 if any is outside tolerance."""
-    from ndbsim.calibration import DEFAULT_DIR
     from ndbsim.check import format_check, run_check
 
-    if cases is not None and not cases.is_dir():
-        raise InputError(f"{str(cases)!r} is not a directory of calibration cases; check the path", field="--cases")
-    rows, found = run_check(cases or DEFAULT_DIR, claims=not no_claims)
+    _use_constants(constants)
+    rows, found = run_check(_cases_dir(cases), claims=not no_claims)
     typer.echo(format_check(rows, found), nl=False)
     if any(not r.ok for r in rows) or any(not c.ok for c in found):
         raise typer.Exit(1)
@@ -194,13 +217,12 @@ def calibrate(
     import yaml
 
     from ndbsim.calibrate import case_from_restart_info, run_calibration, save_calibration
-    from ndbsim.calibration import DEFAULT_DIR, case_from_data
+    from ndbsim.calibration import case_from_data
     from ndbsim.io import atomic_write_text, check_output_path
     from ndbsim.profiles import CALIBRATED_FILE
 
     # Every check of the options first, then the fit in memory, then the files: bad input or a
     # failed fit leaves nothing behind, not even the imported case.
-    directory = Path(cases) if cases is not None else DEFAULT_DIR
     if restart_info is None:
         if scenario is not None:
             raise InputError("--scenario is only used with --restart-info; add --restart-info CSV or drop "
@@ -212,9 +234,7 @@ def calibrate(
         raise InputError("--restart-info needs --scenario: the scenario file of that cluster", field="--scenario")
     if node is not None and not 1 <= node <= 255:
         raise InputError(f"{node} is not a node id; give a data node id 1-255", field="--node")
-    if not directory.is_dir():
-        raise InputError(f"{str(directory)!r} is not a directory of calibration cases; check the path",
-                         field="--cases")
+    directory = _cases_dir(cases)
     target = Path(output) if output is not None else CALIBRATED_FILE
     check_output_path(target, "--output")
     if target == CALIBRATED_FILE:  # the package's own files: the InnoDB constants are written beside
@@ -240,7 +260,10 @@ def calibrate(
         typer.echo(f"wrote calibration case {case_file}")
     save_calibration(result, target)
     if output is not None and Path(output) != CALIBRATED_FILE:
-        typer.echo(f"wrote {output}")
+        typer.echo(f"wrote {output}; use it with --constants {output} (run, check, sweep) or "
+                   "ndbsim.use_constants() in Python")
+    else:
+        typer.echo(f"wrote {CALIBRATED_FILE} (the packaged constants, used by default)")
     for name, value in result.constants.__dict__.items():
         typer.echo(f"{name:22s} {value:.4g}")
     for case_name, figs in result.residuals.items():
@@ -256,6 +279,8 @@ def sweep(
     shard: str | None = typer.Option(None, "--shard", help="Run only shard I of N (I/N, 1-based)."),
     seed: int | None = typer.Option(None, "--seed", help="Root seed (overrides the sweep file's)."),
     set_: list[str] = typer.Option([], "--set", "-s", help="Set a base key for every point: dotted.path=value."),
+    constants: Path | None = typer.Option(None, "--constants",
+                                          help="Fitted constants from `ndbsim calibrate -o FILE` (default: packaged)."),
 ) -> None:
     """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
     from ndbsim.sweep import load_sweep, parse_shard, write_frame
@@ -269,6 +294,7 @@ def sweep(
     from ndbsim.sweep import check_scheduler
 
     parse_shard(shard)
+    _use_constants(constants)
     if scheduler is not None:
         check_scheduler(scheduler)
     spec = load_sweep(sweep_file)

@@ -138,3 +138,23 @@ def test_params_lists_only_this_versions_parameters():
     assert lines[-1] == "not in NDB 8.0.35, ignored if set: DiskCheckpointSpeed, DiskCheckpointSpeedInRestart"
     old = ndbsim("params", "--version", "7.0.9").stdout
     assert "DiskCheckpointSpeed " in old and "EnableRedoControl" in old.splitlines()[-1]
+
+
+def test_constants_file_from_calibrate_is_used_by_run_and_check(tmp_path, root):
+    import yaml
+
+    packaged = yaml.safe_load((root / "ndbsim/profiles/calibrated.yaml").read_text())
+    packaged["shared"]["constants"]["memory_touch_rate"] /= 2  # memory touch twice as slow
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(yaml.safe_dump(packaged))
+    base = json.loads(ndbsim("run", "--format", "json").stdout)
+    slow = ndbsim("run", "--format", "json", "--constants", str(mine))
+    assert slow.returncode == 0, slow.stderr
+    touch = [json.loads(slow.stdout)["phases"]["secs_memory_touch"], base["phases"]["secs_memory_touch"]]
+    assert touch[0] == pytest.approx(2 * touch[1])
+    p = ndbsim("check", "--constants", str(mine), "--no-claims")
+    assert p.returncode == 1 and "secs_memory_touch" in p.stdout  # seed 003's 26 s no longer fits
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("x: 1\n")
+    p = ndbsim("run", "--constants", str(bad))
+    assert p.returncode == 2 and "--constants" in p.stderr and len(p.stderr.strip().splitlines()) == 1

@@ -8,6 +8,7 @@ A scenario's ``host.core_speed`` scales every CPU-bound constant for other hardw
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
@@ -301,11 +302,52 @@ def _profile_for(version: str) -> Profile:
     return replace(base, defaults=defaults, mechanisms=mechanisms, constants=calibrated_constants(base.name))
 
 
+CONSTANTS_ENV = "NDBSIM_CONSTANTS"
+"""Environment variable naming a constants file (what ``ndbsim calibrate -o FILE`` writes) to use
+instead of the packaged ``calibrated.yaml``; ``use_constants`` and ``--constants`` set it, so
+sweep worker processes see the same constants."""
+
+
+def constants_file() -> Path:
+    """The constants file in use: ``$NDBSIM_CONSTANTS`` if set, else the packaged one."""
+    return Path(os.environ[CONSTANTS_ENV]) if os.environ.get(CONSTANTS_ENV) else CALIBRATED_FILE
+
+
+def use_constants(path: str | Path | None) -> None:
+    """Use the fitted constants in ``path`` from now on (None: the packaged ones again). The file
+    must be what ``ndbsim calibrate --output`` writes."""
+    if path is None:
+        os.environ.pop(CONSTANTS_ENV, None)
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise InputError(f"{str(p)!r} is not a file; give the constants file ndbsim calibrate --output wrote",
+                             field="--constants")
+        data = _read_constants(p)
+        if not isinstance(data, dict) or not isinstance(data.get("shared", data.get("profiles")), dict):
+            raise InputError(f"{str(p)!r} holds no fitted constants (no shared: or profiles: section); give the "
+                             "file ndbsim calibrate --output wrote", field="--constants")
+        os.environ[CONSTANTS_ENV] = str(p.resolve())
+    reload_calibration()
+
+
+def _read_constants(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise InputError(f"cannot read {str(path)!r} as YAML ({type(e).__name__}); give the constants file ndbsim "
+                         "calibrate --output wrote", field="--constants") from None
+
+
 @cache
 def _calibrated() -> dict[str, Any]:
-    if not CALIBRATED_FILE.exists():
+    path = constants_file()
+    if not path.exists():
+        if path != CALIBRATED_FILE:
+            raise InputError(f"{str(path)!r} (from ${CONSTANTS_ENV}) does not exist; fix or unset it",
+                             field=CONSTANTS_ENV)
         return {}
-    return yaml.safe_load(CALIBRATED_FILE.read_text()) or {}
+    return _read_constants(path) or {}
 
 
 def calibrated_constants(profile_name: str) -> Constants:

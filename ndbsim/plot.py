@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,18 +35,25 @@ def gantt(result: Result, path: str | Path | None = None, replication: int = 0) 
     colour = {p: cmap(i % 20) for i, p in enumerate(PHASES)}
     fig, ax = plt.subplots(figsize=(12, 2.4 + 0.5 * max(1, len(rep.nodes))))
     used = set()
+    ends = [b for n in rep.nodes for _, _, b in n.spans if math.isfinite(b)]
+    edge = 1.15 * max(ends, default=t_zero + 60.0) - 0.15 * t_zero  # where a phase that never ends is cut
     for row, node in enumerate(rep.nodes):
         for phase, a, b in node.spans:
             if b - a <= 0:
                 continue
-            ax.barh(row, (b - a) / 60.0, left=(a - t_zero) / 60.0, color=colour[phase],
-                    label=SHORT[phase] if phase not in used else None, edgecolor="white", linewidth=0.3)
+            endless = not math.isfinite(b)
+            ax.barh(row, ((edge if endless else b) - a) / 60.0, left=(a - t_zero) / 60.0, color=colour[phase],
+                    label=SHORT[phase] if phase not in used else None, edgecolor="white", linewidth=0.3,
+                    hatch="//" if endless else None)
+            if endless:
+                ax.annotate("never ends →", ((edge - t_zero) / 60.0, row), ha="right", va="center", fontsize=8)
             used.add(phase)
     ax.set_yticks(range(len(rep.nodes)), [f"node {n.node_id}" for n in rep.nodes])
     ax.invert_yaxis()
     ax.set_xlabel("minutes since the restart began")
-    ax.set_title(f"{result.name} — NDB {result.version}, {result.restart_type} restart: "
-                 f"{rep.total_restart_secs / 60:.1f} min ({rep.status})", fontsize=10)
+    total = f"{rep.total_restart_secs / 60:.1f} min" if math.isfinite(rep.total_restart_secs) else "never ends"
+    ax.set_title(f"{result.name} — NDB {result.version}, {result.restart_type} restart: {total} ({rep.status})",
+                 fontsize=10)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1, fontsize=7, frameon=False)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from ndbsim.restart_info import OWN_PHASES, PHASES
@@ -30,7 +31,7 @@ def phase_table(result: Result, notes: list[str] | None = None, overrides: list[
     out.append("phase (ndbinfo.restart_info)".ljust(width) + "".join(f"{'node ' + str(n):>12s}" for n in ids)
                + ("   share" if len(ids) == 1 else ""))
     for p in PHASES:
-        row = (p + " *" if p in OWN_PHASES else p).ljust(width) + "".join(f"{per_node[n][p]:>10.1f} s" for n in ids)
+        row = (p + " *" if p in OWN_PHASES else p).ljust(width) + "".join(_secs(per_node[n][p]) for n in ids)
         if len(ids) == 1 and totals[ids[0]] > 0:
             share = per_node[ids[0]][p] / totals[ids[0]]
             row += f"  {'█' * round(share * 30)}" if share >= 0.005 else ""
@@ -38,7 +39,8 @@ def phase_table(result: Result, notes: list[str] | None = None, overrides: list[
     out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in ids))
     out.append(f"* ndbsim's own row: restart_info has no column for {', '.join(OWN_PHASES)}")
     out.append("")
-    out.append(f"restart total: {format_secs(result.total_restart_secs)} ({result.total_restart_secs:.0f} s)"
+    t = result.total_restart_secs
+    out.append(f"restart total: {format_secs(t)}" + (f" ({t:.0f} s)" if math.isfinite(t) else "")
                + (f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
                   if rep["n"] > 1 else ""))
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
@@ -46,6 +48,11 @@ def phase_table(result: Result, notes: list[str] | None = None, overrides: list[
     for w in result.warnings + list(notes or []):
         out.append(f"warning: {w}")
     return "\n".join(out) + "\n"
+
+
+def _secs(x: float) -> str:
+    """A phase's seconds in the table, or "never" for a phase that would not end."""
+    return f"{x:>10.1f} s" if math.isfinite(x) else f"{'never':>12s}"
 
 
 def checkpoint_lines(cp: dict[str, float]) -> list[str]:

@@ -308,3 +308,33 @@ def test_release_lines_get_their_own_mechanisms():
     assert not mech("6.3.28").multithreaded and mech("7.0.9").multithreaded
     assert mech("7.1.10").redo_lcps_kept == 3 and mech("7.2.10").redo_lcps_kept == 2
     assert not mech("7.6.4").insert_recovery_work and mech("7.6.5").insert_recovery_work
+
+
+def test_a_copy_that_never_converges_has_no_end_and_the_table_says_never():
+    r = sim(None, "workload.during_restart.updates_per_s=3000000")
+    assert r.status == "non-converging"
+    assert math.isinf(r.phases()["secs_to_synchronize_starting_node"])
+    from ndbsim.report import phase_table
+
+    table = phase_table(r)
+    assert "secs_to_synchronize_starting_node" in table
+    row = next(line for line in table.splitlines() if line.startswith("secs_to_synchronize_starting_node"))
+    assert row.split()[-1] == "never" and "restart total: never" in table
+
+
+def test_a_system_restart_has_no_failure_handling_or_handover(root):
+    r = sim(root / "scenarios/system-restart-7.6.yaml", "restart.cause=crash")
+    for node in r.node_ids():
+        ph = r.phases(node)
+        assert ph["secs_to_complete_node_failure"] == 0.0
+        assert ph["secs_wait_subscription_handover"] == 0.0
+    node = sim(None, "restart.cause=crash").phases()
+    assert node["secs_to_complete_node_failure"] > 0 and node["secs_wait_subscription_handover"] > 0
+
+
+def test_a_rolling_restart_of_some_nodes_warns(root):
+    path = root / "scenarios/rolling-4-nodes-8.0.yaml"
+    some = sim(path, "restart.nodes=[1,2]")
+    assert some.node_ids() == [1, 2]
+    assert any("rolling restart of restart.nodes [1, 2] only" in w for w in some.warnings)
+    assert not any("rolling restart of" in w for w in sim(path).warnings)

@@ -85,12 +85,15 @@ class Restarter:
         redo_from = node.history[0].start if node.history else crash
         run.facts["lcp_count_at_crash"] = c.lcp.count
 
-        # node failure handling: detection (crash only) and takeover, one GCP
-        detect = 0.0
-        if s.restart.cause == "crash":
-            hb = cfg["HeartbeatIntervalDbDb"] / 1000.0
-            detect = hb * (MISSED_HEARTBEATS + float(c.rng.random()))
-        yield from self._timed(run, "secs_to_complete_node_failure", detect + c.gcp)
+        # node failure handling by the live nodes: detection (crash only) and takeover, one GCP;
+        # in a system restart no node is left to detect or take over anything
+        failure = 0.0
+        if kind != "system":
+            failure = c.gcp
+            if s.restart.cause == "crash":
+                hb = cfg["HeartbeatIntervalDbDb"] / 1000.0
+                failure += hb * (MISSED_HEARTBEATS + float(c.rng.random()))
+        yield from self._timed(run, "secs_to_complete_node_failure", failure)
         yield from self._timed(run, "secs_to_allocate_node_id", s.restart.downtime)
         node.down = False
         memory = cfg["DataMemory"] + (cfg.get("IndexMemory") or 0.0)
@@ -199,7 +202,10 @@ class Restarter:
         self._span(run, "secs_wait_lcp_for_restart", t0)
         node.restarting = False
         c.lcp.refresh_speeds()
-        yield from self._timed(run, "secs_wait_subscription_handover", k.suma_handover_gcps * c.gcp)
+        # SUMA hands the node its share of the event subscriptions from the live nodes; after a
+        # system restart there is no live node to hand any over
+        handover = k.suma_handover_gcps * c.gcp if kind != "system" else 0.0
+        yield from self._timed(run, "secs_wait_subscription_handover", handover)
         node.in_lcp = True
         run.end = env.now
 
@@ -277,7 +283,7 @@ class Restarter:
             run.status = "non-converging"
             run.reason = "the copy phase never converges: " + limit
             run.end = math.inf
-            self._span(run, phase, t0)
+            run.spans.append((phase, t0, math.inf))  # the copy would never end
             return False
         shipped_total = 0.0
         steps = min(s.data.tables, COPY_STEPS_MAX)

@@ -60,6 +60,10 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
     env = c.env
     r = Restarter(c)
     kind, waves = restart_plan(c)
+    chosen = resolved.scenario.restart.nodes
+    if resolved.scenario.restart.type == "rolling" and chosen and len(set(chosen)) < len(c.nodes):
+        c.warnings.append(f"a rolling restart of restart.nodes {sorted(set(chosen))} only, not of all "
+                          f"{len(c.nodes)} data nodes; drop restart.nodes to roll through the whole cluster")
     runs: list[NodeRun] = []
     state = {"failed": None}
 

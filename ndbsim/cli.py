@@ -266,6 +266,7 @@ def calibrate(
         typer.echo(f"wrote {CALIBRATED_FILE} (the packaged constants, used by default)")
     for name, value in result.constants.__dict__.items():
         typer.echo(f"{name:22s} {value:.4g}")
+    typer.echo("residuals: relative error (+0.01 is 1% high), or seconds where the published figure is 0 s")
     for case_name, figs in result.residuals.items():
         typer.echo(f"{case_name}: " + ", ".join(f"{k.removeprefix('secs_')} {v:+.3g}" for k, v in figs.items()))
 

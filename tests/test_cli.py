@@ -108,21 +108,23 @@ def test_innodb_scenarios_run_through_the_same_cli(root, tmp_path):
     assert out.exists()
 
 
-def test_config_ini_parameters_that_differ_per_node_are_reported(tmp_path):
+def run_with_ini(tmp_path, text):
     ini = tmp_path / "config.ini"
-    ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\n[ndbd]\nMaxNoOfExecutionThreads=8\n"
-                   "[ndbd]\nMaxNoOfExecutionThreads=16\n")
+    ini.write_text(text)
     p = ndbsim("run", "--config-ini", str(ini))
     assert p.returncode == 0, p.stderr
+    return p
+
+
+def test_config_ini_parameters_that_differ_per_node_are_reported(tmp_path):
+    p = run_with_ini(tmp_path, "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\n[ndbd]\nMaxNoOfExecutionThreads=8\n"
+                               "[ndbd]\nMaxNoOfExecutionThreads=16\n")
     assert "MaxNoOfExecutionThreads (differs between [ndbd] sections)" in p.stdout
 
 
 def test_config_ini_placement_parameters_are_read_silently_and_unknown_ones_listed(tmp_path):
-    ini = tmp_path / "config.ini"
-    ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\nDataDir=/var/lib/ndb\nMadeUpParameter=3\n"
-                   "[ndbd]\nNodeId=1\nHostName=a\n[ndbd]\nNodeId=2\nHostName=b\n")
-    p = ndbsim("run", "--config-ini", str(ini))
-    assert p.returncode == 0, p.stderr
+    p = run_with_ini(tmp_path, "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\nDataDir=/var/lib/ndb\n"
+                               "MadeUpParameter=3\n[ndbd]\nNodeId=1\nHostName=a\n[ndbd]\nNodeId=2\nHostName=b\n")
     warning = [line for line in p.stdout.splitlines() if "config.ini: skipped" in line]
     assert len(warning) == 1 and "MadeUpParameter" in warning[0]
     assert not any(name in warning[0] for name in ("DataDir", "NodeId", "HostName"))

@@ -117,8 +117,6 @@ class Cluster:
                                  "this version's)")
         self.redo_peak_bytes = 0.0
         self._normal_speeds: dict[int, tuple[Rates, float]] = {}
-        self.steady_speeds: dict[int, float] = {}
-        """LCP write speed of each rate segment's steady cycle (EnableRedoControl may raise it)."""
         self._build_traffic()
         self.lcp = LcpMaster(self, self.last_lcp_start, self.first_lcp_start)
         """The DIH master's LCP loop over the live nodes."""
@@ -152,8 +150,8 @@ class Cluster:
                                      "runs no transactions until it has restarted")
             self.restart_rates = Rates(bytes_per_change=base.bytes_per_change)
         share = 1.0 / self.groups
-        self.base_steady = self._steady(base, settled=True)
-        base_cycle = self.base_steady[1]
+        base_rec, base_cycle, self.base_lcp_speed = self._steady(base, settled=True)
+        self.base_steady = (base_rec, base_cycle)
         # The warm-up starts a few LCP cycles before the crash, in the steady state of the
         # rates in force then; the crash lands at a random (seeded) point of the cycle.
         drawn = float(self.rng.random())
@@ -162,7 +160,7 @@ class Cluster:
         pre, self.steady, cycle = base, self.base_steady[0], base_cycle
         warm = 2.0 + phase
         if self.burst_rates is not None and self.burst_secs > 0:
-            burst_steady, burst_cycle = self._steady(self.burst_rates)
+            burst_steady, burst_cycle, _ = self._steady(self.burst_rates)
             if math.isfinite(burst_cycle) and self.burst_secs >= warm * burst_cycle:
                 pre, self.steady, cycle = self.burst_rates, burst_steady, burst_cycle
         self.pre_rates = pre
@@ -200,8 +198,9 @@ class Cluster:
                 n.history = [LcpRecord(-math.inf, -math.inf, 1.0, 0.0, 0.0, self.data_bytes)]
             self.last_lcp_start = -math.inf
 
-    def _steady(self, rates: Rates, settled: bool = False) -> tuple[LcpRecord, float]:
-        """The steady LCP cycle under ``rates``. ``settled``: the rates have run long enough for
+    def _steady(self, rates: Rates, settled: bool = False) -> tuple[LcpRecord, float, float]:
+        """The steady LCP cycle under ``rates``: one LCP's record, the cycle's length and the LCP's
+        write speed. ``settled``: the rates have run long enough for
         EnableRedoControl to have acted on the REDO fill (the base load, which runs before the
         simulated time); a burst starts with the base's log and is simulated as it fills."""
         share = 1.0 / self.groups
@@ -223,8 +222,7 @@ class Cluster:
                     speed = faster
                     rec, cycle = self.policy.steady_state(self.data_bytes, self.rows, node_rates, speed,
                                                           self.lcp_overhead_secs(), trigger)
-        self.steady_speeds[id(rates)] = speed
-        return rec, cycle
+        return rec, cycle, speed
 
     def steady_redo_bytes(self, rates: Rates, rec: LcpRecord, cycle: float) -> float:
         """REDO a node keeps at worst in the steady LCP cycle: ``redo_lcps_kept`` cycles plus the

@@ -157,7 +157,7 @@ def checkpoint_figures(c: Cluster) -> dict[str, float]:
         "lcp_secs": lcp_secs,
         "lcp_bytes": steady.bytes,
         "lcp_cycle_secs": cycle,
-        "lcp_write_speed": c.steady_speeds[id(c.base_rates)],
+        "lcp_write_speed": c.base_lcp_speed,
         "redo_bytes_needed": needed,
         "redo_capacity_bytes": c.redo_capacity,
         "redo_peak_bytes": max(c.redo_peak_bytes, needed),

@@ -36,7 +36,12 @@ def quantile(xs: list[float], q: float) -> float:
     pos = q * (len(ys) - 1)
     lo = math.floor(pos)
     hi = min(lo + 1, len(ys) - 1)
-    return ys[lo] + (ys[hi] - ys[lo]) * (pos - lo)
+    frac = pos - lo
+    if frac == 0 or math.isinf(ys[lo]):
+        return ys[lo]
+    if math.isinf(ys[hi]):
+        return ys[hi]  # between a finite total and a restart that never ends: inf, not nan
+    return ys[lo] + (ys[hi] - ys[lo]) * frac
 
 
 class ReplicatedSummary:

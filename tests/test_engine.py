@@ -338,3 +338,13 @@ def test_a_rolling_restart_of_some_nodes_warns(root):
     assert some.node_ids() == [1, 2]
     assert any("rolling restart of restart.nodes [1, 2] only" in w for w in some.warnings)
     assert not any("rolling restart of" in w for w in sim(path).warnings)
+
+
+def test_spread_of_restarts_that_never_end_is_inf_not_nan():
+    from ndbsim.result import quantile
+
+    assert quantile([1.0, 2.0, math.inf], 0.5) == 2.0
+    assert quantile([1.0, 2.0, math.inf], 0.95) == math.inf
+    assert quantile([1.0, 2.0, 4.0], 0.25) == pytest.approx(1.5)
+    spread = sim(None, "workload.during_restart.updates_per_s=3000000", replications=3).spread()
+    assert spread["p5"] == spread["p50"] == spread["p95"] == math.inf

@@ -74,6 +74,25 @@ def test_skipping_identical_cycles_changes_no_result(root, path, sets):
         assert rf.events <= rs.events
 
 
+ALERTED = ["restart.type=node", "cluster.config.MaxDiskWriteSpeed=2M", "cluster.config.NoOfFragmentLogFiles=4",
+           "cluster.config.FragmentLogFileSize=20M", "workload.updates_per_s=100000"]
+"""Every live LCP starts below 40% of the log and crosses it while it writes (found in review)."""
+
+
+def test_identical_cycles_sped_up_by_redo_control_are_skipped_with_the_same_results(root):
+    path = root / "scenarios/rolling-4-nodes-8.0.yaml"
+    fast, slow = run(path, [*ALERTED, "restart.downtime=6h"], True), run(path, [*ALERTED, "restart.downtime=6h"], False)
+    assert fast.status == slow.status
+    for rf, rs in zip(fast.replications, slow.replications):
+        assert close(rf.total_restart_secs, rs.total_restart_secs)
+        assert rf.checkpoint["lcps_simulated"] == rs.checkpoint["lcps_simulated"]
+        assert close(rf.checkpoint["redo_peak_bytes"], rs.checkpoint["redo_peak_bytes"], 1e-6)
+        assert rf.events < rs.events / 10
+    day = ndbsim.simulate(path, overrides=[*ALERTED, "restart.downtime=24h"], replications=1)
+    assert day.first.checkpoint["lcps_simulated"] > 3 * fast.first.checkpoint["lcps_simulated"]
+    assert day.first.events < 1.5 * fast.first.events
+
+
 def test_a_long_downtime_costs_no_more_events(root):
     path = root / "scenarios/dbt2-600wh-7.6.6.yaml"
     # 1M rows: every row is hit within minutes, so the copy after the downtime is the same

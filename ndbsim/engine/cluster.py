@@ -42,9 +42,7 @@ REDO_ALERT_CRITICAL = 0.60
 """EnableRedoControl's "critical" level: above this REDO fill the LCP writes at
 MaxDiskWriteSpeedOwnRestart (reference §2.4)."""
 
-ALERT_MARGIN = 1e-9
-"""Relative time past an alert level's crossing at which the LCP re-reads the REDO fill, so the
-fill read is above the level despite round-off (a numerical guard, not an NDB value)."""
+
 
 
 @dataclass
@@ -57,6 +55,9 @@ class Node:
     in_lcp: bool = True
     """Takes part in distributed LCPs (live nodes, and starting nodes once synchronised)."""
     down: bool = False
+    redo_alert: int = 0
+    """EnableRedoControl's alert level (1 high, 2 critical) this node's REDO reached while the
+    running LCP wrote, as its alarms saw it; 0 again when the next LCP begins."""
     redo_floor: float = -math.inf
     """Where this node's REDO log begins: a restarted node logged nothing while it was down,
     so it keeps no REDO from before it logs again, whatever LCPs it still keeps."""
@@ -150,7 +151,7 @@ class Cluster:
                                      "runs no transactions until it has restarted")
             self.restart_rates = Rates(bytes_per_change=base.bytes_per_change)
         share = 1.0 / self.groups
-        base_rec, base_cycle, self.base_lcp_speed = self._steady(base, settled=True)
+        base_rec, base_cycle, self.base_lcp_speed, self.base_redo_floor = self._steady(base, settled=True)
         self.base_steady = (base_rec, base_cycle)
         # The warm-up starts a few LCP cycles before the crash, in the steady state of the
         # rates in force then; the crash lands at a random (seeded) point of the cycle.
@@ -160,7 +161,7 @@ class Cluster:
         pre, self.steady, cycle = base, self.base_steady[0], base_cycle
         warm = 2.0 + phase
         if self.burst_rates is not None and self.burst_secs > 0:
-            burst_steady, burst_cycle, _ = self._steady(self.burst_rates)
+            burst_steady, burst_cycle, _, _ = self._steady(self.burst_rates)
             if math.isfinite(burst_cycle) and self.burst_secs >= warm * burst_cycle:
                 pre, self.steady, cycle = self.burst_rates, burst_steady, burst_cycle
         self.pre_rates = pre
@@ -198,9 +199,11 @@ class Cluster:
                 n.history = [LcpRecord(-math.inf, -math.inf, 1.0, 0.0, 0.0, self.data_bytes)]
             self.last_lcp_start = -math.inf
 
-    def _steady(self, rates: Rates, settled: bool = False) -> tuple[LcpRecord, float, float]:
-        """The steady LCP cycle under ``rates``: one LCP's record, the cycle's length and the LCP's
-        write speed. ``settled``: the rates have run long enough for
+    def _steady(self, rates: Rates, settled: bool = False) -> tuple[LcpRecord, float, float, float]:
+        """The steady LCP cycle under ``rates``: one LCP's record, the cycle's length, the LCP's
+        write speed, and the least REDO a node keeps in it (EnableRedoControl speeds an LCP up only
+        once the REDO has reached an alert level, so the level's share of the log, else 0).
+        ``settled``: the rates have run long enough for
         EnableRedoControl to have acted on the REDO fill (the base load, which runs before the
         simulated time); a burst starts with the base's log and is simulated as it fills."""
         share = 1.0 / self.groups
@@ -210,6 +213,7 @@ class Cluster:
         if trigger > self.s.simulation.horizon:  # an LCP cycle longer than the horizon: idle
             trigger = math.inf
         speed = self.normal_write_speed(rates)
+        floor = 0.0
         rec, cycle = self.policy.steady_state(self.data_bytes, self.rows, node_rates, speed,
                                               self.lcp_overhead_secs(), trigger)
         if settled and self.redo_control and self.redo_capacity:
@@ -219,10 +223,10 @@ class Cluster:
             for level, faster in ((REDO_ALERT_HIGH, self.cfg["MaxDiskWriteSpeedOtherNodeRestart"]),
                                   (REDO_ALERT_CRITICAL, self.cfg["MaxDiskWriteSpeedOwnRestart"])):
                 if faster > speed and self.steady_redo_bytes(rates, rec, cycle) > level * self.redo_capacity:
-                    speed = faster
+                    speed, floor = faster, level * self.redo_capacity
                     rec, cycle = self.policy.steady_state(self.data_bytes, self.rows, node_rates, speed,
                                                           self.lcp_overhead_secs(), trigger)
-        return rec, cycle, speed
+        return rec, cycle, speed, floor
 
     def steady_redo_bytes(self, rates: Rates, rec: LcpRecord, cycle: float) -> float:
         """REDO a node keeps at worst in the steady LCP cycle: ``redo_lcps_kept`` cycles plus the
@@ -290,10 +294,10 @@ class Cluster:
                 speed = max(speed, cfg["MaxDiskWriteSpeedOtherNodeRestart"])
                 break
         if self.redo_control:
-            fill = self.redo_fill(node)
-            if fill > REDO_ALERT_CRITICAL:
+            level = self.redo_alert_level(node)
+            if level == 2:
                 speed = max(speed, cfg["MaxDiskWriteSpeedOwnRestart"])
-            elif fill > REDO_ALERT_HIGH:
+            elif level == 1:
                 speed = max(speed, cfg["MaxDiskWriteSpeedOtherNodeRestart"])
         return speed
 
@@ -340,27 +344,36 @@ class Cluster:
         tail = -start * self.pre_rates.bytes / self.groups if start < 0 and math.isfinite(start) else 0.0
         return self.traffic.redo_bytes(max(start, 0.0), now) + tail
 
-    def next_redo_alert(self, nodes: list[Node]) -> float:
-        """When the next of ``nodes`` crosses an EnableRedoControl alert level its REDO is still
-        below (the REDO a running LCP keeps only grows until it completes), or when the stream's
-        rate changes, whichever comes first; inf when neither will."""
+    def redo_alert_level(self, node: Node) -> int:
+        """EnableRedoControl's alert level for ``node``: 2 above REDO_ALERT_CRITICAL of the log,
+        1 above REDO_ALERT_HIGH, else 0; or the level an alarm raised it to during this LCP."""
+        fill = self.redo_fill(node)
+        level = 2 if fill > REDO_ALERT_CRITICAL else 1 if fill > REDO_ALERT_HIGH else 0
+        return max(level, node.redo_alert)
+
+    def next_redo_alert(self, nodes: list[Node]) -> tuple[float, list[tuple[Node, int]]]:
+        """When the next of ``nodes`` reaches an EnableRedoControl alert level above its own (the
+        REDO a running LCP keeps only grows until it completes), and which nodes reach which
+        level then; or when the stream's rate changes, with none. inf when neither happens."""
         now = self.env._now
         at = next((start for start, _ in self.traffic.segments if start > now), math.inf)
         rate = self.traffic.at(now).bytes / self.groups
+        reach: list[tuple[Node, int]] = []
         if rate <= 0 or not self.redo_capacity:
-            return at
+            return at, reach
         for n in nodes:
             if n.down or n.redo_floor > now:
                 continue  # logs no REDO now: its fill does not grow
-            need = self.redo_needed(n)
-            for level in (REDO_ALERT_HIGH, REDO_ALERT_CRITICAL):
-                target = level * self.redo_capacity
-                if need < target:
-                    # just past the level, so that the fill read then is above it
-                    t = now + (target - need) / rate
-                    at = min(at, t + ALERT_MARGIN * max(1.0, t))
-                    break
-        return at
+            level = self.redo_alert_level(n)
+            if level >= 2:
+                continue
+            target = (REDO_ALERT_CRITICAL if level == 1 else REDO_ALERT_HIGH) * self.redo_capacity
+            t = now + max(0.0, target - self.redo_needed(n)) / rate
+            if t < at:
+                at, reach = t, [(n, level + 1)]
+            elif t == at:
+                reach.append((n, level + 1))
+        return at, reach
 
     def redo_fill(self, node: Node) -> float:
         return self.redo_needed(node) / self.redo_capacity if self.redo_capacity else 0.0

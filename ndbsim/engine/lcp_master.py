@@ -59,9 +59,22 @@ class LcpPlan:
     flows: list[tuple[Node, Flow]] = field(default_factory=list)
     dropped: set[int] = field(default_factory=set)
     """Participants that failed during the LCP: it completes without them."""
-    alerted: bool = False
-    """EnableRedoControl changed the LCP's speed while it ran: its writes did not proceed at
-    one speed, so its cycle is no template for skipped ones (it is simulated again)."""
+    first_caps: tuple[float, ...] = ()
+    """The flows' caps (progress per second) when the LCP started."""
+    cap_changes: list[tuple[float, tuple[float, ...]]] = field(default_factory=list)
+    """Each speed change EnableRedoControl made while the LCP ran: (seconds after its start,
+    the flows' caps from then on). Part of the cycle's shape, and of where a resumed LCP stands."""
+
+    def progress(self, k: int, into: float) -> tuple[float, float]:
+        """(share of flow ``k`` written, its cap) ``into`` seconds after the start, when it
+        progresses at its cap (a skipped cycle leaves every shared resource unsaturated)."""
+        done, cap, t = 0.0, self.first_caps[k], 0.0
+        for at, caps in self.cap_changes:
+            if at >= into:
+                break
+            done += cap * (at - t)
+            cap, t = caps[k], at
+        return done + cap * (into - t), cap
 
 
 _Shape = tuple[tuple[Any, ...], tuple[float, ...], float, float]
@@ -215,6 +228,8 @@ class LcpMaster:
         # Nodes whose newest LCP started together have applied the same changes since:
         # their LCPs are the same size. Sized once per distinct start.
         plan = LcpPlan(t0, participants, [], {})
+        for n in participants:
+            n.redo_alert = 0  # the last LCP released REDO: the fill says the level again
         with c.fluid.batch:
             for n in participants:
                 since = n.history[0].start if n.history else -math.inf
@@ -225,6 +240,7 @@ class LcpMaster:
                     sized = plan.sizes[since] = (size, pct, changes)
                 plan.since.append(since)
                 plan.flows.append((n, c.lcp_flow(n, sized[0], c.write_speed(n))))
+        plan.first_caps = tuple(f.cap for _, f in plan.flows)
         self.running = plan
         self._watch_redo(plan)
         return plan
@@ -235,17 +251,20 @@ class LcpMaster:
         an alert level, or the stream's rate changes, and re-cap the LCP's writes then."""
         if not self.c.redo_control:
             return
-        at = self.c.next_redo_alert([n for n, _ in plan.flows])
+        at, reach = self.c.next_redo_alert([n for n, _ in plan.flows])
         if not math.isinf(at):
-            self.c.fluid.alarm(at, lambda: self._redo_alert(plan), [f for _, f in plan.flows])
+            self.c.fluid.alarm(at, lambda: self._redo_alert(plan, reach), [f for _, f in plan.flows])
 
-    def _redo_alert(self, plan: LcpPlan) -> None:
+    def _redo_alert(self, plan: LcpPlan, reach: list[tuple[Node, int]]) -> None:
         if self.running is not plan:
             return  # that LCP has completed
-        before = [f.cap for _, f in plan.flows]
+        for node, level in reach:  # the REDO is at the level now, whatever the round-off says
+            node.redo_alert = max(node.redo_alert, level)
+        before = tuple(f.cap for _, f in plan.flows)
         self.refresh_speeds()
-        if [f.cap for _, f in plan.flows] != before:
-            plan.alerted = True
+        after = tuple(f.cap for _, f in plan.flows)
+        if after != before:
+            plan.cap_changes.append((self.env._now - plan.start, after))
         self._watch_redo(plan)
 
     def _complete(self, plan: LcpPlan, waiters: list[Event], table_secs: float) -> Generator[Event, Any, None]:
@@ -278,20 +297,21 @@ class LcpMaster:
     def _skippable(self, plan: LcpPlan) -> _Skip | None:
         prev = self._shape
         self._shape = None
-        if self._waiters or plan.dropped or not plan.flows or plan.alerted:
+        if self._waiters or plan.dropped or not plan.flows:
             return None
         start = plan.start
         who = tuple(n for n, _ in plan.flows)
+        n = len(plan.flows)
         values = (*(f.lcp_size for _, f in plan.flows), *(f.done._value - start for _, f in plan.flows),
-                  self.last_end - start)
+                  self.last_end - start, *(x for at, caps in plan.cap_changes for x in (at, *caps)))
         period = start - prev[2] if prev is not None else math.nan
         self._shape = (who, values, start, period)
         if prev is None or prev[0] != who or math.isnan(prev[3]):
             return None
         if not (_same(values, prev[1]) and _same((period,), (prev[3],))):
             return None
-        length = values[-1]
-        durations = values[len(who):-1]
+        length = values[2 * n]
+        durations = values[n:2 * n]
         newest = {id(n.history[0]) for n in plan.participants}
         if len(newest) != 1:
             return None
@@ -349,12 +369,20 @@ class LcpMaster:
             size, pct, changes = tmpl.sizes[tmpl.since[0]]
             plan = LcpPlan(start, list(tmpl.participants), [since] * len(tmpl.participants),
                            {since: (size, pct, changes)})
+            for node in tmpl.participants:
+                node.redo_alert = 0
             with c.fluid.batch:
-                for (node, was), d in zip(tmpl.flows, skip.durations):
+                for k, ((node, was), d) in enumerate(zip(tmpl.flows, skip.durations)):
                     if into < d * (1.0 - STEADY_TOLERANCE):
-                        flow = c.lcp_flow(node, size, c.write_speed(node), amount=1.0 - into / d)
-                        flow.cap = was.cap  # the speed chosen at the cycle's start, as simulated
+                        if tmpl.cap_changes:  # EnableRedoControl sped the writes up part-way
+                            done, cap = tmpl.progress(k, into)
+                            left = max(0.0, 1.0 - done)
+                        else:
+                            left, cap = 1.0 - into / d, was.cap
+                        flow = c.lcp_flow(node, size, c.write_speed(node), amount=left)
+                        flow.cap = cap  # the speed at this point of the cycle, as simulated
                         plan.flows.append((node, flow))
+                plan.first_caps = tuple(f.cap for _, f in plan.flows)
             writes = max(skip.durations)
             table_left = c.table_description_secs if into < writes else max(0.0, skip.length - into)
             self.running = plan

@@ -151,7 +151,7 @@ def checkpoint_figures(c: Cluster) -> dict[str, float]:
     steady, base_cycle = c.base_steady
     lcp_secs = steady.end - steady.start
     cycle = base_cycle if math.isfinite(base_cycle) else 0.0
-    needed = c.steady_redo_bytes(c.base_rates, steady, base_cycle)
+    needed = max(c.steady_redo_bytes(c.base_rates, steady, base_cycle), c.base_redo_floor)
     return {
         "policy": c.policy.name,
         "lcp_secs": lcp_secs,

@@ -303,7 +303,9 @@ class LcpMaster:
         who = tuple(n for n, _ in plan.flows)
         n = len(plan.flows)
         values = (*(f.lcp_size for _, f in plan.flows), *(f.done._value - start for _, f in plan.flows),
-                  self.last_end - start, *(x for at, caps in plan.cap_changes for x in (at, *caps)))
+                  self.last_end - start)
+        if plan.cap_changes:
+            values += tuple(x for at, caps in plan.cap_changes for x in (at, *caps))
         period = start - prev[2] if prev is not None else math.nan
         self._shape = (who, values, start, period)
         if prev is None or prev[0] != who or math.isnan(prev[3]):

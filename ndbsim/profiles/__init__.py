@@ -248,6 +248,7 @@ _SPEED_74 = ("MinDiskWriteSpeed", "MaxDiskWriteSpeed", "MaxDiskWriteSpeedOtherNo
 """The LCP write-speed parameters of 7.4+ ([CFG76]), replacing DiskCheckpointSpeed."""
 
 
+@cache
 def unused_params(mech: Mechanisms) -> tuple[str, ...]:
     """The modelled config.ini parameters a release with these mechanisms does not have (or,
     for ndbd, does not use); ndbsim ignores them there."""

@@ -18,6 +18,11 @@ FORMATS = ("table", "json", "csv")
 (``Result.to_json`` / ``to_csv``). ``table`` is the default."""
 
 
+CONSTANTS_OPTION = typer.Option(None, "--constants",
+                                help="Fitted constants from `ndbsim calibrate -o FILE` (default: packaged).")
+"""``--constants`` of run, check and sweep: one option, one help text."""
+
+
 @app.command()
 def run(
     scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
@@ -29,8 +34,7 @@ def run(
     seed: int | None = typer.Option(None, "--seed", help="Root seed; 0 draws one and prints it."),
     config_ini: Path | None = typer.Option(None, "--config-ini", help="Read [ndbd default] from a config.ini."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the output to a file."),
-    constants: Path | None = typer.Option(None, "--constants",
-                                          help="Fitted constants from `ndbsim calibrate -o FILE` (default: packaged)."),
+    constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim import scenario as sc
@@ -58,13 +62,11 @@ def run(
         from ndbsim.config_ini import merge_config_ini
 
         cluster = merge_config_ini(raw, config_ini, source, notes)
-    rows_fixed = isinstance(raw.get("data"), dict) and raw["data"].get("rows") is not None
     for a in set_:
         sc.set_override(raw, a)
-    keys = {a.split("=", 1)[0].strip() for a in set_}
-    if rows_fixed and "data.size" in keys and "data.rows" not in keys:
-        notes.append(f"data.rows stays {raw['data']['rows']} from the scenario while data.size changes, so the row "
-                     "size changes; add --set data.rows=null to derive the rows from data.row_size")
+    rows_note = sc.fixed_rows_note(raw, {sc.override_key(a) for a in set_}, "add --set data.rows=null")
+    if rows_note:
+        notes.append(rows_note)
     from ndbsim.innodb import is_innodb
 
     innodb = is_innodb(raw)
@@ -75,7 +77,7 @@ def run(
             ini_keys = {f"cluster.config.{k}" for k in cluster["config"]} if config_ini is not None else set()
             if config_ini is not None and "data_nodes" in cluster:
                 ini_keys.add("cluster.data_nodes")
-            if e.field in ini_keys and not any(a.split("=", 1)[0].strip() == e.field for a in set_):
+            if e.field in ini_keys and not any(sc.override_key(a) == e.field for a in set_):
                 raise InputError(f"{e.message} (value from {config_ini})", field=e.field,
                                  source=e.source) from None
             raise
@@ -191,8 +193,7 @@ def _use_constants(path: Path | None) -> None:
 def check(
     cases: Path | None = typer.Option(None, "--cases", help="Directory of calibration cases (default: calibration/)."),
     no_claims: bool = typer.Option(False, "--no-claims", help="Skip the variance and qualitative checks."),
-    constants: Path | None = typer.Option(None, "--constants",
-                                          help="Fitted constants from `ndbsim calibrate -o FILE` (default: packaged)."),
+    constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Predicted vs published for every calibration case; exit 1 if any is outside tolerance."""
     from ndbsim.check import format_check, run_check
@@ -280,8 +281,7 @@ def sweep(
     shard: str | None = typer.Option(None, "--shard", help="Run only shard I of N (I/N, 1-based)."),
     seed: int | None = typer.Option(None, "--seed", help="Root seed (overrides the sweep file's)."),
     set_: list[str] = typer.Option([], "--set", "-s", help="Set a base key for every point: dotted.path=value."),
-    constants: Path | None = typer.Option(None, "--constants",
-                                          help="Fitted constants from `ndbsim calibrate -o FILE` (default: packaged)."),
+    constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
     from ndbsim.sweep import load_sweep, parse_shard, write_frame

@@ -339,6 +339,23 @@ def read_yaml(path: str | Path) -> Any:
         raise InputError("not a text file; give a YAML scenario", source=str(p)) from None
 
 
+def override_key(assignment: str) -> str:
+    """The dotted key a ``dotted.path=value`` assignment sets."""
+    return assignment.split("=", 1)[0].strip()
+
+
+def fixed_rows_note(raw: dict[str, Any], changed: set[str] | dict[str, Any], fix: str) -> str | None:
+    """A warning when ``changed`` keys move data.size but not data.rows while ``raw`` fixes
+    data.rows: the row size then changes with the size, which is rarely what was meant."""
+    data = raw.get("data")
+    if not (isinstance(data, dict) and data.get("rows") is not None):
+        return None
+    if "data.size" not in changed or "data.rows" in changed:
+        return None
+    return (f"data.rows stays {data['rows']} while data.size changes, so the row size changes with it; "
+            f"{fix} to derive the rows from data.row_size")
+
+
 def set_override(raw: dict[str, Any], assignment: str) -> None:
     """Apply one ``dotted.path=value`` to a raw scenario dict (value read as a YAML scalar)."""
     if "=" not in assignment:

@@ -420,16 +420,14 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
 
     base_raw, base_src = sc.raw_from(base)
     base_src = base_src or source
-    rows_fixed = isinstance(base_raw.get("data"), dict) and base_raw["data"].get("rows") is not None
     for assignment in overrides:
         sc.set_override(base_raw, assignment)
-    set_keys = {a.split("=", 1)[0].strip() for a in overrides}
-    if rows_fixed and "data.size" in factors and "data.rows" not in factors and "data.rows" not in set_keys:
+    rows_note = sc.fixed_rows_note(base_raw, {*factors, *(sc.override_key(a) for a in overrides)},
+                                   "set data.rows=null (set: in the sweep file, or --set)")
+    if rows_note:
         import warnings
 
-        warnings.warn(f"data.size varies while data.rows stays {base_raw['data']['rows']} from the base, so the "
-                      "row size varies with it; set data.rows=null to derive the rows from data.row_size",
-                      UserWarning, stacklevel=2)
+        warnings.warn(rows_note, UserWarning, stacklevel=2)
     # The base itself must be a valid scenario (its errors are the file's, not a point's).
     innodb = isinstance(base_raw, dict) and base_raw.get("kind") == "innodb"
     if innodb:

@@ -102,7 +102,8 @@ def run(
     else:
         from ndbsim.report import innodb_table, phase_table
 
-        text = innodb_table(result) if innodb else phase_table(result, notes, set_)
+        ini = str(config_ini) if config_ini else None
+        text = innodb_table(result) if innodb else phase_table(result, notes, set_, ini)
     if gantt is not None:
         from ndbsim.plot import gantt as draw
 
@@ -133,12 +134,23 @@ def _run_format(format: str | None, output: Path | None) -> str:
 
 
 @app.command()
-def validate(scenario: Path = typer.Argument(..., help="Scenario YAML to check.")) -> None:
-    """Check a scenario file; print what is wrong (exit 2) or that it is valid (exit 0)."""
+def validate(
+    scenario: Path = typer.Argument(..., help="Scenario YAML to check."),
+    set_: list[str] = typer.Option([], "--set", "-s", help="Override a key: dotted.path=value (repeatable)."),
+    config_ini: Path | None = typer.Option(None, "--config-ini", help="Read [ndbd default] from a config.ini."),
+) -> None:
+    """Check a scenario file, with the --set and --config-ini a run would use; print what is
+    wrong (exit 2) or that it is valid (exit 0)."""
     from ndbsim import scenario as sc
     from ndbsim.innodb import is_innodb
 
     raw = sc.load_raw(scenario)
+    if config_ini is not None:
+        from ndbsim.config_ini import merge_config_ini
+
+        merge_config_ini(raw, config_ini, str(scenario), [])
+    for a in set_:
+        sc.set_override(raw, a)
     if is_innodb(raw):
         from ndbsim.innodb import scenario_from_dict
 

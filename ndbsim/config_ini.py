@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ndbsim import config_params
-from ndbsim.errors import InputError
+from ndbsim.errors import InputError, did_you_mean
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
 """A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
@@ -74,8 +74,10 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             continue
         canon = config_params.canonical_name(name)
         if canon is None:
-            if name not in skipped:
-                skipped.append(name)
+            hint = did_you_mean(name, config_params.PARAMS)
+            label = f"{name}{hint}" if hint else name
+            if label not in skipped:
+                skipped.append(label)
             continue
         field = f"[{section}] {canon} (line {lineno})"
         try:
@@ -114,10 +116,20 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
     if not isinstance(raw["cluster"]["config"], dict):
         raise InputError(f"{raw['cluster']['config']!r} is not a section; write a mapping of config.ini "
                          "parameters", field="cluster.config", source=source)
+    scenario_config = dict(raw["cluster"]["config"])
     raw["cluster"]["config"].update(cluster["config"])
     if "data_nodes" in cluster:
         raw["cluster"]["data_nodes"] = cluster["data_nodes"]
     if skipped:
-        notes.append(f"config.ini: skipped {len(skipped)} parameters that ndbsim does not model or that "
-                     f"differ per data node ({', '.join(skipped[:6])}{'…' if len(skipped) > 6 else ''})")
+        notes.append(f"config.ini: skipped {len(skipped)} parameter{'s' if len(skipped) != 1 else ''} that "
+                     f"ndbsim does not model or that differ per data node "
+                     f"({', '.join(skipped[:6])}{'…' if len(skipped) > 6 else ''})")
+    kept = sorted(k for k in scenario_config if k not in cluster["config"])
+    if kept:
+        notes.append(f"config.ini does not set {', '.join(kept)}: the scenario's "
+                     f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default")
+    if "data_nodes" not in cluster:
+        nodes = raw["cluster"].get("data_nodes")
+        notes.append(f"config.ini has no [ndbd] section: the scenario's {'' if nodes is None else f'{nodes} '}"
+                     "data nodes kept")
     return cluster

@@ -13,9 +13,10 @@ if TYPE_CHECKING:
     from ndbsim.innodb import InnodbResult
 
 
-def phase_table(result: Result, notes: list[str] | None = None, overrides: list[str] | None = None) -> str:
-    """The phase table; ``overrides`` (the ``--set`` assignments) are shown under the title,
-    which is the scenario file's own name."""
+def phase_table(result: Result, notes: list[str] | None = None, overrides: list[str] | None = None,
+                config_ini: str | None = None) -> str:
+    """The phase table; the ``--config-ini`` file and ``overrides`` (the ``--set`` assignments)
+    are shown under the title, which is the scenario file's own name."""
     ids = result.node_ids()
     per_node = {nid: result.phases(nid) for nid in ids}
     totals = {nid: result.node_total(nid) for nid in ids}
@@ -24,6 +25,8 @@ def phase_table(result: Result, notes: list[str] | None = None, overrides: list[
     out = [result.name,
            f"NDB {result.version} · {result.restart_type} restart · {cp['policy']} LCP · seed {result.seed}"
            + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else "")]
+    if config_ini:
+        out.append(f"with --config-ini {config_ini}")
     if overrides:
         out.append("with --set " + ", ".join(a.strip() for a in overrides))
     out.append("")

@@ -163,12 +163,16 @@ class Result(ReplicatedSummary):
         return json.dumps(json_clean(self.to_dict()), indent=2, sort_keys=False)
 
     def to_csv(self) -> str:
-        """One row per node and phase (medians), with the run's total and status."""
-        lines = ["node_id,phase,secs,total_restart_secs,status"]
+        """One row per node and phase (medians): the node's own total, and the restart's total
+        (for several nodes, the whole window: a rolling restart's waves one after another) with
+        its p5/p95 over the replications, and the status."""
+        lines = ["node_id,phase,secs,node_total_secs,total_restart_secs,total_p5,total_p95,status"]
+        spread = self.spread()
+        whole = f"{self.total_restart_secs:.3f},{spread['p5']:.3f},{spread['p95']:.3f}"
         for nid in self.node_ids():
             tot = self.node_total(nid)
             for p, v in self.phases(nid).items():
-                lines.append(f"{nid},{p},{v:.3f},{tot:.3f},{self.status}")
+                lines.append(f"{nid},{p},{v:.3f},{tot:.3f},{whole},{self.status}")
         return "\n".join(lines) + "\n"
 
 
@@ -178,7 +182,7 @@ def json_clean(x: Any) -> Any:
         return int(x)
     if isinstance(x, numbers.Real) and not isinstance(x, bool):
         x = float(x)
-        return float(f"{x:.10g}") if math.isfinite(x) else None
+        return float(f"{x:.12g}") if math.isfinite(x) else None
     if isinstance(x, dict):
         return {k: json_clean(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

@@ -16,7 +16,7 @@ from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_v
 from ndbsim import config_params
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.fields import ByteRate, Bytes, Count, Duration, PerSecond, PositiveBytes, StrictModel, keys_at
-from ndbsim.profiles import Profile, profile_for
+from ndbsim.profiles import Profile, parse_version, profile_for
 from ndbsim.units import parse_bytes
 
 _Model = StrictModel
@@ -463,10 +463,14 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
     if s.data.size > cfg["DataMemory"]:
         from ndbsim.units import format_bytes
 
-        raise InputError(f"{format_bytes(s.data.size)} of data does not fit in DataMemory="
-                         f"{format_bytes(cfg['DataMemory'])}; raise cluster.config.DataMemory or "
-                         "lower data.size", field="data.size")
+        size = format_bytes(s.data.size)
+        said = "" if "size" in s.data.model_fields_set else f" (not set: ndbsim's default {size})"
+        memory = ("" if "DataMemory" in s.cluster.config
+                  else f" (not set: NDB {s.version}'s default {format_bytes(cfg['DataMemory'])})")
+        raise InputError(f"{size} of data{said} does not fit in DataMemory={format_bytes(cfg['DataMemory'])}"
+                         f"{memory}; raise cluster.config.DataMemory or lower data.size", field="data.size")
     ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], profile.mechanisms.multithreaded)
+    _check_log_parts(s, cfg["NoOfFragmentLogParts"], ldm)
     hw = s.host.cpu_cores * s.host.threads_per_core
     if ldm > hw:
         if cfg["ThreadConfig"] and "ldm" in str(cfg["ThreadConfig"]).lower():
@@ -477,6 +481,23 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
                          f"hardware threads ({s.host.cpu_cores} cores × {s.host.threads_per_core}); "
                          "lower MaxNoOfExecutionThreads or raise host.cpu_cores",
                          field="cluster.config.MaxNoOfExecutionThreads")
+
+
+LOG_PARTS_80 = (4, 6, 8, 10, 12, 16, 20, 24, 32)
+"""NoOfFragmentLogParts values NDB 8.0 accepts (reference §4, [DOC-NDBD80])."""
+LOG_PARTS_PER_LDM = 4
+""""More than 4 redo log parts per LDM is disallowed" (reference §4, [DOC-NDBD80])."""
+
+
+def _check_log_parts(s: Scenario, parts: int, ldm: int) -> None:
+    field = "cluster.config.NoOfFragmentLogParts"
+    if parse_version(s.version) >= (8, 0, 0) and parts not in LOG_PARTS_80:
+        raise InputError(f"{parts} is not a value NDB {s.version} accepts; use one of "
+                         f"{', '.join(map(str, LOG_PARTS_80))} (best: the number of LDM threads)", field=field)
+    if parts > LOG_PARTS_PER_LDM * max(1, ldm):
+        raise InputError(f"{parts} REDO log parts for {ldm} LDM thread{'s' if ldm != 1 else ''}: NDB allows at most "
+                         f"{LOG_PARTS_PER_LDM} per LDM thread; use at most {LOG_PARTS_PER_LDM * max(1, ldm)} or "
+                         "more LDM threads (MaxNoOfExecutionThreads)", field=field)
 
 
 def load(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> Resolved:

@@ -428,17 +428,11 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
         import warnings
 
         warnings.warn(rows_note, UserWarning, stacklevel=2)
-    # The base itself must be a valid scenario (its errors are the file's, not a point's).
     innodb = isinstance(base_raw, dict) and base_raw.get("kind") == "innodb"
+    model = None
     if innodb:
-        from ndbsim.innodb import InnodbScenario
-        from ndbsim.innodb import scenario_from_dict as innodb_scenario
-
-        innodb_scenario(copy.deepcopy(base_raw), base_src)
-    else:
-        sc.resolve(sc.scenario_from_dict(copy.deepcopy(base_raw), base_src), base_src)
-
-    points = make_points(factors, mode, samples, seed, source, model=InnodbScenario if innodb else None)
+        from ndbsim.innodb import InnodbScenario as model
+    points = make_points(factors, mode, samples, seed, source, model=model)
     keys = list(points[0])
     # Dry validation of the first point: a factor that cannot be set is the sweep file's error.
     for k, v in points[0].items():
@@ -446,6 +440,13 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
             with_values(base_raw, [k], [v])
         except InputError as e:
             raise InputError(e.message, field=f"factors.{k}", source=source) from None
+    # The base must be a valid scenario (its errors are the file's, not a point's), unless
+    # what is wrong with it is a key the factors set: then the first point must be valid.
+    try:
+        _check_scenario(base_raw, base_src, innodb)
+    except InputError:
+        if not _is_valid(with_values(base_raw, keys, list(points[0].values())), base_src, innodb):
+            raise
 
     work = [(i, tuple(p.values())) for i, p in enumerate(points)]
     if sh is not None:
@@ -454,6 +455,26 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
     rows = _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size)
     rows.sort(key=lambda r: (r[0], r[1]))
     return _frame(rows, keys, innodb)
+
+
+def _check_scenario(raw: dict[str, Any], source: str | None, innodb: bool) -> None:
+    """Validate a scenario mapping as a run would (an InputError names what is wrong)."""
+    from ndbsim import scenario as sc
+
+    if innodb:
+        from ndbsim.innodb import scenario_from_dict as innodb_scenario
+
+        innodb_scenario(copy.deepcopy(raw), source)
+    else:
+        sc.resolve(sc.scenario_from_dict(copy.deepcopy(raw), source), source)
+
+
+def _is_valid(raw: dict[str, Any], source: str | None, innodb: bool) -> bool:
+    try:
+        _check_scenario(raw, source, innodb)
+    except InputError:
+        return False
+    return True
 
 
 def _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size):

@@ -130,6 +130,31 @@ def test_config_ini_placement_parameters_are_read_silently_and_unknown_ones_list
     assert not any(name in warning[0] for name in ("DataDir", "NodeId", "HostName"))
 
 
+def test_config_ini_notes_misspellings_kept_scenario_values_and_a_missing_node_count(tmp_path):
+    p = run_with_ini(tmp_path, "[ndbd default]\nDataMemory=80G\nRecoveryWrok=50\n")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[2].startswith("with --config-ini ")
+    assert "config.ini: skipped 1 parameter that" in p.stdout
+    assert "RecoveryWrok (did you mean 'RecoveryWork'?)" in p.stdout
+    kept = next(line for line in lines if "config.ini does not set" in line)
+    assert "NoOfFragmentLogFiles" in kept and "DataMemory" not in kept
+    assert "config.ini has no [ndbd] section: the scenario's 2 data nodes kept" in p.stdout
+
+
+def test_csv_carries_the_whole_windows_total_beside_each_nodes(tmp_path):
+    p = ndbsim("run", str(SCENARIOS[0].parent / "rolling-4-nodes-8.0.yaml"), "--format", "csv", "-n", "3")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    head = lines[0].split(",")
+    assert head == ["node_id", "phase", "secs", "node_total_secs", "total_restart_secs", "total_p5", "total_p95",
+                    "status"]
+    rows = [dict(zip(head, line.split(","))) for line in lines[1:]]
+    node = max(float(r["node_total_secs"]) for r in rows)
+    whole = {float(r["total_restart_secs"]) for r in rows}
+    assert len(whole) == 1 and whole.pop() > 1.5 * node  # two waves, one after the other
+
+
 def test_params_lists_only_this_versions_parameters():
     p = ndbsim("params", "--version", "8.0.35")
     assert p.returncode == 0, p.stderr
@@ -160,3 +185,12 @@ def test_constants_file_from_calibrate_is_used_by_run_and_check(tmp_path, root):
     bad.write_text("x: 1\n")
     p = ndbsim("run", "--constants", str(bad))
     assert p.returncode == 2 and "--constants" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_validate_checks_the_sets_a_run_would_use(root):
+    path = str(root / "scenarios" / "dbt2-600wh-7.6.6.yaml")
+    assert ndbsim("validate", path).returncode == 0
+    p = ndbsim("validate", path, "--set", "data.size=100G")
+    assert p.returncode == 2 and "data.size" in p.stderr and "DataMemory=65.0G" in p.stderr
+    p = ndbsim("validate", path, "--set", "cluster.config.DataMemory=120G", "--set", "data.size=100G")
+    assert p.returncode == 0, p.stderr

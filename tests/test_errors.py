@@ -268,3 +268,23 @@ def test_debug_shows_traceback(tmp_path):
     p = ndbsim("run", "--debug", "--set", "data.size=-5G", cwd=tmp_path)
     assert p.returncode != 0 and p.returncode != 2 or "Traceback" in p.stderr
     assert "Traceback" in p.stderr and "InputError" in p.stderr
+
+
+@pytest.mark.parametrize("sets,needle", [
+    (["version=8.0.35", "cluster.config.NoOfFragmentLogParts=5"], "use one of 4, 6, 8, 10, 12, 16, 20, 24, 32"),
+    (["cluster.config.NoOfFragmentLogParts=32", "cluster.config.MaxNoOfExecutionThreads=2"],
+     "at most 4 per LDM thread"),
+], ids=["parts-80-values", "parts-per-ldm"])
+def test_redo_log_parts_follow_ndbs_rules(sets, needle, capsys, tmp_path):
+    args = ["run"]
+    for a in sets:
+        args += ["--set", a]
+    err = run_cli(args, capsys, tmp_path)
+    assert "cluster.config.NoOfFragmentLogParts" in err and needle in err
+
+
+def test_a_minimal_file_says_which_values_are_defaults(capsys, tmp_path):
+    path = tmp_path / "min.yaml"
+    path.write_text('version: "8.0.35"\n')
+    err = run_cli(["validate", str(path)], capsys, tmp_path)
+    assert "not set: ndbsim's default" in err and "not set: NDB 8.0.35's default" in err

@@ -226,3 +226,15 @@ def test_set_fixes_base_keys_for_every_point_and_rows_follow_size(tmp_path):
     assert p.returncode == 0 and "warning" not in p.stderr, p.stderr
     p = cli("sweep", f, "--set", "data.rows")
     assert p.returncode == 2 and "--set" in p.stderr
+
+
+def test_a_base_wrong_only_in_what_the_factors_set_still_sweeps(tmp_path):
+    """The base's 60 GB does not fit DataMemory=20G, but every point sets a size that does: the
+    sweep runs. Varying something else leaves the base's error the file's, exit 2."""
+    f = tmp_path / "s.yaml"
+    f.write_text("set: {cluster.config.DataMemory: 20G, data.rows: null}\nfactors: {data.size: [10GB, 15GB]}\n")
+    df = ndbsim.sweep(str(f), workers=1, progress=False)
+    assert list(df["status"]) == ["ok", "ok"]
+    f.write_text("set: {cluster.config.DataMemory: 20G}\nfactors: {workload.updates_per_s: [10, 20]}\n")
+    p = cli("sweep", f, "--workers", "1")
+    assert p.returncode == 2 and "data.size" in p.stderr and "DataMemory=20.0G" in p.stderr

@@ -42,6 +42,11 @@ REDO_ALERT_CRITICAL = 0.60
 """EnableRedoControl's "critical" level: above this REDO fill the LCP writes at
 MaxDiskWriteSpeedOwnRestart (reference §2.4)."""
 
+REDO_CONTROL_BISECTIONS = 24
+"""Halvings of the speed interval when finding the average LCP speed at which EnableRedoControl
+holds the REDO fill at an alert level: 2^-24 of the interval (a numerical resolution, not an
+NDB value)."""
+
 
 
 
@@ -217,15 +222,39 @@ class Cluster:
         rec, cycle = self.policy.steady_state(self.data_bytes, self.rows, node_rates, speed,
                                               self.lcp_overhead_secs(), trigger)
         if settled and self.redo_control and self.redo_capacity:
-            # EnableRedoControl (reference §2.4): while the REDO the cycle keeps fills the log
-            # beyond an alert level, the LCP writes faster; the cycle settles at the first level
-            # whose speed keeps the fill below that level's trigger, or at the fastest.
+            # EnableRedoControl (reference §2.4): while the REDO fills the log beyond an alert
+            # level, the LCP writes faster; once an LCP has released REDO below the level, at
+            # the normal speed again. So the fill hovers at the first level whose faster speed
+            # can hold it there, and the cycle runs at the average of the two speeds that keeps
+            # the level's share of the log (found by bisection); beyond the last level, at the
+            # fastest speed.
+            overhead = self.lcp_overhead_secs()
+
+            def cycle_at(v: float) -> tuple[LcpRecord, float]:
+                return self.policy.steady_state(self.data_bytes, self.rows, node_rates, v, overhead, trigger)
+
             for level, faster in ((REDO_ALERT_HIGH, self.cfg["MaxDiskWriteSpeedOtherNodeRestart"]),
                                   (REDO_ALERT_CRITICAL, self.cfg["MaxDiskWriteSpeedOwnRestart"])):
-                if faster > speed and self.steady_redo_bytes(rates, rec, cycle) > level * self.redo_capacity:
-                    speed, floor = faster, level * self.redo_capacity
-                    rec, cycle = self.policy.steady_state(self.data_bytes, self.rows, node_rates, speed,
-                                                          self.lcp_overhead_secs(), trigger)
+                faster = min(faster, self.disk_write_left(rates))
+                target = level * self.redo_capacity
+                if faster <= speed or self.steady_redo_bytes(rates, rec, cycle) <= target:
+                    break
+                floor = target
+                fast_rec, fast_cycle = cycle_at(faster)
+                if self.steady_redo_bytes(rates, fast_rec, fast_cycle) > target:
+                    speed, rec, cycle = faster, fast_rec, fast_cycle  # cannot hold this level: the next
+                    continue
+                lo, hi = speed, faster
+                for _ in range(REDO_CONTROL_BISECTIONS):
+                    mid = 0.5 * (lo + hi)
+                    r, cy = cycle_at(mid)
+                    if self.steady_redo_bytes(rates, r, cy) > target:
+                        lo = mid
+                    else:
+                        hi = mid
+                speed = hi
+                rec, cycle = cycle_at(hi)
+                break
         return rec, cycle, speed, floor
 
     def steady_redo_bytes(self, rates: Rates, rec: LcpRecord, cycle: float) -> float:
@@ -267,6 +296,9 @@ class Cluster:
         return speed
 
     def _normal_write_speed(self, rates: Rates) -> float:
+        return min(self._configured_write_speed(rates), self.disk_write_left(rates))
+
+    def _configured_write_speed(self, rates: Rates) -> float:
         cfg = self.cfg
         if self.mech.legacy_speed_parameters:
             return cfg["DiskCheckpointSpeed"]
@@ -280,6 +312,12 @@ class Cluster:
             if busy > LDM_BUSY_HOLD:
                 return 0.5 * (lo + hi)
         return hi
+
+    def disk_write_left(self, rates: Rates) -> float:
+        """Bytes/s an LCP can write beside the REDO the stream writes: no configured speed
+        makes the disk faster (reference §3, T_LCP = D / W). At least 1 byte/s, so that a disk
+        the REDO alone fills gives an endless LCP cycle (error 410), not a division by zero."""
+        return max(1.0, self.s.host.disk_write * (1.0 - self.live_load(rates)[1]))
 
     def write_speed(self, node: Node) -> float:
         cfg = self.cfg

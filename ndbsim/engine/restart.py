@@ -110,6 +110,9 @@ class Restarter:
         if kind == "node" and fallback and c.lcp.count - run.facts["lcp_count_at_crash"] >= fallback:
             initial = True
             run.facts["full_copy_fallback"] = 1.0
+            c.warnings.append(f"node {node.id} was down for {fallback} LCPs or more: it restarts like an initial "
+                              "node restart, copying every row (the 5.1 rule of seed 004); a longer "
+                              "TimeBetweenLocalCheckpoints or a shorter downtime keeps its own LCP usable")
         # initial starts initialise the REDO log files (NDBCNTR STTOR phase 2)
         redo_init = 0.0
         if initial and cfg["InitFragmentLogFiles"] == "FULL":

@@ -137,6 +137,8 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
 
 def _speed_fix(c: Cluster) -> str:
     """The parameters that make this version's LCPs write faster, for the error-410 advice."""
+    if c.base_lcp_speed >= c.disk_write_left(c.base_rates) * (1.0 - 1e-9):
+        return "use a faster disk (host.disk_write): the LCPs already write as fast as the disk allows beside the REDO"
     if c.mech.legacy_speed_parameters:
         return "DiskCheckpointSpeed (shorter LCPs release REDO sooner)"
     if c.redo_control:

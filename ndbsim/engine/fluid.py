@@ -217,12 +217,59 @@ class FluidSystem:
             f.done.succeed(now)
 
     def _fill(self) -> None:
+        """Max-min fair rates. Flows interact only through the resources they share, so the
+        flows fall into groups (connected by shared resources) that are filled one by one: a
+        flow alone in its group takes its own bottleneck; a group of several is filled
+        progressively. Cost grows with the groups' sizes, not with the cluster's."""
+        group_of: dict[str, list[Flow]] = {}
+        for f in self.flows:
+            mine: list[Flow] | None = None
+            for r in f.keys:
+                other = group_of.get(r)
+                if other is None or other is mine:
+                    continue
+                if mine is None:
+                    mine = other
+                else:  # f joins two groups: merge the smaller into the larger
+                    if len(other) > len(mine):
+                        mine, other = other, mine
+                    mine.extend(other)
+                    for g in other:
+                        for q in g.keys:
+                            group_of[q] = mine
+            if mine is None:
+                mine = []
+            mine.append(f)
+            for r in f.keys:
+                group_of[r] = mine
+        free = self.free
+        order: dict[int, int] | None = None
+        seen: set[int] = set()
+        for group in group_of.values():
+            if id(group) in seen:
+                continue
+            seen.add(id(group))
+            if len(group) == 1:
+                f = group[0]
+                rate = f.cap
+                for r, d in f.demand.items():
+                    if d > 0 and r in free:
+                        x = free[r] / d
+                        if x < rate:
+                            rate = x
+                f.rate = rate if rate < UNBOUNDED_RATE else UNBOUNDED_RATE
+            else:
+                if order is None:
+                    order = {id(f): i for i, f in enumerate(self.flows)}
+                self._fill_group(sorted(group, key=lambda f: order[id(f)]))
+
+    def _fill_group(self, active: list[Flow]) -> None:
         # Progressive filling (max-min fairness). Per round, each resource's use is the sum of
         # the active flows' demands in flow order (zero terms skipped: adding 0.0 changes
         # nothing), so the arithmetic is exactly that of the plain double loop, only cheaper.
         capacity = self.capacity
-        left = dict(self.free)
-        active = list(self.flows)
+        free = self.free
+        left = {r: free[r] for f in active for r in f.keys if r in free}
         for f in active:
             f.rate = 0.0
         while active:

@@ -389,3 +389,10 @@ def test_the_steady_lcp_cannot_write_faster_than_the_disk():
     assert cp["lcp_cycle_secs"] > 60e9 / 10e6  # 60 GB at under 10 MB/s
     small = sim(None, *load, "cluster.config.NoOfFragmentLogFiles=16")
     assert small.status == "redo-overload" and "faster disk (host.disk_write)" in small.reason
+
+
+def test_a_burst_that_inserts_more_rows_than_the_table_holds_warns():
+    """The default burst inserts 120M rows: 40% of the default 300M (no warning), 400% of 30M."""
+    assert not any("before_restart inserts" in w for w in sim(None).warnings)
+    small = sim(None, "data.rows=30M")
+    assert any("before_restart inserts 120,000,000 rows net, 400% of data.rows" in w for w in small.warnings)

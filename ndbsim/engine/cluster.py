@@ -148,6 +148,14 @@ class Cluster:
         self.base_rates = base
         self.burst_rates = merged(w.before_restart) if w.before_restart else None
         self.burst_secs = w.before_restart.duration if w.before_restart else 0.0
+        if self.burst_rates is not None:
+            grown = (self.burst_rates.inserts - self.burst_rates.deletes) * self.burst_secs
+            if grown > 0.5 * self.rows:
+                self.warnings.append(
+                    f"workload.before_restart inserts {grown:,.0f} rows net, {grown / self.rows:.0%} of data.rows "
+                    f"({self.rows:,.0f}): ndbsim models the data at its size at the crash throughout, so the "
+                    "LCPs of the burst are sized as if the table had been that big all along; raise data.rows "
+                    "or shorten the burst")
         self.restart_rates = merged(w.during_restart)
         if self.s.restart.type == "system":
             # the whole cluster is down: no transaction runs until the system restart completes

@@ -159,13 +159,7 @@ class FluidSystem:
         else:
             free = self.free
             for f in flows:
-                rate = f.cap
-                for r, d in f.demand.items():
-                    if d > 0 and r in free:
-                        x = free[r] / d
-                        if x < rate:
-                            rate = x
-                f.rate = rate if rate < UNBOUNDED_RATE else UNBOUNDED_RATE
+                f.rate = _own_bottleneck(f, free)
         self._arm()
 
     def _arm(self) -> None:
@@ -250,14 +244,7 @@ class FluidSystem:
                 continue
             seen.add(id(group))
             if len(group) == 1:
-                f = group[0]
-                rate = f.cap
-                for r, d in f.demand.items():
-                    if d > 0 and r in free:
-                        x = free[r] / d
-                        if x < rate:
-                            rate = x
-                f.rate = rate if rate < UNBOUNDED_RATE else UNBOUNDED_RATE
+                group[0].rate = _own_bottleneck(group[0], free)
             else:
                 if order is None:
                     order = {id(f): i for i, f in enumerate(self.flows)}
@@ -336,6 +323,17 @@ class FluidSystem:
                     if any(f in self.flows for f in a.flows):
                         a.fn()
         self.flush()
+
+
+def _own_bottleneck(f: Flow, free: dict[str, float]) -> float:
+    """The rate of a flow that shares no resource: its cap or its tightest resource."""
+    rate = f.cap
+    for r, d in f.demand.items():
+        if d > 0 and r in free:
+            x = free[r] / d
+            if x < rate:
+                rate = x
+    return rate if rate < UNBOUNDED_RATE else UNBOUNDED_RATE
 
 
 class _Batch:

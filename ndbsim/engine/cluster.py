@@ -48,8 +48,6 @@ holds the REDO fill at an alert level: 2^-24 of the interval (a numerical resolu
 NDB value)."""
 
 
-
-
 @dataclass
 class Node:
     id: int
@@ -150,7 +148,7 @@ class Cluster:
         self.burst_secs = w.before_restart.duration if w.before_restart else 0.0
         if self.burst_rates is not None:
             grown = (self.burst_rates.inserts - self.burst_rates.deletes) * self.burst_secs
-            if grown > 0.5 * self.rows:
+            if self.rows and grown > 0.5 * self.rows:
                 self.warnings.append(
                     f"workload.before_restart inserts {grown:,.0f} rows net, {grown / self.rows:.0%} of data.rows "
                     f"({self.rows:,.0f}): ndbsim models the data at its size at the crash throughout, so the "

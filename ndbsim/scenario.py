@@ -460,6 +460,15 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
             raise InputError(f"node {n} is listed twice; list each node once", field="restart.nodes")
         seen.add(n)
     _check_live_replica(s, replicas, nodes)
+    per_row = s.data.size / s.data.row_count
+    if per_row < MIN_ROW_BYTES:
+        from ndbsim.units import format_bytes
+
+        key, fix = (("data.rows", "lower data.rows or raise data.size") if s.data.rows
+                    else ("data.row_size", f"raise data.row_size to {MIN_ROW_BYTES:.0f}B or more"))
+        raise InputError(f"{format_bytes(s.data.size)} over {s.data.row_count:,.0f} rows is {per_row:.3g} bytes per "
+                         f"row, but an NDB row takes at least {MIN_ROW_BYTES:.0f} bytes (its record overhead); "
+                         f"{fix}", field=key)
     if s.data.size > cfg["DataMemory"]:
         from ndbsim.units import format_bytes
 
@@ -483,6 +492,9 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
                          field="cluster.config.MaxNoOfExecutionThreads")
 
 
+MIN_ROW_BYTES = 16.0
+"""The least a row can take in DataMemory: NDB's record overhead is 16 bytes (reference §7,
+[DOC-NDBD80])."""
 LOG_PARTS_80 = (4, 6, 8, 10, 12, 16, 20, 24, 32)
 """NoOfFragmentLogParts values NDB 8.0 accepts (reference §4, [DOC-NDBD80])."""
 LOG_PARTS_PER_LDM = 4

@@ -396,3 +396,8 @@ def test_a_burst_that_inserts_more_rows_than_the_table_holds_warns():
     assert not any("before_restart inserts" in w for w in sim(None).warnings)
     small = sim(None, "data.rows=30M")
     assert any("before_restart inserts 120,000,000 rows net, 400% of data.rows" in w for w in small.warnings)
+
+
+def test_a_restart_past_the_horizon_names_the_phase_it_was_in():
+    r = sim(None, "simulation.horizon=100")
+    assert r.status == "stuck" and r.reason.endswith("it was still in secs_restore_fragments")

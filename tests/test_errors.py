@@ -29,6 +29,7 @@ SET_CASES = [
     ("replicas-5", "cluster.config.NoOfReplicas=5", "NoOfReplicas"),
     ("replicas-0", "cluster.config.NoOfReplicas=0", "NoOfReplicas"),
     ("fraglog-2", "cluster.config.NoOfFragmentLogFiles=2", "NoOfFragmentLogFiles"),
+    ("rows-too-many", "data.rows=1e12", "at least 16 bytes"),
     ("fraglogsize", "cluster.config.FragmentLogFileSize=1M", "FragmentLogFileSize"),
     ("dm-word", "cluster.config.DataMemory=lots", "DataMemory"),
     ("dm-nan", "cluster.config.DataMemory=.nan", "DataMemory"),
@@ -68,7 +69,7 @@ SET_CASES = [
 ]
 
 # the value is shown normalised ("200.0G") or the error is about the key path
-SHOWN_DIFFERENTLY = {"data.size=200G", "data.size.x=1"}
+SHOWN_DIFFERENTLY = {"data.size=200G", "data.size.x=1", "data.rows=1e12"}
 
 
 def run_cli(args, capsys, tmp_path):

@@ -9,6 +9,7 @@ import numpy as np
 
 from ndbsim.engine.cluster import Cluster
 from ndbsim.engine.restart import NodeRun, Restarter
+from ndbsim.restart_info import PHASES
 from ndbsim.scenario import Resolved
 from ndbsim.units import format_bytes
 
@@ -97,9 +98,11 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
     elif not done.triggered:
         status = "stuck"
         waiting = [x for x in runs if math.isnan(x.end)]
-        last = waiting[0].spans[-1][0] if waiting and waiting[0].spans else "the restart"
+        done = waiting[0].spans[-1][0] if waiting and waiting[0].spans else None
+        at = PHASES.index(done) + 1 if done in PHASES else 0
+        phase = PHASES[at] if at < len(PHASES) else "the restart"
         reason = (f"the restart did not finish within simulation.horizon "
-                  f"({resolved.scenario.simulation.horizon:.0f} s); it was still in the phase after {last}")
+                  f"({resolved.scenario.simulation.horizon:.0f} s); it was still in {phase}")
     c.note_redo()
     warnings = list(c.warnings)
     checkpoint = checkpoint_figures(c)

@@ -124,7 +124,7 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
         notes.append(f"config.ini: skipped {len(skipped)} parameter{'s' if len(skipped) != 1 else ''} that "
                      f"ndbsim does not model or that differ per data node "
                      f"({', '.join(skipped[:6])}{'…' if len(skipped) > 6 else ''})")
-    kept = sorted(k for k in scenario_config if k not in cluster["config"])
+    kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
     if kept:
         notes.append(f"config.ini does not set {', '.join(kept)}: the scenario's "
                      f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default")

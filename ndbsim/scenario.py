@@ -474,7 +474,7 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
 
         size = format_bytes(s.data.size)
         said = "" if "size" in s.data.model_fields_set else f" (not set: ndbsim's default {size})"
-        memory = ("" if "DataMemory" in s.cluster.config
+        memory = ("" if any(config_params.canonical_name(k) == "DataMemory" for k in s.cluster.config)
                   else f" (not set: NDB {s.version}'s default {format_bytes(cfg['DataMemory'])})")
         raise InputError(f"{size} of data{said} does not fit in DataMemory={format_bytes(cfg['DataMemory'])}"
                          f"{memory}; raise cluster.config.DataMemory or lower data.size", field="data.size")

@@ -398,6 +398,15 @@ def test_a_burst_that_inserts_more_rows_than_the_table_holds_warns():
     assert any("before_restart inserts 120,000,000 rows net, 400% of data.rows" in w for w in small.warnings)
 
 
-def test_a_restart_past_the_horizon_names_the_phase_it_was_in():
+def test_a_restart_past_the_horizon_names_the_last_phase_it_finished():
     r = sim(None, "simulation.horizon=100")
-    assert r.status == "stuck" and r.reason.endswith("it was still in secs_restore_fragments")
+    assert r.status == "stuck"
+    assert r.reason.endswith("the last phase it finished was secs_starting_node_to_request_local_recovery")
+
+
+def test_redo_control_tries_the_critical_level_when_the_high_levels_speed_is_no_faster():
+    """MaxDiskWriteSpeedOtherNodeRestart at the normal speed gives the 40% level nothing; the
+    60% level's MaxDiskWriteSpeedOwnRestart must still speed the steady LCPs up."""
+    r = sim(None, "version=8.0.30", "cluster.config.NoOfFragmentLogFiles=4", "workload.updates_per_s=200000",
+            "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=20M", "cluster.config.MaxDiskWriteSpeedOwnRestart=200M")
+    assert r.first.checkpoint["lcp_write_speed"] > 100 * 2**20

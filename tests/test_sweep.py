@@ -7,6 +7,7 @@ import pytest
 from conftest import ROOT
 
 import ndbsim
+from ndbsim import scenario as sc
 from ndbsim.errors import InputError
 from ndbsim.restart_info import PHASES
 from ndbsim.sweep import load_sweep, make_points, parse_shard, point_seed
@@ -238,3 +239,11 @@ def test_a_base_wrong_only_in_what_the_factors_set_still_sweeps(tmp_path):
     f.write_text("set: {cluster.config.DataMemory: 20G}\nfactors: {workload.updates_per_s: [10, 20]}\n")
     p = cli("sweep", f, "--workers", "1")
     assert p.returncode == 2 and "data.size" in p.stderr and "DataMemory=20.0G" in p.stderr
+
+
+@pytest.mark.parametrize("order", [["100G", "10G"], ["10G", "100G"]])
+def test_a_base_rescued_by_a_factor_does_not_depend_on_the_points_order(order):
+    base = {**sc.DEFAULT_SCENARIO, "version": "8.0.30"}
+    base["cluster"] = {**base["cluster"], "config": {**base["cluster"]["config"], "DataMemory": "20G"}}
+    df = ndbsim.sweep(base, {"cluster.config.DataMemory": order}, workers=1, progress=False)
+    assert sorted(df["status"]) == ["error", "ok"]

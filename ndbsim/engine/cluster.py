@@ -243,9 +243,11 @@ class Cluster:
                                   (REDO_ALERT_CRITICAL, self.cfg["MaxDiskWriteSpeedOwnRestart"])):
                 faster = min(faster, self.disk_write_left(rates))
                 target = level * self.redo_capacity
-                if faster <= speed or self.steady_redo_bytes(rates, rec, cycle) <= target:
+                if self.steady_redo_bytes(rates, rec, cycle) <= target:
                     break
                 floor = target
+                if faster <= speed:  # this level's speed is no faster: the next level's may be
+                    continue
                 fast_rec, fast_cycle = cycle_at(faster)
                 if self.steady_redo_bytes(rates, fast_rec, fast_cycle) > target:
                     speed, rec, cycle = faster, fast_rec, fast_cycle  # cannot hold this level: the next

@@ -216,7 +216,11 @@ class FluidSystem:
         flow alone in its group takes its own bottleneck; a group of several is filled
         progressively. Cost grows with the groups' sizes, not with the cluster's."""
         group_of: dict[str, list[Flow]] = {}
+        free = self.free
         for f in self.flows:
+            if not f.keys:  # uses no resource: only its cap limits it
+                f.rate = _own_bottleneck(f, free)
+                continue
             mine: list[Flow] | None = None
             for r in f.keys:
                 other = group_of.get(r)
@@ -236,7 +240,6 @@ class FluidSystem:
             mine.append(f)
             for r in f.keys:
                 group_of[r] = mine
-        free = self.free
         order: dict[int, int] | None = None
         seen: set[int] = set()
         for group in group_of.values():

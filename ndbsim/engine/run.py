@@ -9,7 +9,6 @@ import numpy as np
 
 from ndbsim.engine.cluster import Cluster
 from ndbsim.engine.restart import NodeRun, Restarter
-from ndbsim.restart_info import PHASES
 from ndbsim.scenario import Resolved
 from ndbsim.units import format_bytes
 
@@ -99,10 +98,9 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
         status = "stuck"
         waiting = [x for x in runs if math.isnan(x.end)]
         done = waiting[0].spans[-1][0] if waiting and waiting[0].spans else None
-        at = PHASES.index(done) + 1 if done in PHASES else 0
-        phase = PHASES[at] if at < len(PHASES) else "the restart"
         reason = (f"the restart did not finish within simulation.horizon "
-                  f"({resolved.scenario.simulation.horizon:.0f} s); it was still in {phase}")
+                  f"({resolved.scenario.simulation.horizon:.0f} s); "
+                  + (f"the last phase it finished was {done}" if done else "it had finished no phase"))
     c.note_redo()
     warnings = list(c.warnings)
     checkpoint = checkpoint_figures(c)

@@ -444,6 +444,7 @@ def _check_live_replica(s: Scenario, replicas: int, nodes: int) -> None:
 
 def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> None:
     from ndbsim.threads import ldm_threads
+    from ndbsim.units import format_bytes
 
     replicas = cfg["NoOfReplicas"]
     nodes = s.cluster.data_nodes
@@ -462,16 +463,12 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
     _check_live_replica(s, replicas, nodes)
     per_row = s.data.size / s.data.row_count
     if per_row < MIN_ROW_BYTES:
-        from ndbsim.units import format_bytes
-
         key, fix = (("data.rows", "lower data.rows or raise data.size") if s.data.rows
                     else ("data.row_size", f"raise data.row_size to {MIN_ROW_BYTES:.0f}B or more"))
         raise InputError(f"{format_bytes(s.data.size)} over {s.data.row_count:,.0f} rows is {per_row:.3g} bytes per "
                          f"row, but an NDB row takes at least {MIN_ROW_BYTES:.0f} bytes (its record overhead); "
                          f"{fix}", field=key)
     if s.data.size > cfg["DataMemory"]:
-        from ndbsim.units import format_bytes
-
         size = format_bytes(s.data.size)
         said = "" if "size" in s.data.model_fields_set else f" (not set: ndbsim's default {size})"
         memory = ("" if any(config_params.canonical_name(k) == "DataMemory" for k in s.cluster.config)

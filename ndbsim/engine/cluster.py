@@ -223,10 +223,14 @@ class Cluster:
         trigger = self.lcp_trigger_bytes / rates.bytes if rates.bytes > 0 else math.inf
         if trigger > self.s.simulation.horizon:  # an LCP cycle longer than the horizon: idle
             trigger = math.inf
+        overhead = self.lcp_overhead_secs()
+
+        def cycle_at(v: float) -> tuple[LcpRecord, float]:
+            return self.policy.steady_state(self.data_bytes, self.rows, node_rates, v, overhead, trigger)
+
         speed = self.normal_write_speed(rates)
         floor = 0.0
-        rec, cycle = self.policy.steady_state(self.data_bytes, self.rows, node_rates, speed,
-                                              self.lcp_overhead_secs(), trigger)
+        rec, cycle = cycle_at(speed)
         if settled and self.redo_control and self.redo_capacity:
             # EnableRedoControl (reference §2.4): while the REDO fills the log beyond an alert
             # level, the LCP writes faster; once an LCP has released REDO below the level, at
@@ -234,11 +238,6 @@ class Cluster:
             # can hold it there, and the cycle runs at the average of the two speeds that keeps
             # the level's share of the log (found by bisection); beyond the last level, at the
             # fastest speed.
-            overhead = self.lcp_overhead_secs()
-
-            def cycle_at(v: float) -> tuple[LcpRecord, float]:
-                return self.policy.steady_state(self.data_bytes, self.rows, node_rates, v, overhead, trigger)
-
             for level, faster in ((REDO_ALERT_HIGH, self.cfg["MaxDiskWriteSpeedOtherNodeRestart"]),
                                   (REDO_ALERT_CRITICAL, self.cfg["MaxDiskWriteSpeedOwnRestart"])):
                 faster = min(faster, self.disk_write_left(rates))

@@ -254,9 +254,9 @@ class FluidSystem:
                 self._fill_group(sorted(group, key=lambda f: order[id(f)]))
 
     def _fill_group(self, active: list[Flow]) -> None:
-        # Progressive filling (max-min fairness). Per round, each resource's use is the sum of
-        # the active flows' demands in flow order (zero terms skipped: adding 0.0 changes
-        # nothing), so the arithmetic is exactly that of the plain double loop, only cheaper.
+        # Progressive filling (max-min fairness) of one group. Per round, each resource's use is
+        # the sum of the group's active flows' demands in flow order (zero terms skipped: adding
+        # 0.0 changes nothing), as in the plain double loop over the group, only cheaper.
         capacity = self.capacity
         free = self.free
         left = {r: free[r] for f in active for r in f.keys if r in free}

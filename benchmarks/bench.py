@@ -128,8 +128,9 @@ def simpy_shares() -> tuple[float | None, float | None]:
 
 def sweep_rate(n: int, workers: int) -> tuple[float, float, int]:
     t = time.perf_counter()
-    df = sweep(SWEEP_BASE, SWEEP_FACTORS, mode="random", samples=n, replications=1, seed=1, workers=workers,
-               progress=False)
+    df = sweep(
+        SWEEP_BASE, SWEEP_FACTORS, mode="random", samples=n, replications=1, seed=1, workers=workers, progress=False
+    )
     dt = time.perf_counter() - t
     return dt, n / dt, int((df["status"] != "ok").sum())
 
@@ -163,8 +164,10 @@ def peak_rss_mib() -> tuple[float, float]:
     import resource
 
     kib = 1024.0 if sys.platform != "darwin" else 1024.0 * 1024.0  # ru_maxrss: KiB on Linux, bytes on macOS
-    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / kib,
-            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / kib)
+    return (
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / kib,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / kib,
+    )
 
 
 def ok(flag: bool) -> str:
@@ -180,47 +183,78 @@ def main() -> None:
 
     print(f"ndbsim benchmark  python {sys.version.split()[0]}  simpy {simpy.__version__}  cores {os.cpu_count()}")
     med, ev = per_restart(500)
-    print(f"one 2-node node restart (default scenario): median {med * 1e3:.3f} ms, {ev} events "
-          f"[target <= 2 ms: {ok(med <= 2e-3)}]")
+    print(
+        f"one 2-node node restart (default scenario): median {med * 1e3:.3f} ms, {ev} events "
+        f"[target <= 2 ms: {ok(med <= 2e-3)}]"
+    )
     for load, extra in (("default load", []), ("idle cluster", ["workload.before_restart=null"])):
-        for label, ov in (("1 GB", ["data.size=1GB", "data.rows=null"]),
-                          ("16 TB", ["data.size=16TB", "data.rows=null", "cluster.config.DataMemory=16T"])):
+        for label, ov in (
+            ("1 GB", ["data.size=1GB", "data.rows=null"]),
+            ("16 TB", ["data.size=16TB", "data.rows=null", "cluster.config.DataMemory=16T"]),
+        ):
             e, dt, status = events_at(ov + extra)
             print(f"events per restart at {label:>5}, {load}: {e} ({dt * 1e3:.2f} ms, status {status})")
-    print("  (no event per row, page or byte; identical LCP cycles are skipped by arithmetic, so under load "
-          "the count follows the restart's steps, and fewer LCPs fit in the pre-restart burst as they lengthen)")
+    print(
+        "  (no event per row, page or byte; identical LCP cycles are skipped by arithmetic, so under load "
+        "the count follows the restart's steps, and fewer LCPs fit in the pre-restart burst as they lengthen)"
+    )
     rolling = []
     for size, mem in (("1GB", "2G"), ("16TB", "16T")):
-        r = run_resolved(sc.load(ROLLING, [f"data.size={size}", f"cluster.config.DataMemory={mem}",
-                                           "cluster.config.NoOfFragmentLogFiles=1000"]), seed=1, replications=1)
+        r = run_resolved(
+            sc.load(
+                ROLLING,
+                [f"data.size={size}", f"cluster.config.DataMemory={mem}", "cluster.config.NoOfFragmentLogFiles=1000"],
+            ),
+            seed=1,
+            replications=1,
+        )
         rolling.append((r.first.events, int(r.first.checkpoint["lcps_simulated"])))
-    print(f"events per 4-node rolling restart under load: 1 GB {rolling[0][0]} ({rolling[0][1]} LCPs), "
-          f"16 TB {rolling[1][0]} ({rolling[1][1]} LCPs)")
-    big = ["version=8.0.30", "data.rows=null", "restart.type=rolling", "restart.nodes=null", "cluster.data_nodes=64",
-           "workload.updates_per_s=1e6", "workload.during_restart=null"]
+    print(
+        f"events per 4-node rolling restart under load: 1 GB {rolling[0][0]} ({rolling[0][1]} LCPs), "
+        f"16 TB {rolling[1][0]} ({rolling[1][1]} LCPs)"
+    )
+    big = [
+        "version=8.0.30",
+        "data.rows=null",
+        "restart.type=rolling",
+        "restart.nodes=null",
+        "cluster.data_nodes=64",
+        "workload.updates_per_s=1e6",
+        "workload.during_restart=null",
+    ]
     e, dt, status = events_at(big)
-    print(f"a 64-node rolling restart under load (8.0, 1M updates/s): {e:,} events, {dt * 1e3:.0f} ms, status {status} "
-          "(events grow with the nodes restarted, not with data)")
+    print(
+        f"a 64-node rolling restart under load (8.0, 1M updates/s): {e:,} events, {dt * 1e3:.0f} ms, status {status} "
+        "(events grow with the nodes restarted, not with data)"
+    )
     bare, mine = event_rates()
-    print(f"bare SimPy event rate: {bare:,.0f} events/s; ndbsim: {mine:,.0f} events/s = {100 * mine / bare:.0f}% "
-          f"of bare [target >= 50%: {ok(mine >= 0.5 * bare)}]")
+    print(
+        f"bare SimPy event rate: {bare:,.0f} events/s; ndbsim: {mine:,.0f} events/s = {100 * mine / bare:.0f}% "
+        f"of bare [target >= 50%: {ok(mine >= 0.5 * bare)}]"
+    )
     print(f"  per event: ndbsim {1e6 / mine:.2f} us, bare SimPy {1e6 / bare:.2f} us")
     bare_share, own_share = simpy_shares()
     if own_share and bare_share:
         simpy_us = 1e6 * own_share / mine
-        print(f"  SimPy's own code per event (sampled): ndbsim {simpy_us:.2f} us ({100 * own_share:.0f}% of its time), "
-              f"bare loop {1e6 * bare_share / bare:.2f} us ({100 * bare_share:.0f}%); so with no model work at all "
-              f"ndbsim would reach at most about {100 * (mine / bare) / own_share:.0f}% of bare")
+        print(
+            f"  SimPy's own code per event (sampled): ndbsim {simpy_us:.2f} us ({100 * own_share:.0f}% of its time), "
+            f"bare loop {1e6 * bare_share / bare:.2f} us ({100 * bare_share:.0f}%); so with no model work at all "
+            f"ndbsim would reach at most about {100 * (mine / bare) / own_share:.0f}% of bare"
+        )
     limit = 10 * n_sweep / 10_000
     for workers in (1, 2):
         dt, rate, bad = sweep_rate(n_sweep, workers)
         # the target is for this machine, i.e. both cores; one worker is shown for scale
         verdict = f"target < {limit:g} s on 2 cores: {ok(dt < limit)}" if workers == 2 else "serial, for scale"
-        print(f"sweep of {n_sweep:,} node restarts, {workers} worker{'s' if workers > 1 else ''}: {dt:.2f} s, "
-              f"{rate:,.0f} runs/s ({bad} not ok) [{verdict}]")
+        print(
+            f"sweep of {n_sweep:,} node restarts, {workers} worker{'s' if workers > 1 else ''}: {dt:.2f} s, "
+            f"{rate:,.0f} runs/s ({bad} not ok) [{verdict}]"
+        )
     main_mib, worker_mib = peak_rss_mib()
-    print(f"memory: one restart allocates at most {restart_memory() / 1024:.0f} KiB; peak RSS over the sweeps: "
-          f"{main_mib:.0f} MiB here, {worker_mib:.0f} MiB in the largest worker")
+    print(
+        f"memory: one restart allocates at most {restart_memory() / 1024:.0f} KiB; peak RSS over the sweeps: "
+        f"{main_mib:.0f} MiB here, {worker_mib:.0f} MiB in the largest worker"
+    )
     cs = cold_start()
     print(f"CLI cold start, ndbsim run: median {cs:.3f} s of 5 [target <= 1 s: {ok(cs <= 1.0)}]")
 

@@ -24,8 +24,15 @@ from ndbsim.io import atomic_write_text, check_output_path
 from ndbsim.profiles import CALIBRATED_FILE, Constants, reload_calibration
 from ndbsim.restart_info import COLUMNS
 
-FITTED = ("memory_touch_rate", "restore_row_secs", "redo_byte_secs", "index_entry_secs", "hyperthread_gain",
-          "copy_row_secs", "suma_handover_gcps")
+FITTED = (
+    "memory_touch_rate",
+    "restore_row_secs",
+    "redo_byte_secs",
+    "index_entry_secs",
+    "hyperthread_gain",
+    "copy_row_secs",
+    "suma_handover_gcps",
+)
 """The seven free constants; what each means physically is in ``Constants``' docstrings."""
 
 BOUNDS = {"hyperthread_gain": (0.01, 1.0)}
@@ -67,19 +74,33 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
                     out.append(row.error / row.allowed)
         return np.array(out)
 
-    sol = least_squares(residuals, np.clip(x0, lo + 1e-9, hi - 1e-9), bounds=(lo, hi), method="trf",
-                        diff_step=1e-3, x_scale="jac", max_nfev=200)
-    fitted = Constants(**{**{f.name: getattr(start, f.name) for f in fields(Constants)},
-                          **{n: _round(math.exp(v)) for n, v in zip(FITTED, sol.x)}})
+    sol = least_squares(
+        residuals,
+        np.clip(x0, lo + 1e-9, hi - 1e-9),
+        bounds=(lo, hi),
+        method="trf",
+        diff_step=1e-3,
+        x_scale="jac",
+        max_nfev=200,
+    )
+    fitted = Constants(
+        **{
+            **{f.name: getattr(start, f.name) for f in fields(Constants)},
+            **{n: _round(math.exp(v)) for n, v in zip(FITTED, sol.x)},
+        }
+    )
     report = {}
     for case in fit_cases:
-        report[case.name] = {r.figure: round(r.rel_error, 4) if r.published else round(r.error, 2)
-                             for r in compare(case, predict(case, fitted))}
+        report[case.name] = {
+            r.figure: round(r.rel_error, 4) if r.published else round(r.error, 2)
+            for r in compare(case, predict(case, fitted))
+        }
     return fitted, report
 
 
-def write_calibration(constants: Constants, residuals: dict[str, Any], cases: list[Case],
-                      path: Path = CALIBRATED_FILE) -> None:
+def write_calibration(
+    constants: Constants, residuals: dict[str, Any], cases: list[Case], path: Path = CALIBRATED_FILE
+) -> None:
     doc = {
         "# written by": "ndbsim calibrate; do not edit by hand",
         "shared": {
@@ -107,8 +128,10 @@ class Calibration:
         """Every fitted case's residuals, NDB then InnoDB (what ``ndbsim calibrate`` prints)."""
         if self.innodb is None:
             return self.ndb_residuals
-        return {**self.ndb_residuals, **{name: {"total_restart_secs": round(float(v), 4)}
-                                         for name, v in self.innodb["residuals"].items()}}
+        return {
+            **self.ndb_residuals,
+            **{name: {"total_restart_secs": round(float(v), 4)} for name, v in self.innodb["residuals"].items()},
+        }
 
 
 def run_calibration(directory: Path | str = DEFAULT_DIR, extra: Iterable[Case] = ()) -> Calibration:
@@ -139,8 +162,9 @@ def save_calibration(result: Calibration, output: Path = CALIBRATED_FILE, innodb
         save_calibrated(result.innodb, innodb_output)
 
 
-def calibrate(directory: Path | str = DEFAULT_DIR, output: Path = CALIBRATED_FILE,
-              innodb_output: Path | None = None) -> tuple[Constants, dict]:
+def calibrate(
+    directory: Path | str = DEFAULT_DIR, output: Path = CALIBRATED_FILE, innodb_output: Path | None = None
+) -> tuple[Constants, dict]:
     """Fit the NDB profiles' constants (and, when the directory has InnoDB cases, the InnoDB
     model's own two constants, seed 002) and write them, only once every fit has succeeded."""
     check_output_path(output, "output")
@@ -166,16 +190,18 @@ def _seconds(text: str, col: str, line: int, src: str) -> float:
     try:
         x = float(text)
     except ValueError:
-        raise InputError(f"{text!r} on line {line} is not a number of seconds; {fix}", field=col,
-                         source=src) from None
+        raise InputError(f"{text!r} on line {line} is not a number of seconds; {fix}", field=col, source=src) from None
     if not math.isfinite(x):
         raise InputError(f"{text!r} on line {line} is not a finite number of seconds; {fix}", field=col, source=src)
     if x < 0:
-        raise InputError(f"{text!r} on line {line} is negative; a duration is 0 or more: {fix}", field=col,
-                         source=src)
+        raise InputError(f"{text!r} on line {line} is negative; a duration is 0 or more: {fix}", field=col, source=src)
     if x > MAX_SECS:
-        raise InputError(f"{text!r} on line {line} is more than {MAX_SECS:.0f} s ({MAX_SECS / 86400:.1f} days), "
-                         f"not a restart time; {fix}", field=col, source=src)
+        raise InputError(
+            f"{text!r} on line {line} is more than {MAX_SECS:.0f} s ({MAX_SECS / 86400:.1f} days), "
+            f"not a restart time; {fix}",
+            field=col,
+            source=src,
+        )
     return x
 
 
@@ -189,8 +215,11 @@ def _node_id(text: str, line: int, src: str) -> int:
             x = math.nan
         n = int(x) if math.isfinite(x) and x.is_integer() else -1
     if not 1 <= n <= 255:
-        raise InputError(f"{text!r} on line {line} is not a node id; a data node id is a whole number 1-255",
-                         field="node_id", source=src)
+        raise InputError(
+            f"{text!r} on line {line} is not a node id; a data node id is a whole number 1-255",
+            field="node_id",
+            source=src,
+        )
     return n
 
 
@@ -201,34 +230,42 @@ def _read_csv(csv_path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]
     if not p.exists():
         raise InputError(f"file not found: {src!r}; check the path", field="--restart-info")
     if p.is_dir():
-        raise InputError(f"{src!r} is a directory; give the CSV file of SELECT * FROM ndbinfo.restart_info",
-                         field="--restart-info")
+        raise InputError(
+            f"{src!r} is a directory; give the CSV file of SELECT * FROM ndbinfo.restart_info", field="--restart-info"
+        )
     if not p.is_file():
-        raise InputError(f"{src!r} is not a regular file; give the CSV file of SELECT * FROM ndbinfo.restart_info",
-                         field="--restart-info")
+        raise InputError(
+            f"{src!r} is not a regular file; give the CSV file of SELECT * FROM ndbinfo.restart_info",
+            field="--restart-info",
+        )
     try:
         data = p.read_bytes()
     except OSError as err:
-        raise InputError(f"cannot read {src!r} ({err.strerror}); check its permissions",
-                         field="--restart-info") from None
+        raise InputError(
+            f"cannot read {src!r} ({err.strerror}); check its permissions", field="--restart-info"
+        ) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = None
     if text is None or "\x00" in text:
-        raise InputError("not a UTF-8 text file; export SELECT * FROM ndbinfo.restart_info as CSV text",
-                         source=src)
+        raise InputError("not a UTF-8 text file; export SELECT * FROM ndbinfo.restart_info as CSV text", source=src)
     lines = text.splitlines()
     head = next((ln for ln in lines if ln.strip()), None)
     if head is None:
         raise InputError("no rows; export SELECT * FROM ndbinfo.restart_info with a header line", source=src)
-    delimiter = next((d for d in DELIMITERS if "node_id" in [c.strip() for c in next(csv.reader([head], delimiter=d))]),
-                     None)
+    delimiter = next(
+        (d for d in DELIMITERS if "node_id" in [c.strip() for c in next(csv.reader([head], delimiter=d))]), None
+    )
     if delimiter is None:
         spaced = "node_id" in head.split()
-        raise InputError("the header line has no node_id column" + (" (its columns are separated by spaces)"
-                         if spaced else "") + "; export SELECT * FROM ndbinfo.restart_info with its header line, "
-                         "separated by commas, tabs or semicolons", source=src)
+        raise InputError(
+            "the header line has no node_id column"
+            + (" (its columns are separated by spaces)" if spaced else "")
+            + "; export SELECT * FROM ndbinfo.restart_info with its header line, "
+            "separated by commas, tabs or semicolons",
+            source=src,
+        )
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header: list[str] | None = None
     rows: list[tuple[int, dict[str, str]]] = []
@@ -239,19 +276,24 @@ def _read_csv(csv_path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]
             if header is None:
                 header = [f.strip() for f in fields_]
                 continue
-            if len(fields_) > len(header) and any(f.strip() for f in fields_[len(header):]):
-                raise InputError(f"line {reader.line_num} has {len(fields_)} values but the header has "
-                                 f"{len(header)} columns; export with one header line and quote values "
-                                 "that contain the separator", source=src)
+            if len(fields_) > len(header) and any(f.strip() for f in fields_[len(header) :]):
+                raise InputError(
+                    f"line {reader.line_num} has {len(fields_)} values but the header has "
+                    f"{len(header)} columns; export with one header line and quote values "
+                    "that contain the separator",
+                    source=src,
+                )
             fields_ = fields_ + [""] * (len(header) - len(fields_))
             rows.append((reader.line_num, {h: f.strip() for h, f in zip(header, fields_)}))
     except csv.Error as err:
-        raise InputError(f"malformed CSV at line {reader.line_num} ({err}); fix the quoting there",
-                         source=src) from None
+        raise InputError(
+            f"malformed CSV at line {reader.line_num} ({err}); fix the quoting there", source=src
+        ) from None
     assert header is not None
     if "total_restart_secs" not in header:
-        raise InputError("column 'total_restart_secs' is missing; export all restart_info columns with a header",
-                         source=src)
+        raise InputError(
+            "column 'total_restart_secs' is missing; export all restart_info columns with a header", source=src
+        )
     if not rows:
         raise InputError("no rows; export SELECT * FROM ndbinfo.restart_info with a header line", source=src)
     return header, rows
@@ -275,9 +317,12 @@ def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | N
             raise InputError(f"no row for node {node_id}; the file has node {nodes}", field="--node", source=src)
     node, total, line, row = max(parsed, key=lambda r: r[1] or 0.0)
     if not total:
-        raise InputError(f"{row['total_restart_secs']!r} on line {line} (node {node}) is not a finished restart; "
-                         "export restart_info after the restart has completed, or choose another node with --node",
-                         field="total_restart_secs", source=src)
+        raise InputError(
+            f"{row['total_restart_secs']!r} on line {line} (node {node}) is not a finished restart; "
+            "export restart_info after the restart has completed, or choose another node with --node",
+            field="total_restart_secs",
+            source=src,
+        )
     phases = {c: {"value": _seconds(row[c], c, line, src)} for c in COLUMNS if c in header and row[c] not in NULLS}
     return {
         "source": {"restart_info": src, "node_id": node},

@@ -43,6 +43,7 @@ above any real restart, low enough to catch a wrong unit or a corrupt export."""
 # ---------------------------------------------------------------------------------------
 # The case file format (calibration/README.md), checked with pydantic when a case is loaded
 
+
 def _no_bool(v: Any) -> Any:
     if isinstance(v, bool):
         raise PydanticCustomError("bool_not_number", "a boolean is not a number")
@@ -128,20 +129,22 @@ def _describe(e: dict[str, Any]) -> InputError:
         return InputError(f"unknown key{did_you_mean(str(last), keys)}; remove it or fix its spelling", field=fld)
     if kind in ("model_type", "dict_type", "model_attributes_type"):
         if _is_figure(loc):
-            example = f"{{value: {value}}}" if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            example = (
+                f"{{value: {value}}}"
+                if isinstance(value, (int, float)) and not isinstance(value, bool)
                 else "{value: SECONDS}"
+            )
             return InputError(f"{v} is not a mapping; write it as {example}", field=fld)
         if loc == ("published", "phases"):
-            return InputError(f"{v} is not a mapping; write one phase a line, as NAME: {{value: SECONDS}}",
-                              field=fld)
+            return InputError(f"{v} is not a mapping; write one phase a line, as NAME: {{value: SECONDS}}", field=fld)
         if loc == ("published",):
-            return InputError(f"{v} is not a mapping; write total_restart_secs: {{value: SECONDS}} (and phases) "
-                              "under it", field=fld)
+            return InputError(
+                f"{v} is not a mapping; write total_restart_secs: {{value: SECONDS}} (and phases) under it", field=fld
+            )
         return InputError(f"{v} is not a mapping; write a mapping of keys under it", field=fld)
     if kind in ("list_type", "tuple_type"):
         example = f"[{value}]" if isinstance(value, str) else "[data.size=1TB]"
-        return InputError(f"{v} is not a list; write a list of dotted.path=value overrides, e.g. {example}",
-                          field=fld)
+        return InputError(f"{v} is not a list; write a list of dotted.path=value overrides, e.g. {example}", field=fld)
     if kind in ("string_type", "string_unicode"):
         return InputError(f"{v} is not text; write an override as dotted.path=value, e.g. data.size=1TB", field=fld)
     if kind == "literal_error":
@@ -163,8 +166,11 @@ def _describe(e: dict[str, Any]) -> InputError:
     if kind == "less_than_equal":
         bound = ctx.get("le")
         if last == "replications":
-            return InputError(f"{v} is too many: every check and every fit step would simulate the case that "
-                              f"often; use at most {bound}", field=fld)
+            return InputError(
+                f"{v} is too many: every check and every fit step would simulate the case that "
+                f"often; use at most {bound}",
+                field=fld,
+            )
         return InputError(f"{v} is too large; use at most {bound:.0f} s", field=fld)
     text = " ".join(str(e.get("msg", "invalid")).split()).rstrip(".")
     return InputError(f"{v} is not valid ({text[:1].lower() + text[1:]}); fix the value", field=fld)
@@ -199,12 +205,20 @@ class Case:
 
 
 def _figure(name: str, spec: FigureSpec, rel: float, abs_: float, where: str, src: str) -> Figure:
-    fig = Figure(name, spec.value, rel if spec.tolerance is None else spec.tolerance,
-                 abs_ if spec.abs_tolerance is None else spec.abs_tolerance, spec.info)
+    fig = Figure(
+        name,
+        spec.value,
+        rel if spec.tolerance is None else spec.tolerance,
+        abs_ if spec.abs_tolerance is None else spec.abs_tolerance,
+        spec.info,
+    )
     if not fig.info and not fig.allowed() > 0:
-        raise InputError(f"tolerance {fig.rel_tol:g} and abs_tolerance {fig.abs_tol:g} leave no room around "
-                         f"{fig.value:g} s; give a tolerance > 0 (or an abs_tolerance > 0, or info: true)",
-                         field=f"{where}.tolerance", source=src)
+        raise InputError(
+            f"tolerance {fig.rel_tol:g} and abs_tolerance {fig.abs_tol:g} leave no room around "
+            f"{fig.value:g} s; give a tolerance > 0 (or an abs_tolerance > 0, or info: true)",
+            field=f"{where}.tolerance",
+            source=src,
+        )
     return fig
 
 
@@ -227,8 +241,11 @@ def case_from_data(data: Any, path: Path | str) -> Case:
     path = Path(path)
     src = str(path)
     if not isinstance(data, dict):
-        raise InputError("a calibration case must be a mapping of keys (source, role, scenario, published, ...); "
-                         "see calibration/README.md", source=src)
+        raise InputError(
+            "a calibration case must be a mapping of keys (source, role, scenario, published, ...); "
+            "see calibration/README.md",
+            source=src,
+        )
     data = {**data}
     if data.get("published") is None:
         data.pop("published", None)
@@ -247,8 +264,12 @@ def case_from_data(data: Any, path: Path | str) -> Case:
     elif isinstance(spec.scenario, dict):
         raw = copy.deepcopy(spec.scenario)
     else:
-        raise InputError(f"{sc.shown_value(spec.scenario)} is not a scenario; give a scenario file path or an inline "
-                         "scenario mapping", field="scenario", source=src)
+        raise InputError(
+            f"{sc.shown_value(spec.scenario)} is not a scenario; give a scenario file path or an inline "
+            "scenario mapping",
+            field="scenario",
+            source=src,
+        )
     for i, a in enumerate(spec.overrides or []):
         try:
             sc.set_override(raw, a)
@@ -264,20 +285,34 @@ def case_from_data(data: Any, path: Path | str) -> Case:
         known, fix = PHASES, "use a restart_info phase column (ndbsim.restart_info.PHASES), e.g. secs_exec_redo_log"
     pub = spec.published
     if not pub.total_restart_secs.value > 0:
-        raise InputError(f"{pub.total_restart_secs.value:g} is not a restart time; give the published total in "
-                         "seconds, more than 0", field="published.total_restart_secs.value", source=src)
-    figures = [_figure("total_restart_secs", pub.total_restart_secs, TOTAL_TOL[spec.role], 0.0,
-                       "published.total_restart_secs", src)]
+        raise InputError(
+            f"{pub.total_restart_secs.value:g} is not a restart time; give the published total in seconds, more than 0",
+            field="published.total_restart_secs.value",
+            source=src,
+        )
+    figures = [
+        _figure(
+            "total_restart_secs", pub.total_restart_secs, TOTAL_TOL[spec.role], 0.0, "published.total_restart_secs", src
+        )
+    ]
     for name, fspec in (pub.phases or {}).items():
         where = f"published.phases.{name}"
         if name not in known:
-            raise InputError(f"{name!r} is not a phase ndbsim predicts{did_you_mean(name, known)}; {fix}",
-                             field=where, source=src)
+            raise InputError(
+                f"{name!r} is not a phase ndbsim predicts{did_you_mean(name, known)}; {fix}", field=where, source=src
+            )
         figures.append(_figure(name, fspec, PHASE_REL_TOL, PHASE_ABS_TOL, where, src))
     _check_scenario(raw, src)
-    return Case(name=path.stem, path=path, role=spec.role, raw=raw,
-                replications=1 if spec.replications is None else spec.replications,
-                seed=1 if spec.seed is None else spec.seed, figures=figures, source=spec.source or {})
+    return Case(
+        name=path.stem,
+        path=path,
+        role=spec.role,
+        raw=raw,
+        replications=1 if spec.replications is None else spec.replications,
+        seed=1 if spec.seed is None else spec.seed,
+        figures=figures,
+        source=spec.source or {},
+    )
 
 
 def load_case(path: Path) -> Case:
@@ -290,8 +325,10 @@ def load_cases(directory: Path | str = DEFAULT_DIR) -> list[Case]:
         raise InputError(f"{str(d)!r} is not a directory of calibration cases; check the path")
     files = sorted(d.glob("*.yaml"))
     if not files:
-        raise InputError(f"no calibration cases (*.yaml) in {str(d)!r}; add case files (see calibration/README.md) "
-                         "or point --cases at a directory that has them")
+        raise InputError(
+            f"no calibration cases (*.yaml) in {str(d)!r}; add case files (see calibration/README.md) "
+            "or point --cases at a directory that has them"
+        )
     return [load_case(p) for p in files]
 
 
@@ -336,5 +373,7 @@ class Row:
 
 
 def compare(case: Case, predicted: dict[str, float]) -> list[Row]:
-    return [Row(case.name, case.role, f.name, f.value, predicted.get(f.name, float("nan")), f.allowed(), f.info)
-            for f in case.figures]
+    return [
+        Row(case.name, case.role, f.name, f.value, predicted.get(f.name, float("nan")), f.allowed(), f.info)
+        for f in case.figures
+    ]

@@ -10,16 +10,22 @@ import typer
 
 from ndbsim.errors import InputError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  rich_markup_mode=None, help="Simulate MySQL NDB Cluster data-node restarts.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Simulate MySQL NDB Cluster data-node restarts.",
+)
 
 FORMATS = ("table", "json", "csv")
 """Output formats of ``ndbsim run --format``: the phase table (report.py), JSON and CSV
 (``Result.to_json`` / ``to_csv``). ``table`` is the default."""
 
 
-CONSTANTS_OPTION = typer.Option(None, "--constants",
-                                help="Fitted constants from `ndbsim calibrate -o FILE` (default: packaged).")
+CONSTANTS_OPTION = typer.Option(
+    None, "--constants", help="Fitted constants from `ndbsim calibrate -o FILE` (default: packaged)."
+)
 """``--constants`` of run, check and sweep: one option, one help text."""
 
 
@@ -27,8 +33,9 @@ CONSTANTS_OPTION = typer.Option(None, "--constants",
 def run(
     scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
     set_: list[str] = typer.Option([], "--set", "-s", help="Override a key: dotted.path=value (repeatable)."),
-    format: str | None = typer.Option(None, "--format", "-f",
-                                      help="table, json or csv (default: from --output's .json/.csv, else table)."),
+    format: str | None = typer.Option(
+        None, "--format", "-f", help="table, json or csv (default: from --output's .json/.csv, else table)."
+    ),
     gantt: Path | None = typer.Option(None, "--gantt", help="Write a Gantt chart (.png, .svg or .pdf)."),
     replications: int | None = typer.Option(None, "--replications", "-n", help="Replications (p5/p50/p95)."),
     seed: int | None = typer.Option(None, "--seed", help="Root seed; 0 draws one and prints it."),
@@ -45,16 +52,18 @@ def run(
     format = _run_format(format, output)
     _use_constants(constants)
     if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
-        raise InputError(f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}",
-                         field="--replications")
+        raise InputError(
+            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
+        )
     if seed is not None and seed < 0:
         raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
     check_output_path(output, "--output")
     if gantt is not None:
         check_output_path(gantt, "--gantt")
         if gantt.suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise InputError(f"{str(gantt)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png",
-                             field="--gantt")
+            raise InputError(
+                f"{str(gantt)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png", field="--gantt"
+            )
     source = str(scenario) if scenario else None
     raw = sc.load_raw(scenario)
     notes: list[str] = []
@@ -78,8 +87,7 @@ def run(
             if config_ini is not None and "data_nodes" in cluster:
                 ini_keys.add("cluster.data_nodes")
             if e.field in ini_keys and not any(sc.override_key(a) == e.field for a in set_):
-                raise InputError(f"{e.message} (value from {config_ini})", field=e.field,
-                                 source=e.source) from None
+                raise InputError(f"{e.message} (value from {config_ini})", field=e.field, source=e.source) from None
             raise
     if seed == 0:
         import secrets
@@ -123,13 +131,17 @@ def _run_format(format: str | None, output: Path | None) -> str:
     if format is not None and format not in FORMATS:
         raise InputError(f"{format!r} is not a format; use one of {', '.join(FORMATS)}", field="--format")
     if suffix in (".xlsx", ".xls", ".parquet", ".pq", ".png", ".svg", ".pdf"):
-        raise InputError(f"{str(output)!r}: ndbsim run writes text (a table, JSON or CSV); name it .txt, .json or "
-                         ".csv (charts: --gantt; Parquet: ndbsim sweep)", field="--output")
+        raise InputError(
+            f"{str(output)!r}: ndbsim run writes text (a table, JSON or CSV); name it .txt, .json or "
+            ".csv (charts: --gantt; Parquet: ndbsim sweep)",
+            field="--output",
+        )
     if format is None:
         return by_suffix.get(suffix, "table")
     if suffix in by_suffix and by_suffix[suffix] != format:
-        raise InputError(f"{str(output)!r} names {by_suffix[suffix]} but --format is {format}; make them agree",
-                         field="--output")
+        raise InputError(
+            f"{str(output)!r} names {by_suffix[suffix]} but --format is {format}; make them agree", field="--output"
+        )
     return format
 
 
@@ -158,8 +170,10 @@ def validate(
         typer.echo(f"{scenario}: valid (InnoDB crash recovery, {s.version})")
         return
     resolved = sc.resolve(sc.scenario_from_dict(raw, str(scenario)), str(scenario))
-    typer.echo(f"{scenario}: valid ({resolved.scenario.version}, profile {resolved.profile.name}, "
-               f"{resolved.scenario.restart.type} restart)")
+    typer.echo(
+        f"{scenario}: valid ({resolved.scenario.version}, profile {resolved.profile.name}, "
+        f"{resolved.scenario.restart.type} restart)"
+    )
 
 
 @app.command()
@@ -189,8 +203,11 @@ def _cases_dir(cases: Path | None) -> Path:
     if directory.is_dir():
         return directory
     if cases is None:
-        raise InputError(f"no calibration cases at {str(directory)!r}: they ship with the repository, not the "
-                         "package; run from a clone (pip install -e .) or pass --cases DIR", field="--cases")
+        raise InputError(
+            f"no calibration cases at {str(directory)!r}: they ship with the repository, not the "
+            "package; run from a clone (pip install -e .) or pass --cases DIR",
+            field="--cases",
+        )
     raise InputError(f"{str(directory)!r} is not a directory of calibration cases; check the path", field="--cases")
 
 
@@ -220,8 +237,9 @@ def check(
 @app.command()
 def calibrate(
     cases: Path | None = typer.Option(None, "--cases", help="Directory of calibration cases (default: calibration/)."),
-    restart_info: Path | None = typer.Option(None, "--restart-info",
-                                                help="CSV export of ndbinfo.restart_info to add as a fit case."),
+    restart_info: Path | None = typer.Option(
+        None, "--restart-info", help="CSV export of ndbinfo.restart_info to add as a fit case."
+    ),
     scenario: Path | None = typer.Option(None, "--scenario", help="The scenario of that cluster."),
     node: int | None = typer.Option(None, "--node", help="Which node's row of the CSV (default: slowest)."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Where to write the fitted constants."),
@@ -238,11 +256,14 @@ def calibrate(
     # failed fit leaves nothing behind, not even the imported case.
     if restart_info is None:
         if scenario is not None:
-            raise InputError("--scenario is only used with --restart-info; add --restart-info CSV or drop "
-                             "--scenario", field="--scenario")
+            raise InputError(
+                "--scenario is only used with --restart-info; add --restart-info CSV or drop --scenario",
+                field="--scenario",
+            )
         if node is not None:
-            raise InputError("--node is only used with --restart-info; add --restart-info CSV or drop --node",
-                             field="--node")
+            raise InputError(
+                "--node is only used with --restart-info; add --restart-info CSV or drop --node", field="--node"
+            )
     elif scenario is None:
         raise InputError("--restart-info needs --scenario: the scenario file of that cluster", field="--scenario")
     if node is not None and not 1 <= node <= 255:
@@ -255,8 +276,11 @@ def calibrate(
 
         check_output_path(INNODB_CALIBRATED, "--output")
     if target.suffix.lower() in (".yaml", ".yml") and target.resolve().parent == directory.resolve():
-        raise InputError(f"{str(target)!r} is in the cases directory, where it would be read as a calibration "
-                         "case; write it elsewhere", field="--output")
+        raise InputError(
+            f"{str(target)!r} is in the cases directory, where it would be read as a calibration "
+            "case; write it elsewhere",
+            field="--output",
+        )
     case_file: Path | None = None
     extra = []
     if restart_info is not None:
@@ -273,8 +297,9 @@ def calibrate(
         typer.echo(f"wrote calibration case {case_file}")
     save_calibration(result, target)
     if output is not None and Path(output) != CALIBRATED_FILE:
-        typer.echo(f"wrote {output}; use it with --constants {output} (run, check, sweep) or "
-                   "ndbsim.use_constants() in Python")
+        typer.echo(
+            f"wrote {output}; use it with --constants {output} (run, check, sweep) or ndbsim.use_constants() in Python"
+        )
     else:
         typer.echo(f"wrote {CALIBRATED_FILE} (the packaged constants, used by default)")
     for name, value in result.constants.__dict__.items():
@@ -320,10 +345,20 @@ def sweep(
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
-        df = run_sweep(spec["base"], spec["factors"], mode=spec["mode"], samples=spec["samples"],
-                       replications=spec["replications"], seed=spec["seed"] if seed is None else seed,
-                       workers=workers, scheduler=scheduler, shard=shard, progress=sys.stderr.isatty(),
-                       source=spec["source"], overrides=[*spec["overrides"], *set_])
+        df = run_sweep(
+            spec["base"],
+            spec["factors"],
+            mode=spec["mode"],
+            samples=spec["samples"],
+            replications=spec["replications"],
+            seed=spec["seed"] if seed is None else seed,
+            workers=workers,
+            scheduler=scheduler,
+            shard=shard,
+            progress=sys.stderr.isatty(),
+            source=spec["source"],
+            overrides=[*spec["overrides"], *set_],
+        )
     for w in caught:
         if issubclass(w.category, UserWarning):
             typer.echo(f"ndbsim: warning: {w.message}", err=True)
@@ -364,12 +399,12 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(130)
         if hasattr(e, "format_message") and not debug:  # click/typer usage errors
             text = " ".join(e.format_message().split()).rstrip(".")
-            text = text.replace("Input should be a valid integer, unable to parse string as an integer",
-                                "not a whole number")
+            text = text.replace(
+                "Input should be a valid integer, unable to parse string as an integer", "not a whole number"
+            )
             typer.echo(f"ndbsim: error: {text}; see ndbsim --help", err=True)
             sys.exit(2)
         if debug:
             raise
-        typer.echo(f"ndbsim: internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)",
-                   err=True)
+        typer.echo(f"ndbsim: internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", err=True)
         sys.exit(3)

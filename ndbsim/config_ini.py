@@ -25,8 +25,19 @@ _DATA_DEFAULT = {"ndbd default", "db default"}
 """Section names of the data-node defaults, normalised: ``[ndbd default]`` and NDB's older
 spelling ``[db default]``; their parameters become ``cluster.config``."""
 
-_PLACEMENT = {"nodeid", "id", "hostname", "executeoncomputer", "datadir", "backupdatadir", "filesystempath",
-              "filesystempathdd", "filesystempathdatafiles", "filesystempathundofiles", "serverport"}
+_PLACEMENT = {
+    "nodeid",
+    "id",
+    "hostname",
+    "executeoncomputer",
+    "datadir",
+    "backupdatadir",
+    "filesystempath",
+    "filesystempathdd",
+    "filesystempathdatafiles",
+    "filesystempathundofiles",
+    "serverport",
+}
 """Parameters that say where a data node runs and keeps its files (NDB's data-node parameter
 list, "Identifying data nodes" and "Data node directories"), lower case. Every config.ini has
 them and none bears on restart time, so they are read without a note."""
@@ -44,8 +55,9 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     except UnicodeDecodeError:
         raise InputError("not a text file; give an NDB config.ini", source=str(p)) from None
     except OSError as err:
-        raise InputError(f"cannot read the file ({err.strerror}); check the path and its permissions",
-                         source=str(p)) from None
+        raise InputError(
+            f"cannot read the file ({err.strerror}); check the path and its permissions", source=str(p)
+        ) from None
     section: str | None = None
     defaults: dict[str, Any] = {}
     node_sections: list[dict[str, Any]] = []
@@ -61,11 +73,14 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
                 node_sections.append({})
             continue
         if "=" not in stripped and ":" not in stripped:
-            raise InputError(f"line {lineno}, column 1: {stripped!r} is neither [section] nor name=value; "
-                             "fix or remove the line", source=str(p))
+            raise InputError(
+                f"line {lineno}, column 1: {stripped!r} is neither [section] nor name=value; fix or remove the line",
+                source=str(p),
+            )
         if section is None:
-            raise InputError(f"line {lineno}, column 1: parameter before any [section]; "
-                             "put it under [ndbd default]", source=str(p))
+            raise InputError(
+                f"line {lineno}, column 1: parameter before any [section]; put it under [ndbd default]", source=str(p)
+            )
         name, _, value = re.split(r"([=:])", stripped, maxsplit=1)
         name, value = name.strip(), value.strip()
         if section not in _DATA_NODE and section not in _DATA_DEFAULT:
@@ -104,32 +119,46 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
     from ndbsim.innodb import is_innodb
 
     if is_innodb(raw):
-        raise InputError(f"{str(path)!r} configures NDB data nodes, but the scenario is InnoDB; drop "
-                         "--config-ini", field="--config-ini", source=source)
+        raise InputError(
+            f"{str(path)!r} configures NDB data nodes, but the scenario is InnoDB; drop --config-ini",
+            field="--config-ini",
+            source=source,
+        )
     cluster, skipped = read_config_ini(path)
     raw.setdefault("cluster", {})
     if not isinstance(raw["cluster"], dict):
-        raise InputError(f"{raw['cluster']!r} is not a section; write cluster: as a mapping (data_nodes, "
-                         "config)", field="cluster", source=source)
+        raise InputError(
+            f"{raw['cluster']!r} is not a section; write cluster: as a mapping (data_nodes, config)",
+            field="cluster",
+            source=source,
+        )
     if raw["cluster"].get("config") is None:
         raw["cluster"]["config"] = {}
     if not isinstance(raw["cluster"]["config"], dict):
-        raise InputError(f"{raw['cluster']['config']!r} is not a section; write a mapping of config.ini "
-                         "parameters", field="cluster.config", source=source)
+        raise InputError(
+            f"{raw['cluster']['config']!r} is not a section; write a mapping of config.ini parameters",
+            field="cluster.config",
+            source=source,
+        )
     scenario_config = dict(raw["cluster"]["config"])
     raw["cluster"]["config"].update(cluster["config"])
     if "data_nodes" in cluster:
         raw["cluster"]["data_nodes"] = cluster["data_nodes"]
     if skipped:
-        notes.append(f"config.ini: skipped {len(skipped)} parameter{'s' if len(skipped) != 1 else ''} that "
-                     f"ndbsim does not model or that differ per data node "
-                     f"({', '.join(skipped[:6])}{'…' if len(skipped) > 6 else ''})")
+        notes.append(
+            f"config.ini: skipped {len(skipped)} parameter{'s' if len(skipped) != 1 else ''} that "
+            f"ndbsim does not model or that differ per data node "
+            f"({', '.join(skipped[:6])}{'…' if len(skipped) > 6 else ''})"
+        )
     kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
     if kept:
-        notes.append(f"config.ini does not set {', '.join(kept)}: the scenario's "
-                     f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default")
+        notes.append(
+            f"config.ini does not set {', '.join(kept)}: the scenario's "
+            f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default"
+        )
     if "data_nodes" not in cluster:
         nodes = raw["cluster"].get("data_nodes")
-        notes.append(f"config.ini has no [ndbd] section: the scenario's {'' if nodes is None else f'{nodes} '}"
-                     "data nodes kept")
+        notes.append(
+            f"config.ini has no [ndbd] section: the scenario's {'' if nodes is None else f'{nodes} '}data nodes kept"
+        )
     return cluster

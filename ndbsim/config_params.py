@@ -110,8 +110,9 @@ def parse_value(name: str, raw: Any, field: str) -> Any:
         elif p.kind == "enum":
             value = str(raw).strip().upper()
             if value not in p.choices:
-                raise InputError(f"{raw!r} is not one of {', '.join(p.choices)}; "
-                                 f"use {' or '.join(p.choices)}", field=field)
+                raise InputError(
+                    f"{raw!r} is not one of {', '.join(p.choices)}; use {' or '.join(p.choices)}", field=field
+                )
         else:
             if isinstance(raw, (list, dict, bool)):
                 raise ValueError
@@ -132,8 +133,7 @@ def parse_value(name: str, raw: Any, field: str) -> Any:
     if p.kind in ("size", "rate", "int"):
         if (p.lo is not None and value < p.lo) or (p.hi is not None and value > p.hi):
             lo, hi = show(p.kind, p.lo), show(p.kind, p.hi)
-            raise InputError(f"{raw!r} is out of range; use a value from {lo} to {hi} (NDB's limits)",
-                             field=field)
+            raise InputError(f"{raw!r} is out of range; use a value from {lo} to {hi} (NDB's limits)", field=field)
     return value
 
 
@@ -158,8 +158,9 @@ def _parsed(defaults: dict[str, Any], prefix: str) -> dict[str, Any]:
     hit = _PARSED_DEFAULTS.get(id(defaults))
     if hit is not None and hit[0] is defaults:
         return hit[1]
-    parsed = {name: parse_value(name, raw, f"{prefix}.{name}") if name in PARAMS else raw
-              for name, raw in defaults.items()}
+    parsed = {
+        name: parse_value(name, raw, f"{prefix}.{name}") if name in PARAMS else raw for name, raw in defaults.items()
+    }
     _PARSED_DEFAULTS[id(defaults)] = (defaults, parsed)
     return parsed
 
@@ -171,11 +172,12 @@ def resolve(defaults: dict[str, Any], given: dict[str, Any], prefix: str = "clus
     for name, raw in (given or {}).items():
         canon = canonical_name(name)
         if canon is None:
-            raise InputError(f"unknown NDB parameter{did_you_mean(str(name), PARAMS)}; "
-                             "run `ndbsim params` for the modelled ones", field=f"{prefix}.{name}")
+            raise InputError(
+                f"unknown NDB parameter{did_you_mean(str(name), PARAMS)}; run `ndbsim params` for the modelled ones",
+                field=f"{prefix}.{name}",
+            )
         if canon in spelled:  # config.ini names are case-insensitive: two spellings, one parameter
-            raise InputError(f"set twice, as {spelled[canon]!r} and {name!r}; keep one",
-                             field=f"{prefix}.{canon}")
+            raise InputError(f"set twice, as {spelled[canon]!r} and {name!r}; keep one", field=f"{prefix}.{canon}")
         spelled[canon] = str(name)
         out[canon] = parse_value(canon, raw, f"{prefix}.{canon}")
     return out

@@ -23,8 +23,9 @@ def check_output_path(path: str | Path | None, option: str = "--output") -> Path
     try:
         return _checked(Path(path), shown, option)
     except OSError as e:  # e.g. a name too long for the file system
-        raise InputError(f"cannot write {shown!r}: {e.strerror or e}; choose another output path",
-                         field=option) from None
+        raise InputError(
+            f"cannot write {shown!r}: {e.strerror or e}; choose another output path", field=option
+        ) from None
 
 
 def _checked(path: Path, shown: str, option: str) -> Path:
@@ -32,19 +33,25 @@ def _checked(path: Path, shown: str, option: str) -> Path:
     if real.is_dir():
         raise InputError(f"{shown!r} is a directory; give a file name", field=option)
     if real.exists() and not real.is_file():
-        raise InputError(f"{shown!r} exists and is not a regular file (a device, pipe or socket); choose "
-                         "another output path", field=option)
+        raise InputError(
+            f"{shown!r} exists and is not a regular file (a device, pipe or socket); choose another output path",
+            field=option,
+        )
     parent = real.parent
     if not parent.is_dir():
-        raise InputError(f"cannot write {shown!r}: directory {str(path.parent)!r} does not exist; create it or "
-                         "choose another output path", field=option)
+        raise InputError(
+            f"cannot write {shown!r}: directory {str(path.parent)!r} does not exist; create it or "
+            "choose another output path",
+            field=option,
+        )
     try:  # what the real write will do: a temporary file beside the target
         fd, probe = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".part", dir=parent)
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise InputError(f"cannot write {shown!r}: {e.strerror or e}; choose another output path",
-                         field=option) from None
+        raise InputError(
+            f"cannot write {shown!r}: {e.strerror or e}; choose another output path", field=option
+        ) from None
     return real
 
 
@@ -56,8 +63,9 @@ def atomic_write(path: str | Path, writer: Callable[[str], None], option: str = 
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
         os.close(fd)
     except OSError as e:
-        raise InputError(f"cannot write {str(path)!r}: {e.strerror or e}; choose another output path",
-                         field=option) from None
+        raise InputError(
+            f"cannot write {str(path)!r}: {e.strerror or e}; choose another output path", field=option
+        ) from None
     try:
         writer(tmp)
         # mkstemp makes the file private (0600); give it the mode a plain open() would
@@ -69,8 +77,9 @@ def atomic_write(path: str | Path, writer: Callable[[str], None], option: str = 
         except FileNotFoundError:
             pass
         if isinstance(e, OSError):
-            raise InputError(f"cannot write {str(path)!r}: {e.strerror or e}; choose another output path",
-                             field=option) from None
+            raise InputError(
+                f"cannot write {str(path)!r}: {e.strerror or e}; choose another output path", field=option
+            ) from None
         raise
 
 

@@ -42,9 +42,16 @@ def gantt(result: Result, path: str | Path | None = None, replication: int = 0) 
             if b - a <= 0:
                 continue
             endless = not math.isfinite(b)
-            ax.barh(row, ((edge if endless else b) - a) / 60.0, left=(a - t_zero) / 60.0, color=colour[phase],
-                    label=SHORT[phase] if phase not in used else None, edgecolor="white", linewidth=0.3,
-                    hatch="//" if endless else None)
+            ax.barh(
+                row,
+                ((edge if endless else b) - a) / 60.0,
+                left=(a - t_zero) / 60.0,
+                color=colour[phase],
+                label=SHORT[phase] if phase not in used else None,
+                edgecolor="white",
+                linewidth=0.3,
+                hatch="//" if endless else None,
+            )
             if endless:
                 ax.annotate("never ends →", ((edge - t_zero) / 60.0, row), ha="right", va="center", fontsize=8)
             used.add(phase)
@@ -52,8 +59,9 @@ def gantt(result: Result, path: str | Path | None = None, replication: int = 0) 
     ax.invert_yaxis()
     ax.set_xlabel("minutes since the restart began")
     total = f"{rep.total_restart_secs / 60:.1f} min" if math.isfinite(rep.total_restart_secs) else "never ends"
-    ax.set_title(f"{result.name} — NDB {result.version}, {result.restart_type} restart: {total} ({rep.status})",
-                 fontsize=10)
+    ax.set_title(
+        f"{result.name} — NDB {result.version}, {result.restart_type} restart: {total} ({rep.status})", fontsize=10
+    )
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1, fontsize=7, frameon=False)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -67,8 +75,9 @@ def _save(fig, path):
         suffix = Path(path).suffix.lower()
         if suffix not in (".png", ".svg", ".pdf"):
             plt.close(fig)
-            raise InputError(f"{str(path)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png",
-                             field="--gantt")
+            raise InputError(
+                f"{str(path)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png", field="--gantt"
+            )
         atomic_write(path, lambda tmp: fig.savefig(tmp, format=suffix[1:], dpi=120, bbox_inches="tight"))
         plt.close(fig)
     return fig

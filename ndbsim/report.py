@@ -13,8 +13,9 @@ if TYPE_CHECKING:
     from ndbsim.innodb import InnodbResult
 
 
-def phase_table(result: Result, notes: list[str] | None = None, overrides: list[str] | None = None,
-                config_ini: str | None = None) -> str:
+def phase_table(
+    result: Result, notes: list[str] | None = None, overrides: list[str] | None = None, config_ini: str | None = None
+) -> str:
     """The phase table; the ``--config-ini`` file and ``overrides`` (the ``--set`` assignments)
     are shown under the title, which is the scenario file's own name."""
     ids = result.node_ids()
@@ -22,17 +23,22 @@ def phase_table(result: Result, notes: list[str] | None = None, overrides: list[
     totals = {nid: result.node_total(nid) for nid in ids}
     cp = result.first.checkpoint
     rep = result.to_dict()["replications"]
-    out = [result.name,
-           f"NDB {result.version} · {result.restart_type} restart · {cp['policy']} LCP · seed {result.seed}"
-           + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else "")]
+    out = [
+        result.name,
+        f"NDB {result.version} · {result.restart_type} restart · {cp['policy']} LCP · seed {result.seed}"
+        + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""),
+    ]
     if config_ini:
         out.append(f"with --config-ini {config_ini}")
     if overrides:
         out.append("with --set " + ", ".join(a.strip() for a in overrides))
     out.append("")
     width = max(len(p) for p in PHASES) + 4
-    out.append("phase (ndbinfo.restart_info)".ljust(width) + "".join(f"{'node ' + str(n):>12s}" for n in ids)
-               + ("   share" if len(ids) == 1 else ""))
+    out.append(
+        "phase (ndbinfo.restart_info)".ljust(width)
+        + "".join(f"{'node ' + str(n):>12s}" for n in ids)
+        + ("   share" if len(ids) == 1 else "")
+    )
     for p in PHASES:
         row = (p + " *" if p in OWN_PHASES else p).ljust(width) + "".join(_secs(per_node[n][p]) for n in ids)
         if len(ids) == 1 and totals[ids[0]] > 0:
@@ -43,9 +49,15 @@ def phase_table(result: Result, notes: list[str] | None = None, overrides: list[
     out.append(f"* ndbsim's own row: restart_info has no column for {', '.join(OWN_PHASES)}")
     out.append("")
     t = result.total_restart_secs
-    out.append(f"restart total: {format_secs(t)}" + (f" ({t:.0f} s)" if math.isfinite(t) else "")
-               + (f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
-                  if rep["n"] > 1 else ""))
+    out.append(
+        f"restart total: {format_secs(t)}"
+        + (f" ({t:.0f} s)" if math.isfinite(t) else "")
+        + (
+            f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
+            if rep["n"] > 1
+            else ""
+        )
+    )
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
     out.extend(checkpoint_lines(cp))
     for w in result.warnings + list(notes or []):
@@ -62,17 +74,22 @@ def checkpoint_lines(cp: dict[str, float]) -> list[str]:
     """The steady LCP cycle under the base load and the REDO log's use, in words."""
     speed = f"{format_bytes(cp['lcp_write_speed'])}/s"
     if cp["lcp_cycle_secs"] > 0:
-        lcp = (f"LCPs under the base load: one every {format_secs(cp['lcp_cycle_secs'])}, each writing "
-               f"{format_bytes(cp['lcp_bytes'])} in {format_secs(cp['lcp_secs'])} (at {speed}, plus the row "
-               "scan and the wait for a GCP)")
+        lcp = (
+            f"LCPs under the base load: one every {format_secs(cp['lcp_cycle_secs'])}, each writing "
+            f"{format_bytes(cp['lcp_bytes'])} in {format_secs(cp['lcp_secs'])} (at {speed}, plus the row "
+            "scan and the wait for a GCP)"
+        )
     else:
-        lcp = (f"LCPs under the base load: none, nothing changes (a lone LCP would write "
-               f"{format_bytes(cp['lcp_bytes'])} at {speed})")
+        lcp = (
+            f"LCPs under the base load: none, nothing changes (a lone LCP would write "
+            f"{format_bytes(cp['lcp_bytes'])} at {speed})"
+        )
     cap = cp["redo_capacity_bytes"]
     fill = f" ({100 * cp['redo_peak_bytes'] / cap:.0f}% at the peak)" if cap > 0 else ""
-    redo = (f"REDO log per node: {format_bytes(cap)}; the steady LCP cycle keeps "
-            f"{format_bytes(cp['redo_bytes_needed'])}, this run peaked at {format_bytes(cp['redo_peak_bytes'])}"
-            + fill)
+    redo = (
+        f"REDO log per node: {format_bytes(cap)}; the steady LCP cycle keeps "
+        f"{format_bytes(cp['redo_bytes_needed'])}, this run peaked at {format_bytes(cp['redo_peak_bytes'])}" + fill
+    )
     return [lcp, redo]
 
 
@@ -81,8 +98,12 @@ def innodb_table(result: InnodbResult) -> str:
     ph = result.phases()
     d = result.to_dict()
     rep = d["replications"]
-    out = [result.name, f"InnoDB {result.version} · crash recovery · seed {result.seed}"
-           + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""), ""]
+    out = [
+        result.name,
+        f"InnoDB {result.version} · crash recovery · seed {result.seed}"
+        + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""),
+        "",
+    ]
     for p, v in ph.items():
         note = "   (background, after the server is up)" if p == "secs_rollback" else ""
         out.append(f"{p:40s}{v:10.1f} s{note}")

@@ -39,8 +39,12 @@ COLUMNS: tuple[str, ...] = tuple(p for p in PHASES if p not in OWN_PHASES)
 (NdbinfoTables.cpp, [DOC-RI]; reference §1.1). Not here: node_id, the two status columns,
 secs_for_local_recovery (the sum of ``LOCAL_RECOVERY``) and total_restart_secs."""
 
-LOCAL_RECOVERY: tuple[str, ...] = ("secs_restore_fragments", "secs_undo_disk_data", "secs_exec_redo_log",
-                                   "secs_index_rebuild")
+LOCAL_RECOVERY: tuple[str, ...] = (
+    "secs_restore_fragments",
+    "secs_undo_disk_data",
+    "secs_exec_redo_log",
+    "secs_index_rebuild",
+)
 """``secs_for_local_recovery`` is the sum of these ([PRO-NDB] sample, reference §1.1)."""
 
 Span = tuple[str, float, float]

@@ -126,9 +126,17 @@ class Result(ReplicatedSummary):
                 secs = node_phases(n.spans)
                 firsts, lasts = phase_bounds(n.spans)
                 for p in PHASES:
-                    rows.append({"replication": i, "node_id": n.node_id, "phase": p, "secs": secs[p],
-                                 "start": firsts.get(p, t0) - base, "end": lasts.get(p, t0) - base,
-                                 "status": r.status})
+                    rows.append(
+                        {
+                            "replication": i,
+                            "node_id": n.node_id,
+                            "phase": p,
+                            "secs": secs[p],
+                            "start": firsts.get(p, t0) - base,
+                            "end": lasts.get(p, t0) - base,
+                            "status": r.status,
+                        }
+                    )
         return pd.DataFrame(rows)
 
     # -- serialisation ------------------------------------------------------------------
@@ -140,8 +148,15 @@ class Result(ReplicatedSummary):
             info = dict(ph)
             info["secs_for_local_recovery"] = sum(ph[p] for p in LOCAL_RECOVERY)
             info["total_restart_secs"] = self.node_total(nid)
-            nodes.append({"node_id": nid, "total_restart_secs": self.node_total(nid), "phases": ph,
-                          "restart_info": info, "facts": facts[nid]})
+            nodes.append(
+                {
+                    "node_id": nid,
+                    "total_restart_secs": self.node_total(nid),
+                    "phases": ph,
+                    "restart_info": info,
+                    "facts": facts[nid],
+                }
+            )
         return {
             "name": self.name,
             "version": self.version,

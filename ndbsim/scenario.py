@@ -203,6 +203,7 @@ class Resolved:
 # ---------------------------------------------------------------------------------------
 # Loading and errors
 
+
 def _loc(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc if not str(p).startswith("function-"))
 
@@ -269,8 +270,7 @@ def scenario_from_dict(raw: Any, source: str | None = None) -> Scenario:
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        raise InputError("a scenario must be a YAML mapping of keys (name, version, cluster, ...)",
-                         source=source)
+        raise InputError("a scenario must be a YAML mapping of keys (name, version, cluster, ...)", source=source)
     try:
         return Scenario.model_validate(raw)
     except ValidationError as err:
@@ -312,8 +312,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 continue
             if dup:
                 m = key_node.start_mark
-                raise InputError(f"line {m.line + 1}, column {m.column + 1}: key {key!r} is given twice; "
-                                 "keep only one of them")
+                raise InputError(
+                    f"line {m.line + 1}, column {m.column + 1}: key {key!r} is given twice; keep only one of them"
+                )
         return super().construct_mapping(node, deep=deep)
 
 
@@ -328,8 +329,9 @@ def read_yaml(path: str | Path) -> Any:
     except InputError as e:
         raise e.located(str(p)) from None
     except OSError as err:
-        raise InputError(f"cannot read the file ({err.strerror}); check the path and its permissions",
-                         source=str(p)) from None
+        raise InputError(
+            f"cannot read the file ({err.strerror}); check the path and its permissions", source=str(p)
+        ) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -352,8 +354,10 @@ def fixed_rows_note(raw: dict[str, Any], changed: set[str] | dict[str, Any], fix
         return None
     if "data.size" not in changed or "data.rows" in changed:
         return None
-    return (f"data.rows stays {data['rows']} while data.size changes, so the row size changes with it; "
-            f"{fix} to derive the rows from data.row_size")
+    return (
+        f"data.rows stays {data['rows']} while data.size changes, so the row size changes with it; "
+        f"{fix} to derive the rows from data.row_size"
+    )
 
 
 def set_override(raw: dict[str, Any], assignment: str) -> None:
@@ -381,8 +385,11 @@ def set_path(raw: dict[str, Any], path: str, value: Any) -> None:
         if nxt is None:
             nxt = cur[part] = {}
         if not isinstance(nxt, dict):
-            raise InputError(f"{'.'.join(parts[: i + 1])} is the value {nxt!r}, not a section; "
-                             f"set {'.'.join(parts[: i + 1])} itself or fix the key", field=path)
+            raise InputError(
+                f"{'.'.join(parts[: i + 1])} is the value {nxt!r}, not a section; "
+                f"set {'.'.join(parts[: i + 1])} itself or fix the key",
+                field=path,
+            )
         cur = nxt
     cur[parts[-1]] = value
 
@@ -402,8 +409,7 @@ def load_raw(path: str | Path | None, overrides: list[str] | tuple[str, ...] = (
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        raise InputError("a scenario must be a YAML mapping of keys (name, version, cluster, ...)",
-                         source=str(path))
+        raise InputError("a scenario must be a YAML mapping of keys (name, version, cluster, ...)", source=str(path))
     for assignment in overrides:
         set_override(raw, assignment)
     return raw
@@ -428,18 +434,23 @@ def _check_live_replica(s: Scenario, replicas: int, nodes: int) -> None:
     if kind == "system":
         return
     if replicas == 1:
-        raise InputError(f"NoOfReplicas=1 leaves a restarting node no replica to copy from, so a {kind} restart "
-                         "is impossible; use restart.type=system or raise NoOfReplicas",
-                         field="cluster.config.NoOfReplicas")
+        raise InputError(
+            f"NoOfReplicas=1 leaves a restarting node no replica to copy from, so a {kind} restart "
+            "is impossible; use restart.type=system or raise NoOfReplicas",
+            field="cluster.config.NoOfReplicas",
+        )
     if kind == "rolling":
         return  # one member of each node group at a time
     chosen = set(s.restart.nodes or [nodes])
     for first in range(1, nodes + 1, replicas):
         group = list(range(first, first + replicas))
         if chosen.issuperset(group):
-            raise InputError(f"{sorted(chosen)} includes every node of node group {(first - 1) // replicas} "
-                             f"(nodes {group}), which then has no live replica to copy from; restart fewer "
-                             "nodes at once, or use restart.type=system or rolling", field="restart.nodes")
+            raise InputError(
+                f"{sorted(chosen)} includes every node of node group {(first - 1) // replicas} "
+                f"(nodes {group}), which then has no live replica to copy from; restart fewer "
+                "nodes at once, or use restart.type=system or rolling",
+                field="restart.nodes",
+            )
 
 
 def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> None:
@@ -450,43 +461,63 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
     nodes = s.cluster.data_nodes
     if nodes % replicas:
         up = (nodes // replicas + 1) * replicas
-        raise InputError(f"{nodes} is not a multiple of NoOfReplicas={replicas}; use {up} data nodes "
-                         "or change cluster.config.NoOfReplicas", field="cluster.data_nodes")
+        raise InputError(
+            f"{nodes} is not a multiple of NoOfReplicas={replicas}; use {up} data nodes "
+            "or change cluster.config.NoOfReplicas",
+            field="cluster.data_nodes",
+        )
     seen: set[int] = set()
     for n in s.restart.nodes or []:
         if not 1 <= n <= nodes:
-            raise InputError(f"node {n} does not exist; use node ids 1..{nodes} or raise cluster.data_nodes",
-                             field="restart.nodes")
+            raise InputError(
+                f"node {n} does not exist; use node ids 1..{nodes} or raise cluster.data_nodes", field="restart.nodes"
+            )
         if n in seen:
             raise InputError(f"node {n} is listed twice; list each node once", field="restart.nodes")
         seen.add(n)
     _check_live_replica(s, replicas, nodes)
     per_row = s.data.size / s.data.row_count
     if per_row < MIN_ROW_BYTES:
-        key, fix = (("data.rows", "lower data.rows or raise data.size") if s.data.rows
-                    else ("data.row_size", f"raise data.row_size to {MIN_ROW_BYTES:.0f}B or more"))
-        raise InputError(f"{format_bytes(s.data.size)} over {s.data.row_count:,.0f} rows is {per_row:.3g} bytes per "
-                         f"row, but an NDB row takes at least {MIN_ROW_BYTES:.0f} bytes (its record overhead); "
-                         f"{fix}", field=key)
+        key, fix = (
+            ("data.rows", "lower data.rows or raise data.size")
+            if s.data.rows
+            else ("data.row_size", f"raise data.row_size to {MIN_ROW_BYTES:.0f}B or more")
+        )
+        raise InputError(
+            f"{format_bytes(s.data.size)} over {s.data.row_count:,.0f} rows is {per_row:.3g} bytes per "
+            f"row, but an NDB row takes at least {MIN_ROW_BYTES:.0f} bytes (its record overhead); "
+            f"{fix}",
+            field=key,
+        )
     if s.data.size > cfg["DataMemory"]:
         size = format_bytes(s.data.size)
         said = "" if "size" in s.data.model_fields_set else f" (not set: ndbsim's default {size})"
-        memory = ("" if any(config_params.canonical_name(k) == "DataMemory" for k in s.cluster.config)
-                  else f" (not set: NDB {s.version}'s default {format_bytes(cfg['DataMemory'])})")
-        raise InputError(f"{size} of data{said} does not fit in DataMemory={format_bytes(cfg['DataMemory'])}"
-                         f"{memory}; raise cluster.config.DataMemory or lower data.size", field="data.size")
+        memory = (
+            ""
+            if any(config_params.canonical_name(k) == "DataMemory" for k in s.cluster.config)
+            else f" (not set: NDB {s.version}'s default {format_bytes(cfg['DataMemory'])})"
+        )
+        raise InputError(
+            f"{size} of data{said} does not fit in DataMemory={format_bytes(cfg['DataMemory'])}"
+            f"{memory}; raise cluster.config.DataMemory or lower data.size",
+            field="data.size",
+        )
     ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], profile.mechanisms.multithreaded)
     _check_log_parts(s, cfg["NoOfFragmentLogParts"], ldm)
     hw = s.host.cpu_cores * s.host.threads_per_core
     if ldm > hw:
         if cfg["ThreadConfig"] and "ldm" in str(cfg["ThreadConfig"]).lower():
-            raise InputError(f"{cfg['ThreadConfig']!r} asks for {ldm} LDM threads but the host has {hw} "
-                             "hardware threads; use fewer LDM threads or raise host.cpu_cores",
-                             field="cluster.config.ThreadConfig")
-        raise InputError(f"{cfg['MaxNoOfExecutionThreads']} gives {ldm} LDM threads but the host has {hw} "
-                         f"hardware threads ({s.host.cpu_cores} cores × {s.host.threads_per_core}); "
-                         "lower MaxNoOfExecutionThreads or raise host.cpu_cores",
-                         field="cluster.config.MaxNoOfExecutionThreads")
+            raise InputError(
+                f"{cfg['ThreadConfig']!r} asks for {ldm} LDM threads but the host has {hw} "
+                "hardware threads; use fewer LDM threads or raise host.cpu_cores",
+                field="cluster.config.ThreadConfig",
+            )
+        raise InputError(
+            f"{cfg['MaxNoOfExecutionThreads']} gives {ldm} LDM threads but the host has {hw} "
+            f"hardware threads ({s.host.cpu_cores} cores × {s.host.threads_per_core}); "
+            "lower MaxNoOfExecutionThreads or raise host.cpu_cores",
+            field="cluster.config.MaxNoOfExecutionThreads",
+        )
 
 
 MIN_ROW_BYTES = 16.0
@@ -501,12 +532,18 @@ LOG_PARTS_PER_LDM = 4
 def _check_log_parts(s: Scenario, parts: int, ldm: int) -> None:
     field = "cluster.config.NoOfFragmentLogParts"
     if parse_version(s.version) >= (8, 0, 0) and parts not in LOG_PARTS_80:
-        raise InputError(f"{parts} is not a value NDB {s.version} accepts; use one of "
-                         f"{', '.join(map(str, LOG_PARTS_80))} (best: the number of LDM threads)", field=field)
+        raise InputError(
+            f"{parts} is not a value NDB {s.version} accepts; use one of "
+            f"{', '.join(map(str, LOG_PARTS_80))} (best: the number of LDM threads)",
+            field=field,
+        )
     if parts > LOG_PARTS_PER_LDM * max(1, ldm):
-        raise InputError(f"{parts} REDO log parts for {ldm} LDM thread{'s' if ldm != 1 else ''}: NDB allows at most "
-                         f"{LOG_PARTS_PER_LDM} per LDM thread; use at most {LOG_PARTS_PER_LDM * max(1, ldm)} or "
-                         "more LDM threads (MaxNoOfExecutionThreads)", field=field)
+        raise InputError(
+            f"{parts} REDO log parts for {ldm} LDM thread{'s' if ldm != 1 else ''}: NDB allows at most "
+            f"{LOG_PARTS_PER_LDM} per LDM thread; use at most {LOG_PARTS_PER_LDM * max(1, ldm)} or "
+            "more LDM threads (MaxNoOfExecutionThreads)",
+            field=field,
+        )
 
 
 def load(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> Resolved:

@@ -22,13 +22,24 @@ def run_resolved(resolved: sc.Resolved, seed: int | None = None, replications: i
     seed = s.simulation.seed if seed is None else seed
     n = s.simulation.replications if replications is None else replications
     reps = [simulate_once(resolved, rng) for rng in streams(seed, n)]
-    return Result(name=s.name, version=s.version, restart_type=s.restart.type, seed=seed,
-                  scenario=resolved.to_dict(), replications=reps)
+    return Result(
+        name=s.name,
+        version=s.version,
+        restart_type=s.restart.type,
+        seed=seed,
+        scenario=resolved.to_dict(),
+        replications=reps,
+    )
 
 
-def simulate(scenario: str | Path | dict[str, Any] | sc.Scenario | None = None, *,
-             overrides: list[str] | tuple[str, ...] = (), seed: int | None = None,
-             replications: int | None = None, **sets: Any) -> Result:
+def simulate(
+    scenario: str | Path | dict[str, Any] | sc.Scenario | None = None,
+    *,
+    overrides: list[str] | tuple[str, ...] = (),
+    seed: int | None = None,
+    replications: int | None = None,
+    **sets: Any,
+) -> Result:
     """Simulate a restart.
 
     ``scenario`` is a YAML path, a dict, a ``Scenario`` or None (the built-in default).

@@ -62,25 +62,36 @@ def load_sweep(path: str | Path) -> dict[str, Any]:
         raise InputError("a sweep file must be a YAML mapping with base, factors, mode, ...", source=src)
     for key in raw:
         if key not in SWEEP_KEYS:
-            raise InputError(f"unknown key{did_you_mean(str(key), SWEEP_KEYS)}; a sweep file has "
-                             f"{', '.join(SWEEP_KEYS)}", field=str(key), source=src)
+            raise InputError(
+                f"unknown key{did_you_mean(str(key), SWEEP_KEYS)}; a sweep file has {', '.join(SWEEP_KEYS)}",
+                field=str(key),
+                source=src,
+            )
     here = Path(path).resolve().parent
     base = raw.get("base")
     if isinstance(base, str):
         base = here / base
     elif base is not None and not isinstance(base, dict):
-        raise InputError(f"{base!r} is not a scenario; give a scenario file path or an inline mapping",
-                         field="base", source=src)
+        raise InputError(
+            f"{base!r} is not a scenario; give a scenario file path or an inline mapping", field="base", source=src
+        )
     sets = raw.get("set") or {}
     if not isinstance(sets, dict):
         raise InputError(f"{sets!r} is not a mapping; write e.g. set: {{data.rows: null}}", field="set", source=src)
     out = raw.get("output")
     if out is not None and not isinstance(out, str):
         raise InputError(f"{out!r} is not a file name; write e.g. output: results.csv", field="output", source=src)
-    kwargs = {"base": base, "factors": raw.get("factors"), "mode": raw.get("mode", "grid"),
-              "samples": raw.get("samples"), "replications": raw.get("replications", 1),
-              "seed": raw.get("seed", 1), "output": here / out if out else None, "source": src,
-              "overrides": [f"{k}={_yaml_scalar(v)}" for k, v in sets.items()]}
+    kwargs = {
+        "base": base,
+        "factors": raw.get("factors"),
+        "mode": raw.get("mode", "grid"),
+        "samples": raw.get("samples"),
+        "replications": raw.get("replications", 1),
+        "seed": raw.get("seed", 1),
+        "output": here / out if out else None,
+        "source": src,
+        "overrides": [f"{k}={_yaml_scalar(v)}" for k, v in sets.items()],
+    }
     if kwargs["factors"] is None:
         raise InputError("no factors; add e.g. factors: {data.size: [10GB, 60GB]}", field="factors", source=src)
     return kwargs
@@ -110,17 +121,18 @@ def parse_shard(shard: str | tuple[int, int] | None, source: str | None = None) 
                 raise ValueError
             i, n = int(a), int(b)
         except ValueError:
-            raise InputError(f"{shard!r} is not a shard; write I/N, e.g. 2/4 for the second of four",
-                             field="--shard", source=source) from None
+            raise InputError(
+                f"{shard!r} is not a shard; write I/N, e.g. 2/4 for the second of four", field="--shard", source=source
+            ) from None
     else:
         try:
             i, n = (int(x) for x in shard)
         except (TypeError, ValueError):
-            raise InputError(f"{shard!r} is not a shard; write I/N, e.g. 2/4", field="--shard",
-                             source=source) from None
+            raise InputError(f"{shard!r} is not a shard; write I/N, e.g. 2/4", field="--shard", source=source) from None
     if n < 1 or not 1 <= i <= n:
-        raise InputError(f"{shard!r} is not a shard; I must be 1..N and N ≥ 1, e.g. 2/4", field="--shard",
-                         source=source)
+        raise InputError(
+            f"{shard!r} is not a shard; I must be 1..N and N ≥ 1, e.g. 2/4", field="--shard", source=source
+        )
     return i, n
 
 
@@ -134,14 +146,18 @@ def _check_key(key: Any, source: str | None, model: Any = None) -> str:
 
     field = f"factors.{key}"
     if not isinstance(key, str) or not key or any(not p for p in key.split(".")):
-        raise InputError(f"{key!r} is not a scenario key; write a dotted key like data.size", field=field,
-                         source=source)
+        raise InputError(
+            f"{key!r} is not a scenario key; write a dotted key like data.size", field=field, source=source
+        )
     parts = key.split(".")
     if model is None and parts[:2] == ["cluster", "config"]:
         if len(parts) != 3 or canonical_name(parts[2]) is None:
             name = parts[2] if len(parts) > 2 else ""
-            raise InputError(f"unknown NDB parameter{did_you_mean(name, PARAMS)}; use one ndbsim models "
-                             "(see ndbsim params)", field=field, source=source)
+            raise InputError(
+                f"unknown NDB parameter{did_you_mean(name, PARAMS)}; use one ndbsim models (see ndbsim params)",
+                field=field,
+                source=source,
+            )
         return key
     model = model or Scenario
     for i, part in enumerate(parts):
@@ -149,8 +165,9 @@ def _check_key(key: Any, source: str | None, model: Any = None) -> str:
         if fields is None or part not in fields:
             where = ".".join(parts[:i]) or "the scenario"
             hint = did_you_mean(part, fields or ())
-            raise InputError(f"{key!r} is not a scenario key: {where} has no {part!r}{hint}; fix the key",
-                             field=field, source=source)
+            raise InputError(
+                f"{key!r} is not a scenario key: {where} has no {part!r}{hint}; fix the key", field=field, source=source
+            )
         ann = fields[part].annotation
         model = None
         for cand in getattr(ann, "__args__", (ann,)):
@@ -158,11 +175,15 @@ def _check_key(key: Any, source: str | None, model: Any = None) -> str:
                 model = cand
                 break
         if model is None and i < len(parts) - 1:
-            raise InputError(f"{'.'.join(parts[: i + 1])} is a value, not a section; fix the key", field=field,
-                             source=source)
+            raise InputError(
+                f"{'.'.join(parts[: i + 1])} is a value, not a section; fix the key", field=field, source=source
+            )
     if model is not None:
-        raise InputError(f"{key!r} is a section; sweep one of its keys, e.g. {key}."
-                         f"{next(iter(model.model_fields))}", field=field, source=source)
+        raise InputError(
+            f"{key!r} is a section; sweep one of its keys, e.g. {key}.{next(iter(model.model_fields))}",
+            field=field,
+            source=source,
+        )
     return key
 
 
@@ -189,22 +210,32 @@ several files. Not a model value."""
 
 def _check_size(points: int, field: str, source: str | None) -> None:
     if points > MAX_SWEEP_POINTS:
-        raise InputError(f"{points:,} points is more than one sweep builds ({MAX_SWEEP_POINTS:,}); use fewer "
-                         "samples or values, or split the study into several sweep files", field=field,
-                         source=source)
+        raise InputError(
+            f"{points:,} points is more than one sweep builds ({MAX_SWEEP_POINTS:,}); use fewer "
+            "samples or values, or split the study into several sweep files",
+            field=field,
+            source=source,
+        )
 
 
-def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: int,
-                source: str | None = None, model: Any = None) -> list[dict[str, Any]]:
+def make_points(
+    factors: dict[str, Any], mode: str, samples: int | None, seed: int, source: str | None = None, model: Any = None
+) -> list[dict[str, Any]]:
     """The sweep's points: one ``{dotted key: value}`` per point, in a fixed order."""
     import numpy as np
 
     if mode not in MODES:
-        raise InputError(f"{mode!r} is not a sweep mode{did_you_mean(str(mode), MODES)}; use grid, zip or random",
-                         field="mode", source=source)
+        raise InputError(
+            f"{mode!r} is not a sweep mode{did_you_mean(str(mode), MODES)}; use grid, zip or random",
+            field="mode",
+            source=source,
+        )
     if not isinstance(factors, dict) or not factors:
-        raise InputError("factors must be a non-empty mapping of dotted scenario keys to values, e.g. "
-                         "{data.size: [10GB, 60GB]}", field="factors", source=source)
+        raise InputError(
+            "factors must be a non-empty mapping of dotted scenario keys to values, e.g. {data.size: [10GB, 60GB]}",
+            field="factors",
+            source=source,
+        )
     keys = [_check_key(k, source, model) for k in factors]
     if mode == "random":
         if samples is None:
@@ -220,17 +251,27 @@ def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: i
                 ranges.append(("choice", spec, None))
                 continue
             if not isinstance(spec, dict) or set(spec) - {"low", "high", "log"} or not {"low", "high"} <= set(spec):
-                raise InputError(f"{spec!r} is not a range; write {{low: 10GB, high: 1TB}} (optional log: true) "
-                                 "or a list to choose from", field=f"factors.{k}", source=source)
+                raise InputError(
+                    f"{spec!r} is not a range; write {{low: 10GB, high: 1TB}} (optional log: true) "
+                    "or a list to choose from",
+                    field=f"factors.{k}",
+                    source=source,
+                )
             lo = _sized(spec["low"], f"factors.{k}.low", source)
             hi = _sized(spec["high"], f"factors.{k}.high", source)
             for end, x in (("low", lo), ("high", hi)):
                 if not math.isfinite(x):
-                    raise InputError(f"{spec[end]!r} is not a finite number; give a bound such as 10GB",
-                                     field=f"factors.{k}.{end}", source=source)
+                    raise InputError(
+                        f"{spec[end]!r} is not a finite number; give a bound such as 10GB",
+                        field=f"factors.{k}.{end}",
+                        source=source,
+                    )
             if hi < lo:
-                raise InputError(f"high {spec['high']!r} is below low {spec['low']!r}; swap them",
-                                 field=f"factors.{k}", source=source)
+                raise InputError(
+                    f"high {spec['high']!r} is below low {spec['low']!r}; swap them",
+                    field=f"factors.{k}",
+                    source=source,
+                )
             log = bool(spec.get("log", False))
             if log and lo <= 0:
                 raise InputError("a log range needs low > 0", field=f"factors.{k}.low", source=source)
@@ -249,14 +290,20 @@ def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: i
                 cols.append([float(x) for x in rng.uniform(a, b, n)])
         return [dict(zip(keys, vals, strict=True)) for vals in zip(*cols, strict=True)]
     if samples is not None:
-        raise InputError(f"samples is only for random mode, not {mode}; remove it or use mode: random",
-                         field="samples", source=source)
+        raise InputError(
+            f"samples is only for random mode, not {mode}; remove it or use mode: random",
+            field="samples",
+            source=source,
+        )
     lists = []
     for k in keys:
         v = factors[k]
         if not isinstance(v, list):
-            raise InputError(f"{v!r} is not a list; write e.g. [10GB, 60GB] (ranges are for mode: random)",
-                             field=f"factors.{k}", source=source)
+            raise InputError(
+                f"{v!r} is not a list; write e.g. [10GB, 60GB] (ranges are for mode: random)",
+                field=f"factors.{k}",
+                source=source,
+            )
         if not v:
             raise InputError("empty list; give at least one value", field=f"factors.{k}", source=source)
         lists.append(v)
@@ -265,8 +312,11 @@ def make_points(factors: dict[str, Any], mode: str, samples: int | None, seed: i
         lens = {len(v) for v in lists}
         if len(lens) > 1:
             shown = ", ".join(f"{k}: {len(v)}" for k, v in zip(keys, lists, strict=True))
-            raise InputError(f"zip needs lists of one length, got {shown}; make them equal or use mode: grid",
-                             field="factors", source=source)
+            raise InputError(
+                f"zip needs lists of one length, got {shown}; make them equal or use mode: grid",
+                field="factors",
+                source=source,
+            )
         return [dict(zip(keys, vals, strict=True)) for vals in zip(*lists, strict=True)]
     return [dict(zip(keys, vals, strict=True)) for vals in itertools.product(*lists)]
 
@@ -296,8 +346,7 @@ def with_values(base_raw: dict[str, Any], keys: Sequence[str], values: Sequence[
             elif isinstance(nxt, dict):
                 nxt = dict(nxt)
             else:
-                raise InputError(f"{'.'.join(parts[: i + 1])} is a value, not a section; cannot set {key}",
-                                 field=key)
+                raise InputError(f"{'.'.join(parts[: i + 1])} is a value, not a section; cannot set {key}", field=key)
             cur[part] = nxt
             cur = nxt
         cur[parts[-1]] = value
@@ -313,12 +362,27 @@ def _phases(innodb: bool) -> tuple[str, ...]:
 
 
 def columns(keys: Sequence[str], innodb: bool = False) -> list[str]:
-    return ["point", "replication", "seed", *keys, *_phases(innodb), "total_restart_secs", *CHECKPOINT_FIGURES,
-            "events", "status", "reason"]
+    return [
+        "point",
+        "replication",
+        "seed",
+        *keys,
+        *_phases(innodb),
+        "total_restart_secs",
+        *CHECKPOINT_FIGURES,
+        "events",
+        "status",
+        "reason",
+    ]
 
 
-def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, seed: int,
-              chunk: Iterable[tuple[int, tuple[Any, ...]]]) -> list[tuple[Any, ...]]:
+def run_chunk(
+    base_raw: dict[str, Any],
+    keys: Sequence[str],
+    replications: int,
+    seed: int,
+    chunk: Iterable[tuple[int, tuple[Any, ...]]],
+) -> list[tuple[Any, ...]]:
     """Run the points ``(index, factor values)`` of one chunk; rows as plain tuples."""
     from ndbsim import scenario as sc
     from ndbsim.engine.run import simulate_once
@@ -344,8 +408,20 @@ def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, 
                 for rep in range(replications):
                     res = simulate_innodb(raw, seed=point_seed(pseed, rep), replications=1)
                     one = res.replications[0]
-                    rows.append((*head, rep, pseed, *values, *(one.phases[p] for p in PHASES),
-                                 one.total_restart_secs, *blank_ckpt, one.events, one.status, one.reason))
+                    rows.append(
+                        (
+                            *head,
+                            rep,
+                            pseed,
+                            *values,
+                            *(one.phases[p] for p in PHASES),
+                            one.total_restart_secs,
+                            *blank_ckpt,
+                            one.events,
+                            one.status,
+                            one.reason,
+                        )
+                    )
                 continue
             resolved = sc.resolve(sc.scenario_reusing(raw, sections, changed))
             for rep, rng in enumerate(streams(pseed, replications)):
@@ -356,9 +432,23 @@ def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, 
                 else:
                     phases = blank_phases
                 ck = r.checkpoint
-                rows.append((*head, rep, pseed, *values, *phases, r.total_restart_secs,
-                             ck["lcp_secs"], ck["lcp_bytes"], ck["redo_bytes_needed"], ck["redo_capacity_bytes"],
-                             r.events, r.status, r.reason))
+                rows.append(
+                    (
+                        *head,
+                        rep,
+                        pseed,
+                        *values,
+                        *phases,
+                        r.total_restart_secs,
+                        ck["lcp_secs"],
+                        ck["lcp_bytes"],
+                        ck["redo_bytes_needed"],
+                        ck["redo_capacity_bytes"],
+                        r.events,
+                        r.status,
+                        r.reason,
+                    )
+                )
         except Exception as e:  # noqa: BLE001 - a failing point is a row, never the end of the sweep
             done = {row[1] for row in rows if row[0] == index}
             msg = " ".join(str(e).split()) or type(e).__name__
@@ -371,7 +461,7 @@ def run_chunk(base_raw: dict[str, Any], keys: Sequence[str], replications: int, 
 
 
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _pool_context():
@@ -385,11 +475,22 @@ def _pool_context():
 # The public function
 
 
-def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, Any] | None = None, *,
-          mode: str = "grid", samples: int | None = None, replications: int | None = None, seed: int | None = None,
-          workers: int | None = None, scheduler: Any = None, shard: str | tuple[int, int] | None = None,
-          progress: bool = True, chunk_size: int | None = None, source: str | None = None,
-          overrides: Sequence[str] = ()) -> pd.DataFrame:
+def sweep(
+    base: str | Path | dict[str, Any] | None = None,
+    factors: dict[str, Any] | None = None,
+    *,
+    mode: str = "grid",
+    samples: int | None = None,
+    replications: int | None = None,
+    seed: int | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    shard: str | tuple[int, int] | None = None,
+    progress: bool = True,
+    chunk_size: int | None = None,
+    source: str | None = None,
+    overrides: Sequence[str] = (),
+) -> pd.DataFrame:
     """Run a sweep and return a pandas DataFrame, one row per point and replication.
 
     ``base`` is a scenario (YAML path, mapping or None for the built-in default), or a sweep
@@ -405,11 +506,21 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
         spec = load_sweep(base)
         spec.pop("output")
         src = spec.pop("source")
-        return sweep(spec.pop("base"), spec.pop("factors"), mode=spec["mode"], samples=spec["samples"],
-                     replications=spec["replications"] if replications is None else replications,
-                     seed=spec["seed"] if seed is None else seed, workers=workers,
-                     scheduler=scheduler, shard=shard, progress=progress, chunk_size=chunk_size, source=src,
-                     overrides=[*spec["overrides"], *overrides])
+        return sweep(
+            spec.pop("base"),
+            spec.pop("factors"),
+            mode=spec["mode"],
+            samples=spec["samples"],
+            replications=spec["replications"] if replications is None else replications,
+            seed=spec["seed"] if seed is None else seed,
+            workers=workers,
+            scheduler=scheduler,
+            shard=shard,
+            progress=progress,
+            chunk_size=chunk_size,
+            source=src,
+            overrides=[*spec["overrides"], *overrides],
+        )
     if factors is None:
         raise InputError("no factors; pass factors={'data.size': ['10GB', '60GB']}", field="factors", source=source)
     replications = _whole(1 if replications is None else replications, "replications", source, 1)
@@ -422,8 +533,11 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
     base_src = base_src or source
     for assignment in overrides:
         sc.set_override(base_raw, assignment)
-    rows_note = sc.fixed_rows_note(base_raw, {*factors, *(sc.override_key(a) for a in overrides)},
-                                   "set data.rows=null (set: in the sweep file, or --set)")
+    rows_note = sc.fixed_rows_note(
+        base_raw,
+        {*factors, *(sc.override_key(a) for a in overrides)},
+        "set data.rows=null (set: in the sweep file, or --set)",
+    )
     if rows_note:
         import warnings
 
@@ -446,8 +560,10 @@ def sweep(base: str | Path | dict[str, Any] | None = None, factors: dict[str, An
     try:
         _check_scenario(base_raw, base_src, innodb)
     except InputError:
-        if not any(_is_valid(with_values(base_raw, keys, list(p.values())), base_src, innodb)
-                   for p in points[:BASE_RESCUE_POINTS]):
+        if not any(
+            _is_valid(with_values(base_raw, keys, list(p.values())), base_src, innodb)
+            for p in points[:BASE_RESCUE_POINTS]
+        ):
             raise
 
     work = [(i, tuple(p.values())) for i, p in enumerate(points)]
@@ -547,8 +663,11 @@ def _connect(client_type: Any, address: str) -> Any:
     if "client" in out:
         return out["client"]
     why = type(out["error"]).__name__ if "error" in out else "no answer"
-    raise InputError(f"cannot reach the Dask scheduler {address!r} within {SCHEDULER_TIMEOUT} s ({why}); "
-                     "start it with `dask scheduler` or check the address", field="--scheduler")
+    raise InputError(
+        f"cannot reach the Dask scheduler {address!r} within {SCHEDULER_TIMEOUT} s ({why}); "
+        "start it with `dask scheduler` or check the address",
+        field="--scheduler",
+    )
 
 
 def check_scheduler(address: Any) -> None:
@@ -559,8 +678,11 @@ def check_scheduler(address: Any) -> None:
         return
     m = re.fullmatch(r"(tcp|tls|ucx|ws|wss)://(\[[0-9a-fA-F:]+\]|[^\s/:]+):(\d+)/?", str(address))
     if not m or not 1 <= int(m.group(3)) <= 65535:
-        raise InputError(f"{address!r} is not a Dask scheduler address; write tcp://HOST:PORT (port 1–65535), "
-                         "e.g. tcp://dask-scheduler:8786", field="--scheduler")
+        raise InputError(
+            f"{address!r} is not a Dask scheduler address; write tcp://HOST:PORT (port 1–65535), "
+            "e.g. tcp://dask-scheduler:8786",
+            field="--scheduler",
+        )
 
 
 def _chunk_size(points: int, workers: int) -> int:

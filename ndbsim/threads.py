@@ -9,7 +9,16 @@ from __future__ import annotations
 import re
 
 LDM_TABLE: tuple[tuple[int, int], ...] = (
-    (2, 1), (4, 2), (8, 4), (12, 6), (16, 8), (24, 12), (32, 16), (48, 24), (64, 32), (72, 32),
+    (2, 1),
+    (4, 2),
+    (8, 4),
+    (12, 6),
+    (16, 8),
+    (24, 12),
+    (32, 16),
+    (48, 24),
+    (64, 32),
+    (72, 32),
 )
 """MaxNoOfExecutionThreads -> LDM threads: the sample rows of NDB's table in mt_thr_config.cpp as the
 manual prints it ([DOC-NDBD80]; reference §8). A value between two rows takes the lower row's count."""
@@ -22,8 +31,17 @@ case-insensitive; group 1 is the body, where ``ldm_threads`` reads count= or cpu
 THREAD_TYPES = ("main", "ldm", "recv", "send", "rep", "io", "watchdog", "tc", "idxbld", "query", "recover")
 """Thread types a ThreadConfig entry may name (NDB 7.x–8.0 manual, ThreadConfig)."""
 
-THREAD_KEYS = ("count", "cpubind", "cpubind_exclusive", "cpuset", "cpuset_exclusive", "realtime", "spintime",
-               "thread_prio", "nosend")
+THREAD_KEYS = (
+    "count",
+    "cpubind",
+    "cpubind_exclusive",
+    "cpuset",
+    "cpuset_exclusive",
+    "realtime",
+    "spintime",
+    "thread_prio",
+    "nosend",
+)
 """Properties a ThreadConfig entry may set inside its braces (NDB manual, ThreadConfig)."""
 
 _ENTRY = re.compile(r"\s*([A-Za-z_]+)\s*(?:=\s*\{([^{}]*)\})?\s*")
@@ -45,13 +63,14 @@ def check_thread_config(text: str) -> None:
         for prop in filter(None, (x.strip() for x in _split_props(body or ""))):
             key, eq, value = (x.strip() for x in prop.partition("="))
             if key.lower() not in THREAD_KEYS or not eq:
-                raise ValueError(f"{prop!r} is not a {kind} property; use key=value with one of "
-                                 f"{', '.join(THREAD_KEYS)}")
+                raise ValueError(
+                    f"{prop!r} is not a {kind} property; use key=value with one of {', '.join(THREAD_KEYS)}"
+                )
             if key.lower() == "count" and not value.isdigit():
                 raise ValueError(f"count={value!r} is not a whole number")
             if key.lower() in ("cpubind", "cpubind_exclusive", "cpuset", "cpuset_exclusive"):
                 _cpu_count(value)
-        rest = rest[m.end():]
+        rest = rest[m.end() :]
         if rest.startswith(","):
             rest = rest[1:]
             if not rest.strip():

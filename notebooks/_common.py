@@ -25,11 +25,17 @@ MiB = 2.0**20
 # The 18 restart_info phases grouped into what an operator can act on.
 PHASE_GROUPS: dict[str, tuple[str, ...]] = {
     "failure handling & start-up": (
-        "secs_to_complete_node_failure", "secs_to_allocate_node_id",
-        "secs_to_include_in_heartbeat_protocol", "secs_until_wait_for_ndbcntr_master",
-        "secs_wait_for_ndbcntr_master", "secs_to_get_start_permitted",
-        "secs_to_wait_for_lcp_for_copy_meta_data", "secs_to_copy_meta_data",
-        "secs_to_include_node", "secs_starting_node_to_request_local_recovery"),
+        "secs_to_complete_node_failure",
+        "secs_to_allocate_node_id",
+        "secs_to_include_in_heartbeat_protocol",
+        "secs_until_wait_for_ndbcntr_master",
+        "secs_wait_for_ndbcntr_master",
+        "secs_to_get_start_permitted",
+        "secs_to_wait_for_lcp_for_copy_meta_data",
+        "secs_to_copy_meta_data",
+        "secs_to_include_node",
+        "secs_starting_node_to_request_local_recovery",
+    ),
     "memory allocation/touch": ("secs_memory_touch",),
     "restore LCP": ("secs_restore_fragments",),
     "UNDO + REDO apply": ("secs_undo_disk_data", "secs_exec_redo_log"),
@@ -38,8 +44,9 @@ PHASE_GROUPS: dict[str, tuple[str, ...]] = {
     "wait for LCP": ("secs_wait_lcp_for_restart",),
     "subscription handover": ("secs_wait_subscription_handover",),
 }
-GROUP_COLORS = dict(zip(PHASE_GROUPS, [
-    "#9e9e9e", "#8c564b", "#1f77b4", "#17becf", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd"]))
+GROUP_COLORS = dict(
+    zip(PHASE_GROUPS, ["#9e9e9e", "#8c564b", "#1f77b4", "#17becf", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd"])
+)
 
 
 def default_scenario() -> dict:
@@ -68,6 +75,19 @@ def files_per_unit(checkpoint: dict, no_of_fragment_log_files: int) -> float:
     return checkpoint["redo_capacity_bytes"] / no_of_fragment_log_files
 
 
-__all__ = ["ROOT", "SCENARIOS", "GiB", "MiB", "PHASE_GROUPS", "GROUP_COLORS",
-           "default_scenario", "grouped_phases", "pct", "size_overrides", "files_per_unit",
-           "pd", "np", "ndbsim"]
+__all__ = [
+    "ROOT",
+    "SCENARIOS",
+    "GiB",
+    "MiB",
+    "PHASE_GROUPS",
+    "GROUP_COLORS",
+    "default_scenario",
+    "grouped_phases",
+    "pct",
+    "size_overrides",
+    "files_per_unit",
+    "pd",
+    "np",
+    "ndbsim",
+]

@@ -21,10 +21,10 @@ def test_fitted_constants_are_few_and_plausible():
 
     k = calibrated_constants("7.6")
     assert len(FITTED) == 7
-    assert 1e-5 < k.copy_row_secs < 1e-4                   # seeds 001 and 004 agree on ~30 µs per copied row
-    assert 2.0e9 < k.memory_touch_rate < 3.5e9            # seed 003: "roughly 2.7 GByte per second"
-    assert 0.3 < k.hyperthread_gain < 0.8                  # 77 s on 16 hyperthreads vs 124 s on 8 cores
-    assert 1e-6 < k.restore_row_secs < 1e-5                # ≈0.5 GB/s node-wide over 8 LDM threads
+    assert 1e-5 < k.copy_row_secs < 1e-4  # seeds 001 and 004 agree on ~30 µs per copied row
+    assert 2.0e9 < k.memory_touch_rate < 3.5e9  # seed 003: "roughly 2.7 GByte per second"
+    assert 0.3 < k.hyperthread_gain < 0.8  # 77 s on 16 hyperthreads vs 124 s on 8 cores
+    assert 1e-6 < k.restore_row_secs < 1e-5  # ≈0.5 GB/s node-wide over 8 LDM threads
 
 
 def test_fit_cases_totals_close_on_the_75_case():
@@ -84,10 +84,20 @@ def test_cli_calibrate_imports_restart_info(tmp_path, root):
     shutil.copytree(DEFAULT_DIR, cases)
     (tmp_path / "scenarios").symlink_to(root / "scenarios")  # the cases name ../scenarios/...
     csv = tmp_path / "mine.csv"
-    csv.write_text("node_id,total_restart_secs,secs_restore_fragments,secs_exec_redo_log,secs_index_rebuild\n"
-                   "2,415,140,30,80\n")
-    args = ["calibrate", "--cases", str(cases), "--restart-info", str(csv),
-            "--scenario", str(root / "scenarios/dbt2-600wh-7.6.6.yaml"), "--output", str(tmp_path / "k.yaml")]
+    csv.write_text(
+        "node_id,total_restart_secs,secs_restore_fragments,secs_exec_redo_log,secs_index_rebuild\n2,415,140,30,80\n"
+    )
+    args = [
+        "calibrate",
+        "--cases",
+        str(cases),
+        "--restart-info",
+        str(csv),
+        "--scenario",
+        str(root / "scenarios/dbt2-600wh-7.6.6.yaml"),
+        "--output",
+        str(tmp_path / "k.yaml"),
+    ]
     p = subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert (cases / "user-mine.yaml").exists()

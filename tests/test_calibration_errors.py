@@ -62,6 +62,7 @@ def _set(path: str, value):
         for p in parents:
             cur = cur[p]
         cur[last] = value
+
     return change
 
 
@@ -77,19 +78,28 @@ def _no_fit(*args, **kwargs):
 # (id, change to seed003-dbt2-7.6.6.yaml, texts the error line must contain)
 CASE_ERRORS = [
     ("total-scalar", _set("published.total_restart_secs", 409), ["published.total_restart_secs:", "409"]),
-    ("total-no-value", _set("published.total_restart_secs", {"tolerance": 0.1}),
-     ["published.total_restart_secs.value", "missing"]),
+    (
+        "total-no-value",
+        _set("published.total_restart_secs", {"tolerance": 0.1}),
+        ["published.total_restart_secs.value", "missing"],
+    ),
     ("value-word", _set("published.total_restart_secs.value", "abc"), ["total_restart_secs.value", "'abc'"]),
-    ("tolerance-word", _set("published.total_restart_secs.tolerance", "lots"),
-     ["total_restart_secs.tolerance", "'lots'"]),
+    (
+        "tolerance-word",
+        _set("published.total_restart_secs.tolerance", "lots"),
+        ["total_restart_secs.tolerance", "'lots'"],
+    ),
     ("phases-list", _set("published.phases", [1]), ["published.phases", "[1]"]),
     ("phase-number", _set("published.phases.secs_exec_redo_log", 35), ["phases.secs_exec_redo_log", "35"]),
     ("phase-unknown", _rename_phase, ["published.phases.secs_bogus", "secs_bogus"]),
     ("phase-nan", _set("published.phases.secs_exec_redo_log.value", math.nan), ["secs_exec_redo_log.value", "nan"]),
     ("total-zero", _set("published.total_restart_secs.value", 0), ["total_restart_secs.value", "0"]),
     ("total-negative", _set("published.total_restart_secs.value", -400), ["total_restart_secs.value", "-400"]),
-    ("no-room", _set("published.phases.secs_undo_disk_data.abs_tolerance", 0),
-     ["secs_undo_disk_data.tolerance", "abs_tolerance 0"]),
+    (
+        "no-room",
+        _set("published.phases.secs_undo_disk_data.abs_tolerance", 0),
+        ["secs_undo_disk_data.tolerance", "abs_tolerance 0"],
+    ),
     ("phase-key-typo", _set("published.phases.secs_exec_redo_log.tolerence", 0.2), ["did you mean 'tolerance'"]),
     ("replications-word", _set("replications", "x"), ["replications", "'x'"]),
     ("replications-negative", _set("replications", -3), ["replications", "-3"]),
@@ -147,8 +157,18 @@ CSV_ERRORS = [
 
 
 def calibrate_args(cases: Path, csv: Path, tmp_path: Path, *extra: str) -> list[str]:
-    return ["calibrate", "--cases", str(cases), "--restart-info", str(csv), "--scenario", str(SCENARIO),
-            "--output", str(tmp_path / "k.yaml"), *extra]
+    return [
+        "calibrate",
+        "--cases",
+        str(cases),
+        "--restart-info",
+        str(csv),
+        "--scenario",
+        str(SCENARIO),
+        "--output",
+        str(tmp_path / "k.yaml"),
+        *extra,
+    ]
 
 
 @pytest.mark.parametrize("content,needles", [c[1:] for c in CSV_ERRORS], ids=[c[0] for c in CSV_ERRORS])
@@ -170,10 +190,14 @@ def test_restart_info_is_a_directory(cases, capsys, tmp_path):
     assert "--restart-info" in err and "directory" in err and str(tmp_path) in err
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--scenario", str(SCENARIO)], "--scenario"),
-    (["--node", "2"], "--node"),
-], ids=["scenario-alone", "node-alone"])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--scenario", str(SCENARIO)], "--scenario"),
+        (["--node", "2"], "--node"),
+    ],
+    ids=["scenario-alone", "node-alone"],
+)
 def test_restart_info_options_alone(args, needle, cases, capsys, tmp_path, monkeypatch):
     import ndbsim.calibrate
 

@@ -30,8 +30,15 @@ def test_table_shows_the_overrides_and_warns_when_rows_stay_fixed_as_size_change
 def test_checkpoint_lines_say_whether_the_base_load_runs_lcps():
     from ndbsim.report import checkpoint_lines
 
-    idle = {"lcp_cycle_secs": 0.0, "lcp_bytes": 30e6, "lcp_secs": 7.0, "lcp_write_speed": 20e6,
-            "redo_bytes_needed": 0.0, "redo_peak_bytes": 16e9, "redo_capacity_bytes": 64e9}
+    idle = {
+        "lcp_cycle_secs": 0.0,
+        "lcp_bytes": 30e6,
+        "lcp_secs": 7.0,
+        "lcp_write_speed": 20e6,
+        "redo_bytes_needed": 0.0,
+        "redo_peak_bytes": 16e9,
+        "redo_capacity_bytes": 64e9,
+    }
     lcp, redo = checkpoint_lines(idle)
     assert "none, nothing changes" in lcp and "every" not in lcp
     assert "peaked at" in redo and "(25% at the peak)" in redo
@@ -60,8 +67,9 @@ def test_csv_and_gantt(tmp_path):
 
 def test_output_files_get_the_umask_mode_not_the_temp_files_0600(tmp_path):
     out = tmp_path / "g.png"
-    p = subprocess.run(["sh", "-c", f'umask 022 && "{sys.executable}" -m ndbsim run --gantt "{out}"'],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        ["sh", "-c", f'umask 022 && "{sys.executable}" -m ndbsim run --gantt "{out}"'], capture_output=True, text=True
+    )
     assert p.returncode == 0, p.stderr
     assert out.stat().st_mode & 0o777 == 0o644
     assert [x.name for x in tmp_path.iterdir()] == ["g.png"]  # no temp file left beside it
@@ -117,14 +125,20 @@ def run_with_ini(tmp_path, text):
 
 
 def test_config_ini_parameters_that_differ_per_node_are_reported(tmp_path):
-    p = run_with_ini(tmp_path, "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\n[ndbd]\nMaxNoOfExecutionThreads=8\n"
-                               "[ndbd]\nMaxNoOfExecutionThreads=16\n")
+    p = run_with_ini(
+        tmp_path,
+        "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\n[ndbd]\nMaxNoOfExecutionThreads=8\n"
+        "[ndbd]\nMaxNoOfExecutionThreads=16\n",
+    )
     assert "MaxNoOfExecutionThreads (differs between [ndbd] sections)" in p.stdout
 
 
 def test_config_ini_placement_parameters_are_read_silently_and_unknown_ones_listed(tmp_path):
-    p = run_with_ini(tmp_path, "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\nDataDir=/var/lib/ndb\n"
-                               "MadeUpParameter=3\n[ndbd]\nNodeId=1\nHostName=a\n[ndbd]\nNodeId=2\nHostName=b\n")
+    p = run_with_ini(
+        tmp_path,
+        "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\nDataDir=/var/lib/ndb\n"
+        "MadeUpParameter=3\n[ndbd]\nNodeId=1\nHostName=a\n[ndbd]\nNodeId=2\nHostName=b\n",
+    )
     warning = [line for line in p.stdout.splitlines() if "config.ini: skipped" in line]
     assert len(warning) == 1 and "MadeUpParameter" in warning[0]
     assert not any(name in warning[0] for name in ("DataDir", "NodeId", "HostName"))
@@ -147,8 +161,16 @@ def test_csv_carries_the_whole_windows_total_beside_each_nodes(tmp_path):
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     head = lines[0].split(",")
-    assert head == ["node_id", "phase", "secs", "node_total_secs", "total_restart_secs", "total_p5", "total_p95",
-                    "status"]
+    assert head == [
+        "node_id",
+        "phase",
+        "secs",
+        "node_total_secs",
+        "total_restart_secs",
+        "total_p5",
+        "total_p95",
+        "status",
+    ]
     rows = [dict(zip(head, line.split(","))) for line in lines[1:]]
     node = max(float(r["node_total_secs"]) for r in rows)
     whole = {float(r["total_restart_secs"]) for r in rows}

@@ -41,8 +41,13 @@ def test_events_bounded_under_load_from_1gb_to_16tb(root):
     path = root / "scenarios/rolling-4-nodes-8.0.yaml"
     ev = []
     for size, mem in (("1GB", "2G"), ("16TB", "16T")):
-        r = sim(path, f"data.size={size}", f"cluster.config.DataMemory={mem}",
-                "cluster.config.NoOfFragmentLogFiles=1000", replications=1)
+        r = sim(
+            path,
+            f"data.size={size}",
+            f"cluster.config.DataMemory={mem}",
+            "cluster.config.NoOfFragmentLogFiles=1000",
+            replications=1,
+        )
         ev.append(r.first.events)
     # No event per row or page, and identical LCP cycles are skipped by arithmetic: 16,000
     # times the data (and more than four times the LCPs) gives about the same events.
@@ -112,8 +117,7 @@ def test_full_lcp_wait_is_between_one_and_two_lcps(root):
     r = sim(root / LEGACY, replications=30)
     cfg = r.scenario["cluster"]["config"]
     lcp = r.scenario["data"]["size"] / cfg["MaxDiskWriteSpeedOtherNodeRestart"]  # the LCP during a restart
-    waits = [sum(b - a for p, a, b in rep.nodes[0].spans if p == "secs_wait_lcp_for_restart")
-             for rep in r.replications]
+    waits = [sum(b - a for p, a, b in rep.nodes[0].spans if p == "secs_wait_lcp_for_restart") for rep in r.replications]
     assert min(waits) > 0.8 * lcp
     assert max(waits) < 2.3 * lcp
     assert max(waits) - min(waits) > 0.3 * lcp  # the landing point in the LCP cycle is random
@@ -140,8 +144,14 @@ def test_rolling_restart_visits_every_node(root):
 
 
 def test_redo_overload_is_a_result():
-    r = sim(None, "cluster.config.NoOfFragmentLogFiles=3", "cluster.config.FragmentLogFileSize=16M",
-            "workload.updates_per_s=20000", "workload.bytes_per_change=1KB", "version=7.5.10")
+    r = sim(
+        None,
+        "cluster.config.NoOfFragmentLogFiles=3",
+        "cluster.config.FragmentLogFileSize=16M",
+        "workload.updates_per_s=20000",
+        "workload.bytes_per_change=1KB",
+        "version=7.5.10",
+    )
     assert r.status == "redo-overload"
     assert "410" in r.reason
 
@@ -150,10 +160,17 @@ def test_redo_control_speeds_up_the_steady_lcp_and_averts_error_410():
     """EnableRedoControl raises the LCP write speed as the REDO fills (reference §2.4): the
     steady cycle that would overload a small log at MaxDiskWriteSpeed settles at a faster speed
     and keeps the REDO within the log; without the control the same load is error 410."""
-    load = ("version=8.0.35", "workload.before_restart=null", "workload.updates_per_s=35000",
-            "workload.bytes_per_change=300B", "cluster.config.NoOfFragmentLogFiles=16",
-            "cluster.config.FragmentLogFileSize=64M", "data.size=200GB", "data.rows=null",
-            "cluster.config.DataMemory=240G")
+    load = (
+        "version=8.0.35",
+        "workload.before_restart=null",
+        "workload.updates_per_s=35000",
+        "workload.bytes_per_change=300B",
+        "cluster.config.NoOfFragmentLogFiles=16",
+        "cluster.config.FragmentLogFileSize=64M",
+        "data.size=200GB",
+        "data.rows=null",
+        "cluster.config.DataMemory=240G",
+    )
     on = sim(None, *load, "cluster.config.EnableRedoControl=true")
     off = sim(None, *load, "cluster.config.EnableRedoControl=false")
     assert off.status == "redo-overload"
@@ -168,8 +185,12 @@ def test_redo_control_acts_while_an_lcp_runs():
     """Under the default scenario's load burst an LCP at MaxDiskWriteSpeed=20M would let 32 MiB/s
     of changes overload the log; EnableRedoControl re-reads the fill during the LCP and speeds it
     up once the REDO passes an alert level, so the peak ends above 40% but below the log."""
-    load = ("version=8.0.35", "cluster.config.MaxDiskWriteSpeed=20M", "workload.updates_per_s=65536",
-            "workload.bytes_per_change=512B")
+    load = (
+        "version=8.0.35",
+        "cluster.config.MaxDiskWriteSpeed=20M",
+        "workload.updates_per_s=65536",
+        "workload.bytes_per_change=512B",
+    )
     on = sim(None, *load)
     off = sim(None, *load, "cluster.config.EnableRedoControl=false")
     assert off.status == "redo-overload"
@@ -183,8 +204,13 @@ def test_redo_control_holds_the_fill_at_its_alert_level():
     normal and the faster speed, so a node restart applies the REDO of that fill. A larger log
     the control never acts on lets more REDO gather, so the restart cannot get faster with the
     log's size (seed of the audit: 8.0, 50k updates/s, 16 to 256 log files)."""
-    load = ("version=8.0.30", "data.rows=null", "workload.before_restart=null", "workload.updates_per_s=50000",
-            "workload.during_restart=null")
+    load = (
+        "version=8.0.30",
+        "data.rows=null",
+        "workload.before_restart=null",
+        "workload.updates_per_s=50000",
+        "workload.during_restart=null",
+    )
     totals, redo_secs = [], []
     for files in (16, 32, 64, 256):
         r = sim(None, *load, f"cluster.config.NoOfFragmentLogFiles={files}")
@@ -201,8 +227,13 @@ def test_redo_control_holds_the_fill_at_its_alert_level():
 def test_parameters_a_release_does_not_have_are_ignored_with_a_warning():
     """EnableRedoControl came with 7.6.7 and DiskCheckpointSpeed left with 7.4: set on a release
     without them they change nothing, and the run says so."""
-    load = ("version=7.6.6", "workload.before_restart=null", "workload.updates_per_s=35000",
-            "cluster.config.NoOfFragmentLogFiles=16", "cluster.config.FragmentLogFileSize=64M")
+    load = (
+        "version=7.6.6",
+        "workload.before_restart=null",
+        "workload.updates_per_s=35000",
+        "cluster.config.NoOfFragmentLogFiles=16",
+        "cluster.config.FragmentLogFileSize=64M",
+    )
     plain = sim(None, *load)
     odd = sim(None, *load, "cluster.config.EnableRedoControl=true", "cluster.config.DiskCheckpointSpeed=1G")
     assert odd.total_restart_secs == plain.total_restart_secs
@@ -263,8 +294,12 @@ def test_inserts_faster_than_the_copy_ships_are_non_converging_at_once():
 
 
 def test_deletes_cannot_ship_more_rows_than_the_table_holds():
-    r = sim(None, "workload.during_restart.deletes_per_s=100000", "restart.downtime=1h",
-            "cluster.config.NoOfFragmentLogFiles=1000")
+    r = sim(
+        None,
+        "workload.during_restart.deletes_per_s=100000",
+        "restart.downtime=1h",
+        "cluster.config.NoOfFragmentLogFiles=1000",
+    )
     assert r.status == "ok"
     assert r.first.nodes[0].facts["copied_rows"] <= 300e6 * (1 + 1e-9)
 
@@ -282,9 +317,13 @@ def test_partial_lcp_starts_with_764():
 
 
 def test_before_76_a_restarted_node_logs_redo_only_after_its_copy(root):
-    busy = ["workload.during_restart.updates_per_s=200000", "workload.before_restart=null",
-            "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=400M", "cluster.config.NoOfFragmentLogFiles=32",
-            "cluster.config.FragmentLogFileSize=256M"]
+    busy = [
+        "workload.during_restart.updates_per_s=200000",
+        "workload.before_restart=null",
+        "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=400M",
+        "cluster.config.NoOfFragmentLogFiles=32",
+        "cluster.config.FragmentLogFileSize=256M",
+    ]
     quick = sim(root / LEGACY, *busy)
     long = sim(root / LEGACY, *busy, "restart.downtime=1h")
     assert quick.status == long.status == "ok", long.reason
@@ -292,8 +331,16 @@ def test_before_76_a_restarted_node_logs_redo_only_after_its_copy(root):
 
 
 def test_inserts_during_a_restart_are_copied_only_as_far_as_datamemory_holds():
-    r = sim(None, "data.size=1G", "cluster.config.DataMemory=2G", "data.rows=2M", "restart.downtime=24h",
-            "workload.inserts_per_s=20000", "workload.during_restart=null", "workload.before_restart=null")
+    r = sim(
+        None,
+        "data.size=1G",
+        "cluster.config.DataMemory=2G",
+        "data.rows=2M",
+        "restart.downtime=24h",
+        "workload.inserts_per_s=20000",
+        "workload.during_restart=null",
+        "workload.before_restart=null",
+    )
     assert r.status == "ok"
     assert r.first.nodes[0].facts["copied_rows"] <= 4e6 * (1 + 1e-9)  # 2G of DataMemory at 512 B a row
     assert any("error 827" in w for w in r.warnings)
@@ -305,15 +352,17 @@ def test_a_two_pass_initial_restart_counts_both_copies():
 
 
 def test_a_long_planned_downtime_is_not_counted_against_the_horizon(root):
-    r = sim(root / "scenarios/rolling-4-nodes-8.0.yaml", "restart.downtime=50h", "simulation.horizon=100h",
-            replications=1)
+    r = sim(
+        root / "scenarios/rolling-4-nodes-8.0.yaml", "restart.downtime=50h", "simulation.horizon=100h", replications=1
+    )
     assert r.status == "ok", r.reason
 
 
 def test_insert_recovery_work_counts_from_765():
     def lcp_bytes(version, irw):
-        return sim(None, f"version={version}", "workload.inserts_per_s=20000",
-                   f"cluster.config.InsertRecoveryWork={irw}").first.checkpoint["lcp_bytes"]
+        return sim(
+            None, f"version={version}", "workload.inserts_per_s=20000", f"cluster.config.InsertRecoveryWork={irw}"
+        ).first.checkpoint["lcp_bytes"]
 
     assert lcp_bytes("7.6.4", 0) == lcp_bytes("7.6.4", 70)  # inserts count in full before 7.6.5
     assert lcp_bytes("7.6.6", 0) < lcp_bytes("7.6.6", 70)
@@ -407,6 +456,12 @@ def test_a_restart_past_the_horizon_names_the_last_phase_it_finished():
 def test_redo_control_tries_the_critical_level_when_the_high_levels_speed_is_no_faster():
     """MaxDiskWriteSpeedOtherNodeRestart at the normal speed gives the 40% level nothing; the
     60% level's MaxDiskWriteSpeedOwnRestart must still speed the steady LCPs up."""
-    r = sim(None, "version=8.0.30", "cluster.config.NoOfFragmentLogFiles=4", "workload.updates_per_s=200000",
-            "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=20M", "cluster.config.MaxDiskWriteSpeedOwnRestart=200M")
+    r = sim(
+        None,
+        "version=8.0.30",
+        "cluster.config.NoOfFragmentLogFiles=4",
+        "workload.updates_per_s=200000",
+        "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=20M",
+        "cluster.config.MaxDiskWriteSpeedOwnRestart=200M",
+    )
     assert r.first.checkpoint["lcp_write_speed"] > 100 * 2**20

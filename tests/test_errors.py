@@ -167,12 +167,14 @@ def test_bad_output_paths(capsys, tmp_path):
 def test_output_paths_that_cannot_be_written(capsys, tmp_path):
     (tmp_path / "adir").mkdir()
     os.mkfifo(tmp_path / "fifo.json")
-    cases = [(["run", "-o", str(tmp_path / "adir")], "is a directory"),
-             (["run", "-o", str(tmp_path / "fifo.json")], "not a regular file"),
-             (["run", "-o", str(tmp_path / "x.xlsx")], "writes text"),
-             (["run", "-o", str(tmp_path / "x.json"), "-f", "csv"], "make them agree"),
-             (["run", "-o", str(tmp_path / ("x" * 300 + ".json"))], "cannot write"),
-             (["run", "--gantt", str(tmp_path / ("g" * 300 + ".png")), "-o", str(tmp_path / "o.json")], "--gantt")]
+    cases = [
+        (["run", "-o", str(tmp_path / "adir")], "is a directory"),
+        (["run", "-o", str(tmp_path / "fifo.json")], "not a regular file"),
+        (["run", "-o", str(tmp_path / "x.xlsx")], "writes text"),
+        (["run", "-o", str(tmp_path / "x.json"), "-f", "csv"], "make them agree"),
+        (["run", "-o", str(tmp_path / ("x" * 300 + ".json"))], "cannot write"),
+        (["run", "--gantt", str(tmp_path / ("g" * 300 + ".png")), "-o", str(tmp_path / "o.json")], "--gantt"),
+    ]
     for args, needle in cases:
         with pytest.raises(SystemExit) as exc:
             main(args)
@@ -198,13 +200,26 @@ def main_ok(args):
 
 
 SWEEP_CASES = [
-    ("nan-low", "factors:\n  data.size: {low: .nan, high: 20GB}\nmode: random\nsamples: 3\n", [],
-     "factors.data.size.low"),
+    (
+        "nan-low",
+        "factors:\n  data.size: {low: .nan, high: 20GB}\nmode: random\nsamples: 3\n",
+        [],
+        "factors.data.size.low",
+    ),
     ("inf-high", "factors:\n  data.size: {low: 1GB, high: .inf}\nmode: random\nsamples: 3\n", [], "not a finite"),
-    ("huge-samples", "factors:\n  data.size: {low: 1GB, high: 9GB}\nmode: random\nsamples: 1000000000\n", [],
-     "samples"),
-    ("huge-grid", "factors:\n  data.size: [1GB, 2GB, 3GB]\n  data.rows: " + str(list(range(1, 1001))) + "\n"
-     "  data.tables: " + str(list(range(1, 1001))) + "\n", [], "factors"),
+    (
+        "huge-samples",
+        "factors:\n  data.size: {low: 1GB, high: 9GB}\nmode: random\nsamples: 1000000000\n",
+        [],
+        "samples",
+    ),
+    (
+        "huge-grid",
+        "factors:\n  data.size: [1GB, 2GB, 3GB]\n  data.rows: " + str(list(range(1, 1001))) + "\n"
+        "  data.tables: " + str(list(range(1, 1001))) + "\n",
+        [],
+        "factors",
+    ),
     ("scheduler-word", "factors:\n  data.size: [1GB]\n", ["--scheduler", "notaurl"], "--scheduler"),
     ("scheduler-port", "factors:\n  data.size: [1GB]\n", ["--scheduler", "tcp://127.0.0.1:99999"], "1–65535"),
     ("output-nodir", "factors:\n  data.size: [1GB]\n", ["-o", "nodir/x.csv"], "does not exist"),
@@ -231,9 +246,11 @@ def test_sweep_errors_before_any_work(text, extra, needle, capsys, tmp_path, mon
 
 def test_innodb_errors_name_field_and_fix(capsys, root):
     inno = str(root / "scenarios/innodb-tpcc1000-bp52g-flash.yaml")
-    for args, needle in ((["--set", "server=[1]"], "server: [1] is not a section"),
-                         (["--set", "server.buffer_pool_size=abc"], "write it like"),
-                         (["--config-ini", str(root / "scenarios/example-config.ini")], "drop --config-ini")):
+    for args, needle in (
+        (["--set", "server=[1]"], "server: [1] is not a section"),
+        (["--set", "server.buffer_pool_size=abc"], "write it like"),
+        (["--config-ini", str(root / "scenarios/example-config.ini")], "drop --config-ini"),
+    ):
         with pytest.raises(SystemExit) as exc:
             main(["run", inno, *args])
         err = capsys.readouterr().err
@@ -248,13 +265,17 @@ def ndbsim(*args, cwd):
     return subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, cwd=cwd)
 
 
-@pytest.mark.parametrize("args", [
-    ["run", "--set", "data.size=-5G", "-o", "out.json"],
-    ["run", "--set", "cluster.config.RecoveryWork=10", "-o", "out.json"],
-    ["run", "bad.yaml", "-o", "out.json", "--gantt", "g.png"],
-    ["validate", "bad.yaml"],
-    ["run", "--config-ini", "bad.ini", "-o", "out.json"],
-], ids=["negative-size", "recoverywork", "yaml-syntax", "validate", "config-ini"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--set", "data.size=-5G", "-o", "out.json"],
+        ["run", "--set", "cluster.config.RecoveryWork=10", "-o", "out.json"],
+        ["run", "bad.yaml", "-o", "out.json", "--gantt", "g.png"],
+        ["validate", "bad.yaml"],
+        ["run", "--config-ini", "bad.ini", "-o", "out.json"],
+    ],
+    ids=["negative-size", "recoverywork", "yaml-syntax", "validate", "config-ini"],
+)
 def test_subprocess_errors(args, tmp_path):
     (tmp_path / "bad.yaml").write_text("data:\n  size: [1\n")
     (tmp_path / "bad.ini").write_text("[ndbd default]\nNoOfReplicas=9\n")
@@ -271,11 +292,17 @@ def test_debug_shows_traceback(tmp_path):
     assert "Traceback" in p.stderr and "InputError" in p.stderr
 
 
-@pytest.mark.parametrize("sets,needle", [
-    (["version=8.0.35", "cluster.config.NoOfFragmentLogParts=5"], "use one of 4, 6, 8, 10, 12, 16, 20, 24, 32"),
-    (["cluster.config.NoOfFragmentLogParts=32", "cluster.config.MaxNoOfExecutionThreads=2"],
-     "at most 4 per LDM thread"),
-], ids=["parts-80-values", "parts-per-ldm"])
+@pytest.mark.parametrize(
+    "sets,needle",
+    [
+        (["version=8.0.35", "cluster.config.NoOfFragmentLogParts=5"], "use one of 4, 6, 8, 10, 12, 16, 20, 24, 32"),
+        (
+            ["cluster.config.NoOfFragmentLogParts=32", "cluster.config.MaxNoOfExecutionThreads=2"],
+            "at most 4 per LDM thread",
+        ),
+    ],
+    ids=["parts-80-values", "parts-per-ldm"],
+)
 def test_redo_log_parts_follow_ndbs_rules(sets, needle, capsys, tmp_path):
     args = ["run"]
     for a in sets:

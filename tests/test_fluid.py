@@ -83,8 +83,11 @@ def three_flows(batched: bool) -> tuple[list[float], list[float], int]:
     fs.flush = counting_flush  # type: ignore[method-assign]
 
     def start() -> list:
-        return [fs.transfer(3.0, {"d1": 1.0, "c": 1.0}), fs.transfer(5.0, {"d2": 1.0, "c": 1.0}),
-                fs.transfer(8.0, {"c": 2.0})]
+        return [
+            fs.transfer(3.0, {"d1": 1.0, "c": 1.0}),
+            fs.transfer(5.0, {"d2": 1.0, "c": 1.0}),
+            fs.transfer(8.0, {"c": 2.0}),
+        ]
 
     if batched:
         with fs.batch:

@@ -122,7 +122,7 @@ def test_free_constants_documented_and_stored():
 
     src = inspect.getsource(Constants)
     for f in dataclasses.fields(Constants):
-        assert f'{f.name}:' in src and '"""' in src.split(f"{f.name}:")[1].split("\n", 2)[1]
+        assert f"{f.name}:" in src and '"""' in src.split(f"{f.name}:")[1].split("\n", 2)[1]
     stored = load_constants()
     defaults = load_constants(use_calibrated=False)
     assert set(FREE_CONSTANTS) <= {f.name for f in dataclasses.fields(Constants)}

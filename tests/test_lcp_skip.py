@@ -8,41 +8,83 @@ import pytest
 import ndbsim
 from ndbsim.engine.lcp_master import LcpMaster
 
-TINY_LOG = ["restart.type=node", "restart.nodes=[2]", "data.rows=4M", "data.tables=400",
-            "cluster.config.FragmentLogFileSize=4M", "cluster.config.NoOfFragmentLogFiles=3",
-            "cluster.config.TimeBetweenLocalCheckpoints=23", "workload.updates_per_s=5333", "workload.inserts_per_s=0",
-            "cluster.config.MaxDiskWriteSpeed=1M", "cluster.config.MinDiskWriteSpeed=1M"]
+TINY_LOG = [
+    "restart.type=node",
+    "restart.nodes=[2]",
+    "data.rows=4M",
+    "data.tables=400",
+    "cluster.config.FragmentLogFileSize=4M",
+    "cluster.config.NoOfFragmentLogFiles=3",
+    "cluster.config.TimeBetweenLocalCheckpoints=23",
+    "workload.updates_per_s=5333",
+    "workload.inserts_per_s=0",
+    "cluster.config.MaxDiskWriteSpeed=1M",
+    "cluster.config.MinDiskWriteSpeed=1M",
+]
 
 CASES = [
-    ("scenarios/dbt2-600wh-7.6.6.yaml", ["workload.updates_per_s=10000", "workload.during_restart.updates_per_s=10000",
-                                         "restart.downtime=2h"]),
+    (
+        "scenarios/dbt2-600wh-7.6.6.yaml",
+        ["workload.updates_per_s=10000", "workload.during_restart.updates_per_s=10000", "restart.downtime=2h"],
+    ),
     ("scenarios/dbt2-600wh-7.5.10.yaml", ["workload.during_restart=null", "restart.downtime=3h"]),
     ("scenarios/rolling-4-nodes-8.0.yaml", []),
     ("scenarios/mysql51-1gb-onr-2000ups.yaml", ["restart.downtime=20m"]),
     ("scenarios/mysql70-6gb-initial.yaml", []),
     # found in review: the REDO fill (EnableRedoControl) still rising after two equal cycles
-    ("scenarios/rolling-4-nodes-8.0.yaml", ["restart.type=node", "restart.nodes=[2]",
-                                            "cluster.config.EnablePartialLcp=false",
-                                            "cluster.config.MaxDiskWriteSpeed=50M",
-                                            "data.size=1GB", "data.rows=4M", "cluster.config.FragmentLogFileSize=4M",
-                                            "cluster.config.NoOfFragmentLogFiles=3", "workload.updates_per_s=1000",
-                                            "workload.inserts_per_s=0", "workload.during_restart.updates_per_s=5333",
-                                            "restart.downtime=10m", "simulation.lcp_phase=0.55"]),
+    (
+        "scenarios/rolling-4-nodes-8.0.yaml",
+        [
+            "restart.type=node",
+            "restart.nodes=[2]",
+            "cluster.config.EnablePartialLcp=false",
+            "cluster.config.MaxDiskWriteSpeed=50M",
+            "data.size=1GB",
+            "data.rows=4M",
+            "cluster.config.FragmentLogFileSize=4M",
+            "cluster.config.NoOfFragmentLogFiles=3",
+            "workload.updates_per_s=1000",
+            "workload.inserts_per_s=0",
+            "workload.during_restart.updates_per_s=5333",
+            "restart.downtime=10m",
+            "simulation.lcp_phase=0.55",
+        ],
+    ),
     # a crash during a resumed LCP's table descriptions; a burst starting inside the last LCP
-    ("scenarios/rolling-4-nodes-8.0.yaml", [*TINY_LOG, "data.size=800MB", "simulation.lcp_phase=0.345",
-                                            "host.disk_read=200MB/s"]),
-    ("scenarios/rolling-4-nodes-8.0.yaml", [*TINY_LOG, "data.size=450MB", "simulation.lcp_phase=0.775",
-                                            "workload.before_restart={duration: 66s, updates_per_s: 4000}"]),
+    (
+        "scenarios/rolling-4-nodes-8.0.yaml",
+        [*TINY_LOG, "data.size=800MB", "simulation.lcp_phase=0.345", "host.disk_read=200MB/s"],
+    ),
+    (
+        "scenarios/rolling-4-nodes-8.0.yaml",
+        [
+            *TINY_LOG,
+            "data.size=450MB",
+            "simulation.lcp_phase=0.775",
+            "workload.before_restart={duration: 66s, updates_per_s: 4000}",
+        ],
+    ),
     # EnableRedoControl speeding LCPs up mid-write, cycle after cycle (such cycles are simulated)
-    ("scenarios/rolling-4-nodes-8.0.yaml", ["restart.type=node", "restart.nodes=[2]", "data.rows=4M",
-                                            "data.size=800MB", "cluster.config.FragmentLogFileSize=16M",
-                                            "cluster.config.NoOfFragmentLogFiles=3", "workload.updates_per_s=2000",
-                                            "workload.inserts_per_s=0", "cluster.config.EnablePartialLcp=false",
-                                            "workload.during_restart.updates_per_s=2000", "restart.downtime=30m",
-                                            "cluster.config.MaxDiskWriteSpeed=5M",
-                                            "cluster.config.MinDiskWriteSpeed=1M",
-                                            "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=5M",
-                                            "cluster.config.MaxDiskWriteSpeedOwnRestart=40M"]),
+    (
+        "scenarios/rolling-4-nodes-8.0.yaml",
+        [
+            "restart.type=node",
+            "restart.nodes=[2]",
+            "data.rows=4M",
+            "data.size=800MB",
+            "cluster.config.FragmentLogFileSize=16M",
+            "cluster.config.NoOfFragmentLogFiles=3",
+            "workload.updates_per_s=2000",
+            "workload.inserts_per_s=0",
+            "cluster.config.EnablePartialLcp=false",
+            "workload.during_restart.updates_per_s=2000",
+            "restart.downtime=30m",
+            "cluster.config.MaxDiskWriteSpeed=5M",
+            "cluster.config.MinDiskWriteSpeed=1M",
+            "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=5M",
+            "cluster.config.MaxDiskWriteSpeedOwnRestart=40M",
+        ],
+    ),
 ]
 
 
@@ -74,8 +116,13 @@ def test_skipping_identical_cycles_changes_no_result(root, path, sets):
         assert rf.events <= rs.events
 
 
-ALERTED = ["restart.type=node", "cluster.config.MaxDiskWriteSpeed=2M", "cluster.config.NoOfFragmentLogFiles=4",
-           "cluster.config.FragmentLogFileSize=20M", "workload.updates_per_s=100000"]
+ALERTED = [
+    "restart.type=node",
+    "cluster.config.MaxDiskWriteSpeed=2M",
+    "cluster.config.NoOfFragmentLogFiles=4",
+    "cluster.config.FragmentLogFileSize=20M",
+    "workload.updates_per_s=100000",
+]
 """Every live LCP starts below 40% of the log and crosses it while it writes (found in review)."""
 
 
@@ -104,9 +151,19 @@ def test_a_long_downtime_costs_no_more_events(root):
 
 
 def test_cycles_are_skipped_during_a_long_copy_that_leaves_the_live_cores_headroom():
-    sets = ["version=8.0.30", "data.size=20G", "cluster.config.DataMemory=24G", "data.rows=100M", "data.tables=2",
-            "data.ordered_indexes=100", "restart.downtime=6h", "cluster.config.MaxNoOfExecutionThreads=2",
-            "workload.updates_per_s=5000", "workload.during_restart=null", "workload.before_restart=null"]
+    sets = [
+        "version=8.0.30",
+        "data.size=20G",
+        "cluster.config.DataMemory=24G",
+        "data.rows=100M",
+        "data.tables=2",
+        "data.ordered_indexes=100",
+        "restart.downtime=6h",
+        "cluster.config.MaxNoOfExecutionThreads=2",
+        "workload.updates_per_s=5000",
+        "workload.during_restart=null",
+        "workload.before_restart=null",
+    ]
     fast = ndbsim.simulate(None, overrides=sets)
     mp = pytest.MonkeyPatch()
     mp.setattr(LcpMaster, "_skippable", lambda self, plan: None)
@@ -124,19 +181,25 @@ def test_skipping_agrees_on_random_scenarios():
     types, loads before and during the restart, downtime, data size and REDO log size."""
     from ndbsim.sweep import make_points
 
-    points = make_points({
-        "version": ["5.1.51", "7.0.9", "7.5.10", "7.6.6", "8.0.35"],
-        "restart.type": ["node", "initial", "rolling", "system"],
-        "workload.updates_per_s": {"low": 100, "high": 50000, "log": True},
-        "workload.during_restart.updates_per_s": {"low": 0, "high": 20000},
-        "restart.downtime": {"low": 0, "high": 20000},
-        "data.size": {"low": "1GB", "high": "60GB", "log": True},
-        "cluster.config.NoOfFragmentLogFiles": {"low": 16, "high": 256},
-    }, "random", 20, seed=5)
+    points = make_points(
+        {
+            "version": ["5.1.51", "7.0.9", "7.5.10", "7.6.6", "8.0.35"],
+            "restart.type": ["node", "initial", "rolling", "system"],
+            "workload.updates_per_s": {"low": 100, "high": 50000, "log": True},
+            "workload.during_restart.updates_per_s": {"low": 0, "high": 20000},
+            "restart.downtime": {"low": 0, "high": 20000},
+            "data.size": {"low": "1GB", "high": "60GB", "log": True},
+            "cluster.config.NoOfFragmentLogFiles": {"low": 16, "high": 256},
+        },
+        "random",
+        20,
+        seed=5,
+    )
     for p in points:
         sets = [f"{k}={v}" for k, v in p.items()] + ["data.rows=null", "workload.before_restart=null"]
         fast, slow = run(None, sets, True), run(None, sets, False)
         assert fast.status == slow.status, p
         assert close(fast.total_restart_secs, slow.total_restart_secs), p
-        assert [r.checkpoint["lcps_simulated"] for r in fast.replications] == \
-               [r.checkpoint["lcps_simulated"] for r in slow.replications], p
+        assert [r.checkpoint["lcps_simulated"] for r in fast.replications] == [
+            r.checkpoint["lcps_simulated"] for r in slow.replications
+        ], p

@@ -35,12 +35,14 @@ def test_there_are_notebooks():
 def test_notebook_runs(path: Path, small_env):
     assert os.environ["NDBSIM_NOTEBOOK_SMALL"] == "1"
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOKS_DIR)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS_DIR)}}
+    )
     try:
         client.execute()
     except nbclient.exceptions.CellExecutionError as err:  # pragma: no cover - failure path
         pytest.fail(f"{path.name} failed:\n{err}")
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if o.get("output_type") == "error"]
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"
+    ]
     assert not errors, f"{path.name}: {errors[0].get('ename')}: {errors[0].get('evalue')}"

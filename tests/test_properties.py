@@ -15,8 +15,13 @@ from ndbsim.engine.checkpoint import FullLcp, PartialLcp
 from ndbsim.engine.workload import Changes
 from ndbsim.scenario import DEFAULT_SCENARIO
 
-SETTINGS = settings(max_examples=int(os.environ.get("NDBSIM_PROPERTY_EXAMPLES", "30")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow], derandomize=True, database=None)
+SETTINGS = settings(
+    max_examples=int(os.environ.get("NDBSIM_PROPERTY_EXAMPLES", "30")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+    database=None,
+)
 TOL = 1e-6
 
 
@@ -32,10 +37,13 @@ def scenarios(draw):
     if version != "7.5.10":
         cfg["RecoveryWork"] = draw(st.integers(25, 100))
     s["version"] = version
-    s["host"].update(cpu_cores=16, threads_per_core=2,
-                     disk_read=f"{draw(st.integers(100, 4000))}MB/s",
-                     disk_write=f"{draw(st.integers(50, 2000))}MB/s",
-                     network=f"{draw(st.sampled_from([1, 10, 25, 40]))}Gbit/s")
+    s["host"].update(
+        cpu_cores=16,
+        threads_per_core=2,
+        disk_read=f"{draw(st.integers(100, 4000))}MB/s",
+        disk_write=f"{draw(st.integers(50, 2000))}MB/s",
+        network=f"{draw(st.sampled_from([1, 10, 25, 40]))}Gbit/s",
+    )
     s["data"]["size"] = f"{size_gb}G"
     s["data"].pop("rows", None)
     s["workload"]["updates_per_s"] = draw(st.integers(0, 50_000))
@@ -68,6 +76,7 @@ def test_more_data_never_restarts_faster(s, extra_gb):
     need not hold: a bigger database can let one more LCP complete before the crash, which
     cuts the REDO to apply (real NDB has the same step). The mean over evenly spaced landing
     points must not fall by more than the LCP granularity (2%)."""
+
     def expected(scenario):
         total = 0.0
         for k in range(10):
@@ -123,8 +132,17 @@ def test_more_updates_never_speed_the_copy_phase(s, extra):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.floats(1e6, 1e12), st.floats(1, 1e9), st.floats(0, 1e9), st.floats(0, 1e9), st.floats(0, 1e9),
-       st.integers(25, 100), st.integers(0, 100), st.integers(1, 100), st.booleans())
+@given(
+    st.floats(1e6, 1e12),
+    st.floats(1, 1e9),
+    st.floats(0, 1e9),
+    st.floats(0, 1e9),
+    st.floats(0, 1e9),
+    st.integers(25, 100),
+    st.integers(0, 100),
+    st.integers(1, 100),
+    st.booleans(),
+)
 def test_partial_lcp_never_writes_more_than_full(size, rows, upd, ins, dele, rw, irw, tables, first):
     changes = Changes(upd, ins, dele, (upd + ins) * 200.0)
     partial, _ = PartialLcp(rw, irw, tables).lcp_size(size, rows, changes, first=first)
@@ -132,13 +150,39 @@ def test_partial_lcp_never_writes_more_than_full(size, rows, upd, ins, dele, rw,
     assert partial <= full * (1 + 1e-9)
 
 
-KEYS = ["version", "cluster", "cluster.data_nodes", "cluster.config", "cluster.config.DataMemory",
-        "cluster.config.NoOfReplicas", "cluster.config.RecoveryWork", "cluster.config.MaxNoOfExecutionThreads",
-        "cluster.config.EnablePartialLcp", "cluster.config.NoOfFragmentLogFiles", "host", "host.cpu_cores",
-        "host.core_speed", "host.disk_read", "host.network", "data", "data.size", "data.rows", "data.tables",
-        "workload.updates_per_s", "workload.during_restart", "restart", "restart.type", "restart.nodes",
-        "restart.downtime", "simulation.seed", "simulation.lcp_phase", "simulation.replications",
-        "hots", "data.sise", "cluster.config.Bogus"]
+KEYS = [
+    "version",
+    "cluster",
+    "cluster.data_nodes",
+    "cluster.config",
+    "cluster.config.DataMemory",
+    "cluster.config.NoOfReplicas",
+    "cluster.config.RecoveryWork",
+    "cluster.config.MaxNoOfExecutionThreads",
+    "cluster.config.EnablePartialLcp",
+    "cluster.config.NoOfFragmentLogFiles",
+    "host",
+    "host.cpu_cores",
+    "host.core_speed",
+    "host.disk_read",
+    "host.network",
+    "data",
+    "data.size",
+    "data.rows",
+    "data.tables",
+    "workload.updates_per_s",
+    "workload.during_restart",
+    "restart",
+    "restart.type",
+    "restart.nodes",
+    "restart.downtime",
+    "simulation.seed",
+    "simulation.lcp_phase",
+    "simulation.replications",
+    "hots",
+    "data.sise",
+    "cluster.config.Bogus",
+]
 JUNK = ["@@", "'x y z'", "-7", ".nan", "-.inf", "1e999", "[[1], 2]", "{zz: 1}", "'-3G'", "'12 parsecs'"]
 
 
@@ -158,7 +202,11 @@ def test_tiny_update_rate_finishes():
     import sys
 
     for rate in ("0.001", "1e-300"):  # LCP cycles far longer than the horizon: an idle cluster
-        p = subprocess.run([sys.executable, "-m", "ndbsim", "run", "--set", f"workload.updates_per_s={rate}",
-                            "--format", "csv"], capture_output=True, text=True, timeout=20)
+        p = subprocess.run(
+            [sys.executable, "-m", "ndbsim", "run", "--set", f"workload.updates_per_s={rate}", "--format", "csv"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
         assert p.returncode == 0, p.stderr
         assert ",ok\n" in p.stdout

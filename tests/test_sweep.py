@@ -28,8 +28,18 @@ def test_grid_zip_random_sizes_and_columns():
     df = run(replications=2)
     assert len(df) == 3 * 2 * 2
     assert list(df["point"].unique()) == list(range(6))
-    for c in ("data.size", "cluster.config.RecoveryWork", *PHASES, "total_restart_secs", "lcp_secs",
-              "lcp_bytes", "redo_bytes_needed", "redo_capacity_bytes", "status", "reason"):
+    for c in (
+        "data.size",
+        "cluster.config.RecoveryWork",
+        *PHASES,
+        "total_restart_secs",
+        "lcp_secs",
+        "lcp_bytes",
+        "redo_bytes_needed",
+        "redo_capacity_bytes",
+        "status",
+        "reason",
+    ):
         assert c in df.columns, c
     assert set(df["status"]) == {"ok"}
     assert (df["total_restart_secs"] > 0).all()
@@ -39,13 +49,21 @@ def test_grid_zip_random_sizes_and_columns():
     z = run({"data.size": ["10GB", "20GB"], "workload.updates_per_s": [0, 1000]}, mode="zip")
     assert len(z) == 2 and list(z["workload.updates_per_s"]) == [0, 1000]
 
-    pts = make_points({"data.size": {"low": "1GB", "high": "50GB"}, "workload.updates_per_s": {"low": 0, "high": 10}},
-                      "random", 25, seed=3)
+    pts = make_points(
+        {"data.size": {"low": "1GB", "high": "50GB"}, "workload.updates_per_s": {"low": 0, "high": 10}},
+        "random",
+        25,
+        seed=3,
+    )
     assert len(pts) == 25
     assert all(2**30 <= p["data.size"] <= 50 * 2**30 for p in pts)
     assert all(isinstance(p["workload.updates_per_s"], int) and 0 <= p["workload.updates_per_s"] <= 10 for p in pts)
-    assert pts == make_points({"data.size": {"low": "1GB", "high": "50GB"},
-                               "workload.updates_per_s": {"low": 0, "high": 10}}, "random", 25, seed=3)
+    assert pts == make_points(
+        {"data.size": {"low": "1GB", "high": "50GB"}, "workload.updates_per_s": {"low": 0, "high": 10}},
+        "random",
+        25,
+        seed=3,
+    )
     r = run({"data.size": {"low": "1GB", "high": "50GB"}}, mode="random", samples=7)
     assert len(r) == 7 and set(r["status"]) == {"ok"}
 
@@ -60,15 +78,22 @@ def test_same_seed_same_rows_regardless_of_workers_and_chunks():
     assert not a["total_restart_secs"].equals(d["total_restart_secs"])
     # a point's seed reproduces it through ndbsim.simulate
     row = a.iloc[3]
-    res = ndbsim.simulate(BASE, seed=int(row["seed"]), replications=2, data__size=row["data.size"], data__rows=None,
-                          cluster__config__RecoveryWork=int(row["cluster.config.RecoveryWork"]))
+    res = ndbsim.simulate(
+        BASE,
+        seed=int(row["seed"]),
+        replications=2,
+        data__size=row["data.size"],
+        data__rows=None,
+        cluster__config__RecoveryWork=int(row["cluster.config.RecoveryWork"]),
+    )
     assert res.replications[1].total_restart_secs == a.iloc[3]["total_restart_secs"]
     assert point_seed(5, 1) == a.loc[a["point"] == 1, "seed"].iloc[0]
 
 
 def test_failing_and_non_converging_points_are_rows():
-    df = run({"data.size": ["10GB", "500GB", "junk"], "workload.during_restart.updates_per_s": [0, 1e9]},
-             replications=2)
+    df = run(
+        {"data.size": ["10GB", "500GB", "junk"], "workload.during_restart.updates_per_s": [0, 1e9]}, replications=2
+    )
     assert len(df) == 12
     bad = df[df["data.size"] == "500GB"]
     assert set(bad["status"]) == {"error"}
@@ -105,17 +130,20 @@ def test_dask_matches_local():
     pd.testing.assert_frame_equal(dk2, run(replications=1))
 
 
-@pytest.mark.parametrize("factors, mode, match", [
-    ({"data.sise": ["1GB"]}, "grid", "factors.data.sise.*did you mean 'size'"),
-    ({"cluster.config.NoSuchParam": [1]}, "grid", "unknown NDB parameter"),
-    ({"data": [1]}, "grid", "is a section"),
-    ({"data.size.x": [1]}, "grid", "is a value, not a section"),
-    ({"data.size": []}, "grid", "empty list"),
-    ({}, "grid", "factors"),
-    ({"data.size": ["1GB"]}, "gird", "did you mean 'grid'"),
-    ({"data.size": ["1GB", "2GB"], "data.tables": [1]}, "zip", "one length"),
-    ({"data.size": "1GB"}, "grid", "not a list"),
-])
+@pytest.mark.parametrize(
+    "factors, mode, match",
+    [
+        ({"data.sise": ["1GB"]}, "grid", "factors.data.sise.*did you mean 'size'"),
+        ({"cluster.config.NoSuchParam": [1]}, "grid", "unknown NDB parameter"),
+        ({"data": [1]}, "grid", "is a section"),
+        ({"data.size.x": [1]}, "grid", "is a value, not a section"),
+        ({"data.size": []}, "grid", "empty list"),
+        ({}, "grid", "factors"),
+        ({"data.size": ["1GB"]}, "gird", "did you mean 'grid'"),
+        ({"data.size": ["1GB", "2GB"], "data.tables": [1]}, "zip", "one length"),
+        ({"data.size": "1GB"}, "grid", "not a list"),
+    ],
+)
 def test_bad_sweeps_raise_one_line_input_errors(factors, mode, match):
     with pytest.raises(InputError, match=match) as e:
         run(factors, mode=mode)
@@ -133,9 +161,11 @@ def test_random_mode_checks_ranges():
 
 def _sweep_file(tmp_path, extra=""):
     p = tmp_path / "s.yaml"
-    p.write_text(f"base: {BASE}\nset: {{data.rows: null}}\nfactors:\n  data.size: [10GB, 20GB]\n"
-                 "  workload.updates_per_s: [0, 500]\n"
-                 f"mode: grid\nreplications: 2\nseed: 9\n{extra}")
+    p.write_text(
+        f"base: {BASE}\nset: {{data.rows: null}}\nfactors:\n  data.size: [10GB, 20GB]\n"
+        "  workload.updates_per_s: [0, 500]\n"
+        f"mode: grid\nreplications: 2\nseed: 9\n{extra}"
+    )
     return p
 
 
@@ -155,8 +185,12 @@ def test_cli_writes_csv_and_parquet(tmp_path):
     assert list(pq["point"].unique()) == [1, 3]
     assert list(tmp_path.glob("*.part")) == []
     ref = ndbsim.sweep(f, workers=1, progress=False)
-    pd.testing.assert_frame_equal(csv[["point", "seed", "total_restart_secs"]],
-                                  ref[["point", "seed", "total_restart_secs"]], check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(
+        csv[["point", "seed", "total_restart_secs"]],
+        ref[["point", "seed", "total_restart_secs"]],
+        check_exact=False,
+        rtol=1e-12,
+    )
     assert load_sweep(f)["seed"] == 9
 
 
@@ -177,18 +211,31 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path):
 
 def test_innodb_base_sweeps_with_its_own_phases(tmp_path):
     root = ROOT
-    df = ndbsim.sweep(root / "scenarios/innodb-tpcc1000-bp144g-flash.yaml",
-                      {"server.innodb_log_file_size": ["1G", "4G"]}, progress=False, workers=1)
+    df = ndbsim.sweep(
+        root / "scenarios/innodb-tpcc1000-bp144g-flash.yaml",
+        {"server.innodb_log_file_size": ["1G", "4G"]},
+        progress=False,
+        workers=1,
+    )
     assert list(df["status"]) == ["ok", "ok"]
     assert "secs_redo_apply" in df.columns and "secs_restore_fragments" not in df.columns
     assert df["total_restart_secs"].iloc[1] > df["total_restart_secs"].iloc[0]  # a bigger log, a longer recovery
     with pytest.raises(ndbsim.InputError):
-        ndbsim.sweep(root / "scenarios/innodb-tpcc1000-bp144g-flash.yaml", {"server.log_size": ["1G"]},
-                     progress=False, workers=1)
+        ndbsim.sweep(
+            root / "scenarios/innodb-tpcc1000-bp144g-flash.yaml", {"server.log_size": ["1G"]}, progress=False, workers=1
+        )
 
 
-@pytest.mark.parametrize("key,value", [("data.size", "12GB"), ("version", "8.0.30"), ("data.size", "junk"),
-                                       ("host.bogus", 1), ("cluster.config.RecoveryWork", 80)])
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("data.size", "12GB"),
+        ("version", "8.0.30"),
+        ("data.size", "junk"),
+        ("host.bogus", 1),
+        ("cluster.config.RecoveryWork", 80),
+    ],
+)
 def test_points_reuse_untouched_sections_with_the_same_outcome(key, value):
     """A sweep point validates only the sections its factors change; the scenario (or the
     error) must be exactly what validating the whole point gives."""

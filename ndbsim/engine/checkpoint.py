@@ -48,12 +48,20 @@ class CheckpointPolicy:
         """(bytes written, fraction of parts written in full)."""
         raise NotImplementedError
 
-    def restore_work(self, data_bytes: float, rows: float, history: list[LcpRecord],
-                     steady: LcpRecord | None) -> RestoreWork:
+    def restore_work(
+        self, data_bytes: float, rows: float, history: list[LcpRecord], steady: LcpRecord | None
+    ) -> RestoreWork:
         raise NotImplementedError
 
-    def steady_state(self, data_bytes: float, rows: float, row_rates: Changes, write_speed: float,
-                     overhead_secs: float, trigger_secs: float) -> tuple[LcpRecord, float]:
+    def steady_state(
+        self,
+        data_bytes: float,
+        rows: float,
+        row_rates: Changes,
+        write_speed: float,
+        overhead_secs: float,
+        trigger_secs: float,
+    ) -> tuple[LcpRecord, float]:
         """The LCP cycle the node settles into: LCPs start every ``cycle`` seconds, the larger
         of the LCP's own duration and the time the stream takes to write the
         TimeBetweenLocalCheckpoints threshold (``trigger_secs``). Returns the record of one
@@ -75,8 +83,9 @@ class CheckpointPolicy:
         c = _scale(row_rates, cycle)
         size, pct = self.lcp_size(data_bytes, rows, c)
         duration = size / write_speed + overhead_secs
-        return LcpRecord(start=-duration, end=0.0, pct=pct, changed_rows=c.updates + c.inserts,
-                         changed_bytes=c.bytes, bytes=size), cycle
+        return LcpRecord(
+            start=-duration, end=0.0, pct=pct, changed_rows=c.updates + c.inserts, changed_bytes=c.bytes, bytes=size
+        ), cycle
 
 
 def _scale(rates: Changes, t: float) -> Changes:
@@ -92,8 +101,9 @@ class FullLcp(CheckpointPolicy):
     def lcp_size(self, data_bytes: float, rows: float, changes: Changes, first: bool = False) -> tuple[float, float]:
         return data_bytes, 1.0
 
-    def restore_work(self, data_bytes: float, rows: float, history: list[LcpRecord],
-                     steady: LcpRecord | None) -> RestoreWork:
+    def restore_work(
+        self, data_bytes: float, rows: float, history: list[LcpRecord], steady: LcpRecord | None
+    ) -> RestoreWork:
         return RestoreWork(bytes_read=data_bytes, rows_applied=rows, lcps=1)
 
 
@@ -117,8 +127,9 @@ class PartialLcp(CheckpointPolicy):
         raw = changes.rows
         if 10 * raw > 7 * rows:
             return PARTIAL_LCP_PARTS  # rule 2: more than 70% of rows changed
-        weighted = (changes.updates + changes.inserts * self.insert_weight
-                    + changes.deletes * DELETE_RECOVERY_WORK / 100.0)
+        weighted = (
+            changes.updates + changes.inserts * self.insert_weight + changes.deletes * DELETE_RECOVERY_WORK / 100.0
+        )
         y = weighted / rows
         z = y / self.tables  # the fragment's share of its LDM's memory ≈ 1/tables
         k = y + 0.5 * z
@@ -131,8 +142,9 @@ class PartialLcp(CheckpointPolicy):
         changed_bytes = min(rows, changes.updates + changes.inserts) * row_size
         return pct * data_bytes + (1.0 - pct) * changed_bytes, pct
 
-    def restore_work(self, data_bytes: float, rows: float, history: list[LcpRecord],
-                     steady: LcpRecord | None) -> RestoreWork:
+    def restore_work(
+        self, data_bytes: float, rows: float, history: list[LcpRecord], steady: LcpRecord | None
+    ) -> RestoreWork:
         """Walk back from the newest LCP until every part has an ALL-ROWS copy; each part is
         restored from there and the CHANGE rows of every later LCP are applied on top."""
         covered = 0.0
@@ -169,8 +181,9 @@ def sum_positive_arithmetic(first: float, step: float, count: int) -> float:
     return k * first + step * k * (k - 1) / 2.0
 
 
-def policy_for(config: dict, partial_available: bool, tables: int,
-               insert_recovery_work: bool = True) -> CheckpointPolicy:
+def policy_for(
+    config: dict, partial_available: bool, tables: int, insert_recovery_work: bool = True
+) -> CheckpointPolicy:
     """The version's checkpoint policy; before 7.6.5 (``insert_recovery_work`` False) inserted
     rows count in full, whatever InsertRecoveryWork says."""
     if partial_available and config.get("EnablePartialLcp"):

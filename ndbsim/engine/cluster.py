@@ -88,8 +88,9 @@ class Cluster:
         self.env = simpy.Environment()
         self.fluid = FluidSystem(self.env)
         self.ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], self.mech.multithreaded)
-        self.policy: CheckpointPolicy = policy_for(cfg, self.mech.partial_lcp_available, s.data.tables,
-                                                   self.mech.insert_recovery_work)
+        self.policy: CheckpointPolicy = policy_for(
+            cfg, self.mech.partial_lcp_available, s.data.tables, self.mech.insert_recovery_work
+        )
         self.replicas = cfg["NoOfReplicas"]
         self.groups = s.cluster.data_nodes // self.replicas
         self.nodes = [Node(id=i + 1, group=i // self.replicas) for i in range(s.cluster.data_nodes)]
@@ -98,8 +99,7 @@ class Cluster:
         self.max_rows = cfg["DataMemory"] / (self.data_bytes / self.rows) if self.rows else math.inf
         """Rows DataMemory holds at this row size: inserts beyond it would fail (error 827)."""
         self.gcp = cfg["TimeBetweenGlobalCheckpoints"] / 1000.0
-        self.redo_capacity = (cfg["NoOfFragmentLogParts"] * cfg["NoOfFragmentLogFiles"]
-                              * cfg["FragmentLogFileSize"])
+        self.redo_capacity = cfg["NoOfFragmentLogParts"] * cfg["NoOfFragmentLogFiles"] * cfg["FragmentLogFileSize"]
         self.lcp_trigger_bytes = 4.0 * 2 ** cfg["TimeBetweenLocalCheckpoints"]
         self.table_description_secs = s.data.tables * LCP_TABLE_DESCRIPTION_SECS
         """Each LCP ends by writing every table's description."""
@@ -116,9 +116,11 @@ class Cluster:
         self.warnings: list[str] = []
         ignored = [k for k in unused_params(self.mech) if k in s.cluster.config]
         if ignored:
-            self.warnings.append(f"{', '.join(ignored)}: not {'a parameter' if len(ignored) == 1 else 'parameters'} "
-                                 f"of NDB {s.version}, ignored (`ndbsim params --version {s.version}` lists "
-                                 "this version's)")
+            self.warnings.append(
+                f"{', '.join(ignored)}: not {'a parameter' if len(ignored) == 1 else 'parameters'} "
+                f"of NDB {s.version}, ignored (`ndbsim params --version {s.version}` lists "
+                "this version's)"
+            )
         self.redo_peak_bytes = 0.0
         self._normal_speeds: dict[int, tuple[Rates, float]] = {}
         self._build_traffic()
@@ -139,9 +141,17 @@ class Cluster:
         def merged(over) -> Rates:
             if over is None:
                 return base
-            return Rates(*(getattr(over, f) if getattr(over, f) is not None else getattr(base, g)
-                           for f, g in (("updates_per_s", "updates"), ("inserts_per_s", "inserts"),
-                                        ("deletes_per_s", "deletes"), ("bytes_per_change", "bytes_per_change"))))
+            return Rates(
+                *(
+                    getattr(over, f) if getattr(over, f) is not None else getattr(base, g)
+                    for f, g in (
+                        ("updates_per_s", "updates"),
+                        ("inserts_per_s", "inserts"),
+                        ("deletes_per_s", "deletes"),
+                        ("bytes_per_change", "bytes_per_change"),
+                    )
+                )
+            )
 
         self.base_rates = base
         self.burst_rates = merged(w.before_restart) if w.before_restart else None
@@ -153,13 +163,16 @@ class Cluster:
                     f"workload.before_restart inserts {grown:,.0f} rows net, {grown / self.rows:.0%} of data.rows "
                     f"({self.rows:,.0f}): ndbsim models the data at its size at the crash throughout, so the "
                     "LCPs of the burst are sized as if the table had been that big all along; raise data.rows "
-                    "or shorten the burst")
+                    "or shorten the burst"
+                )
         self.restart_rates = merged(w.during_restart)
         if self.s.restart.type == "system":
             # the whole cluster is down: no transaction runs until the system restart completes
             if w.during_restart is not None and self.restart_rates.rows > 0:
-                self.warnings.append("workload.during_restart is ignored for a system restart: the cluster "
-                                     "runs no transactions until it has restarted")
+                self.warnings.append(
+                    "workload.during_restart is ignored for a system restart: the cluster "
+                    "runs no transactions until it has restarted"
+                )
             self.restart_rates = Rates(bytes_per_change=base.bytes_per_change)
         share = 1.0 / self.groups
         base_rec, base_cycle, self.base_lcp_speed, self.base_redo_floor = self._steady(base, settled=True)
@@ -218,8 +231,7 @@ class Cluster:
         EnableRedoControl to have acted on the REDO fill (the base load, which runs before the
         simulated time); a burst starts with the base's log and is simulated as it fills."""
         share = 1.0 / self.groups
-        node_rates = Changes(rates.updates * share, rates.inserts * share, rates.deletes * share,
-                             rates.bytes * share)
+        node_rates = Changes(rates.updates * share, rates.inserts * share, rates.deletes * share, rates.bytes * share)
         trigger = self.lcp_trigger_bytes / rates.bytes if rates.bytes > 0 else math.inf
         if trigger > self.s.simulation.horizon:  # an LCP cycle longer than the horizon: idle
             trigger = math.inf
@@ -238,8 +250,10 @@ class Cluster:
             # can hold it there, and the cycle runs at the average of the two speeds that keeps
             # the level's share of the log (found by bisection); beyond the last level, at the
             # fastest speed.
-            for level, faster in ((REDO_ALERT_HIGH, self.cfg["MaxDiskWriteSpeedOtherNodeRestart"]),
-                                  (REDO_ALERT_CRITICAL, self.cfg["MaxDiskWriteSpeedOwnRestart"])):
+            for level, faster in (
+                (REDO_ALERT_HIGH, self.cfg["MaxDiskWriteSpeedOtherNodeRestart"]),
+                (REDO_ALERT_CRITICAL, self.cfg["MaxDiskWriteSpeedOwnRestart"]),
+            ):
                 faster = min(faster, self.disk_write_left(rates))
                 target = level * self.redo_capacity
                 if self.steady_redo_bytes(rates, rec, cycle) <= target:
@@ -355,8 +369,12 @@ class Cluster:
         ``speed`` and scans every row, each LDM thread its own fragments. ``amount`` < 1 is
         the part left of an LCP already under way."""
         cpu = self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE
-        flow = self.fluid.transfer(amount, {node.disk: size / self.s.host.disk_write, node.cpu: cpu},
-                                   cap=self._lcp_cap(size, cpu, speed), name=f"lcp{node.id}")
+        flow = self.fluid.transfer(
+            amount,
+            {node.disk: size / self.s.host.disk_write, node.cpu: cpu},
+            cap=self._lcp_cap(size, cpu, speed),
+            name=f"lcp{node.id}",
+        )
         flow.lcp_size = size
         return flow
 
@@ -474,5 +492,4 @@ class Cluster:
 
     def peers(self, node: Node) -> list[Node]:
         """The live nodes of ``node``'s node group, which it can copy from."""
-        return [n for n in self.nodes if n.group == node.group and n is not node and not n.down
-                and not n.restarting]
+        return [n for n in self.nodes if n.group == node.group and n is not node and not n.down and not n.restarting]

@@ -302,8 +302,11 @@ class LcpMaster:
         start = plan.start
         who = tuple(n for n, _ in plan.flows)
         n = len(plan.flows)
-        values = (*(f.lcp_size for _, f in plan.flows), *(f.done._value - start for _, f in plan.flows),
-                  self.last_end - start)
+        values = (
+            *(f.lcp_size for _, f in plan.flows),
+            *(f.done._value - start for _, f in plan.flows),
+            self.last_end - start,
+        )
         if plan.cap_changes:
             values += tuple(x for at, caps in plan.cap_changes for x in (at, *caps))
         period = start - prev[2] if prev is not None else math.nan
@@ -313,7 +316,7 @@ class LcpMaster:
         if not (_same(values, prev[1]) and _same((period,), (prev[3],))):
             return None
         length = values[2 * n]
-        durations = values[n:2 * n]
+        durations = values[n : 2 * n]
         newest = {id(n.history[0]) for n in plan.participants}
         if len(newest) != 1:
             return None
@@ -330,8 +333,15 @@ class LcpMaster:
         until = next((s for s, _ in self.c.traffic.segments if s > self.env.now), math.inf)
         if gap < 0 or until - self.env.now < MIN_SKIPPED_CYCLES * period:
             return None
-        return _Skip(plan=plan, record=plan.participants[0].history[0], origin=self.last_end, period=period,
-                     gap=gap, durations=durations, length=length)
+        return _Skip(
+            plan=plan,
+            record=plan.participants[0].history[0],
+            origin=self.last_end,
+            period=period,
+            gap=gap,
+            durations=durations,
+            length=length,
+        )
 
     def _alone(self, plan: LcpPlan) -> bool:
         """Whether taking the LCP's flows out leaves every other flow's rate as it is: true
@@ -369,8 +379,9 @@ class LcpMaster:
             tmpl = skip.plan
             since = self.last_start if whole else tmpl.start
             size, pct, changes = tmpl.sizes[tmpl.since[0]]
-            plan = LcpPlan(start, list(tmpl.participants), [since] * len(tmpl.participants),
-                           {since: (size, pct, changes)})
+            plan = LcpPlan(
+                start, list(tmpl.participants), [since] * len(tmpl.participants), {since: (size, pct, changes)}
+            )
             for node in tmpl.participants:
                 node.redo_alert = 0
             with c.fluid.batch:

@@ -58,8 +58,9 @@ class Restarter:
             yield self.env.timeout(secs)
         self._span(run, phase, t0)
 
-    def _work(self, node: Node, amount: float, cpu_per_unit: float, threads: float,
-              disk_per_unit: float = 0.0, name: str = "") -> Generator[Event, Any, None]:
+    def _work(
+        self, node: Node, amount: float, cpu_per_unit: float, threads: float, disk_per_unit: float = 0.0, name: str = ""
+    ) -> Generator[Event, Any, None]:
         """Work spread over ``threads`` threads of one node; its CPU use is capped at what
         those threads can get from the cores (hyperthreads count ``hyperthread_gain``)."""
         cores = self.c.cores(threads)
@@ -110,9 +111,11 @@ class Restarter:
         if kind == "node" and fallback and c.lcp.count - run.facts["lcp_count_at_crash"] >= fallback:
             initial = True
             run.facts["full_copy_fallback"] = 1.0
-            c.warnings.append(f"node {node.id} was down for {fallback} LCPs or more: it restarts like an initial "
-                              "node restart, copying every row (the 5.1 rule of seed 004); a longer "
-                              "TimeBetweenLocalCheckpoints or a shorter downtime keeps its own LCP usable")
+            c.warnings.append(
+                f"node {node.id} was down for {fallback} LCPs or more: it restarts like an initial "
+                "node restart, copying every row (the 5.1 rule of seed 004); a longer "
+                "TimeBetweenLocalCheckpoints or a shorter downtime keeps its own LCP usable"
+            )
         # initial starts initialise the REDO log files (NDBCNTR STTOR phase 2)
         redo_init = 0.0
         if initial and cfg["InitFragmentLogFiles"] == "FULL":
@@ -120,8 +123,12 @@ class Restarter:
         yield from self._timed(run, "secs_until_wait_for_ndbcntr_master", redo_init)
 
         if kind == "system":
-            for phase in ("secs_wait_for_ndbcntr_master", "secs_to_get_start_permitted",
-                          "secs_to_wait_for_lcp_for_copy_meta_data", "secs_to_copy_meta_data"):
+            for phase in (
+                "secs_wait_for_ndbcntr_master",
+                "secs_to_get_start_permitted",
+                "secs_to_wait_for_lcp_for_copy_meta_data",
+                "secs_to_copy_meta_data",
+            ):
                 self._span(run, phase, env.now)
         else:
             t0 = env.now
@@ -152,8 +159,14 @@ class Restarter:
             work = c.policy.restore_work(data, rows, node.history, c.steady)
             run.facts.update(restore_bytes=work.bytes_read, restore_rows=work.rows_applied, restore_lcps=work.lcps)
             t0 = env.now
-            yield from self._work(node, work.bytes_read, work.rows_applied / work.bytes_read * k.restore_row_secs,
-                                  ldm, 1.0 / s.host.disk_read, "restore")
+            yield from self._work(
+                node,
+                work.bytes_read,
+                work.rows_applied / work.bytes_read * k.restore_row_secs,
+                ldm,
+                1.0 / s.host.disk_read,
+                "restore",
+            )
             self._span(run, "secs_restore_fragments", t0)
             # REDO written since the restored LCP started; disk-data pages also need UNDO
             redo = c.redo_since(redo_from, crash)
@@ -165,8 +178,9 @@ class Restarter:
             run.facts.update(redo_bytes=redo, undo_bytes=undo)
             t0 = env.now
             if undo > 0:
-                yield from self._work(node, undo, k.redo_byte_secs, ldm if c.mech.parallel_undo else 1,
-                                      1.0 / s.host.disk_read, "undo")
+                yield from self._work(
+                    node, undo, k.redo_byte_secs, ldm if c.mech.parallel_undo else 1, 1.0 / s.host.disk_read, "undo"
+                )
             self._span(run, "secs_undo_disk_data", t0)
             t0 = env.now
             yield from self._work(node, redo, k.redo_byte_secs, ldm, 1.0 / s.host.disk_read, "redo")
@@ -177,8 +191,9 @@ class Restarter:
             if kind == "system":
                 self._span(run, "secs_to_synchronize_starting_node", env.now)
             else:
-                ok = yield from self._copy(node, run, crash, full=False, index_online=True,
-                                           phase="secs_to_synchronize_starting_node")
+                ok = yield from self._copy(
+                    node, run, crash, full=False, index_online=True, phase="secs_to_synchronize_starting_node"
+                )
                 if not ok:
                     return
 
@@ -231,8 +246,9 @@ class Restarter:
         cap = self.c.cfg["MaxParallelCopyInstances"]
         return min(self.c.ldm, cap) if cap else self.c.ldm
 
-    def _copy(self, node: Node, run: NodeRun, since: float, full: bool, index_online: bool,
-              phase: str) -> Generator[Event, Any, bool]:
+    def _copy(
+        self, node: Node, run: NodeRun, since: float, full: bool, index_online: bool, phase: str
+    ) -> Generator[Event, Any, bool]:
         """Synchronise with the live node, table by table (``COPY_STEPS_MAX``). The live node scans every row and
         ships those changed since ``since`` (all rows for a full copy); the starting node has
         joined all transactions, so it also applies the live stream as it arrives. A table
@@ -261,14 +277,18 @@ class Restarter:
         stream_bytes = c.restart_rates.bytes / c.groups
         limit = None
         if need >= ldm_cores:
-            limit = (f"applying {stream_rows:,.0f} changed rows/s needs {need:.1f} cores of the starting node's "
-                     f"{c.ldm} LDM threads, which give {ldm_cores:.1f}; lower the update rate during the restart "
-                     "or add LDM threads")
+            limit = (
+                f"applying {stream_rows:,.0f} changed rows/s needs {need:.1f} cores of the starting node's "
+                f"{c.ldm} LDM threads, which give {ldm_cores:.1f}; lower the update rate during the restart "
+                "or add LDM threads"
+            )
         elif c.fluid.spare(node.cpu) <= 0:
             limit = "the starting node's cores are saturated by the live stream; lower the update rate"
         elif c.fluid.spare(node.net) <= 0:
-            limit = (f"the live stream alone sends {stream_bytes / 1e6:,.0f} MB/s to the starting node over a "
-                     f"{h.network * 8 / 1e9:g} Gbit/s link; lower the update rate or use a faster network")
+            limit = (
+                f"the live stream alone sends {stream_bytes / 1e6:,.0f} MB/s to the starting node over a "
+                f"{h.network * 8 / 1e9:g} Gbit/s link; lower the update rate or use a faster network"
+            )
         apply_cores = copy_cores * (1.0 - need / ldm_cores) if not limit else 0.0
         if not limit and not full:
             # Updates hit the same rows again (the target saturates at every row), but each
@@ -279,9 +299,11 @@ class Restarter:
             if row_size > 0:
                 best = min(best, c.fluid.spare(node.net) / row_size)
             if grow >= best:
-                limit = (f"inserts and deletes add {grow:,.0f} rows/s to ship, more than the copy's best "
-                         f"{best:,.0f} rows/s; lower the insert and delete rates during the restart or raise "
-                         "MaxParallelCopyInstances")
+                limit = (
+                    f"inserts and deletes add {grow:,.0f} rows/s to ship, more than the copy's best "
+                    f"{best:,.0f} rows/s; lower the insert and delete rates during the restart or raise "
+                    "MaxParallelCopyInstances"
+                )
         if limit:
             run.status = "non-converging"
             run.reason = "the copy phase never converges: " + limit
@@ -297,9 +319,11 @@ class Restarter:
                 ship = c.traffic.distinct_rows(since, env.now, c.rows, c.max_rows) / steps
             scan = c.rows / steps
             shipped_total += ship
-            demand = {node.cpu: ship * (0.5 * k.copy_row_secs + index_per_row),
-                      live.cpu: scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs,
-                      node.net: ship * row_size}
+            demand = {
+                node.cpu: ship * (0.5 * k.copy_row_secs + index_per_row),
+                live.cpu: scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs,
+                node.net: ship * row_size,
+            }
             # A copy instance is a pair of threads, one on each side, exchanging rows
             # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both
             # sides' per-row cost in series.
@@ -319,17 +343,20 @@ class Restarter:
         two_pass = c.mech.partial_lcp_available and bool(c.cfg["TwoPassInitialNodeRestartCopy"])
         pass1_start = env.now
         if two_pass:
-            ok = yield from self._copy(node, run, pass1_start, full=True, index_online=False,
-                                       phase="secs_to_synchronize_starting_node")
+            ok = yield from self._copy(
+                node, run, pass1_start, full=True, index_online=False, phase="secs_to_synchronize_starting_node"
+            )
             if not ok:
                 return False
             t0 = env.now
             yield from self._index_rebuild(node)
             self._span(run, "secs_index_rebuild", t0)
-            ok = yield from self._copy(node, run, pass1_start, full=False, index_online=True,
-                                       phase="secs_to_synchronize_starting_node")
+            ok = yield from self._copy(
+                node, run, pass1_start, full=False, index_online=True, phase="secs_to_synchronize_starting_node"
+            )
             return ok
         self._span(run, "secs_index_rebuild", env.now)
-        ok = yield from self._copy(node, run, pass1_start, full=True, index_online=True,
-                                   phase="secs_to_synchronize_starting_node")
+        ok = yield from self._copy(
+            node, run, pass1_start, full=True, index_online=True, phase="secs_to_synchronize_starting_node"
+        )
         return ok

@@ -62,8 +62,10 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
     kind, waves = restart_plan(c)
     chosen = resolved.scenario.restart.nodes
     if resolved.scenario.restart.type == "rolling" and chosen and len(set(chosen)) < len(c.nodes):
-        c.warnings.append(f"a rolling restart of restart.nodes {sorted(set(chosen))} only, not of all "
-                          f"{len(c.nodes)} data nodes; drop restart.nodes to roll through the whole cluster")
+        c.warnings.append(
+            f"a rolling restart of restart.nodes {sorted(set(chosen))} only, not of all "
+            f"{len(c.nodes)} data nodes; drop restart.nodes to roll through the whole cluster"
+        )
     runs: list[NodeRun] = []
     state = {"failed": None}
 
@@ -98,29 +100,36 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
         status = "stuck"
         waiting = [x for x in runs if math.isnan(x.end)]
         done = waiting[0].spans[-1][0] if waiting and waiting[0].spans else None
-        reason = (f"the restart did not finish within simulation.horizon "
-                  f"({resolved.scenario.simulation.horizon:.0f} s); "
-                  + (f"the last phase it finished was {done}" if done else "it had finished no phase"))
+        reason = (
+            f"the restart did not finish within simulation.horizon "
+            f"({resolved.scenario.simulation.horizon:.0f} s); "
+            + (f"the last phase it finished was {done}" if done else "it had finished no phase")
+        )
     c.note_redo()
     warnings = list(c.warnings)
     checkpoint = checkpoint_figures(c)
     if checkpoint["redo_peak_bytes"] > checkpoint["redo_capacity_bytes"] and status in (STATUS_OK, "stuck"):
         status = "redo-overload"
-        reason = (f"REDO log overloaded (error 410): {format_bytes(checkpoint['redo_peak_bytes'])} of REDO must "
-                  f"be kept but the log holds {format_bytes(checkpoint['redo_capacity_bytes'])} "
-                  "(NoOfFragmentLogParts × NoOfFragmentLogFiles × FragmentLogFileSize); raise "
-                  f"NoOfFragmentLogFiles or {_speed_fix(c)}")
+        reason = (
+            f"REDO log overloaded (error 410): {format_bytes(checkpoint['redo_peak_bytes'])} of REDO must "
+            f"be kept but the log holds {format_bytes(checkpoint['redo_capacity_bytes'])} "
+            "(NoOfFragmentLogParts × NoOfFragmentLogFiles × FragmentLogFileSize); raise "
+            f"NoOfFragmentLogFiles or {_speed_fix(c)}"
+        )
     elif checkpoint["redo_peak_bytes"] > checkpoint["redo_capacity_bytes"]:
-        warnings.append(f"the REDO log also overloads (error 410): {format_bytes(checkpoint['redo_peak_bytes'])} "
-                        f"needed, {format_bytes(checkpoint['redo_capacity_bytes'])} configured")
+        warnings.append(
+            f"the REDO log also overloads (error 410): {format_bytes(checkpoint['redo_peak_bytes'])} "
+            f"needed, {format_bytes(checkpoint['redo_capacity_bytes'])} configured"
+        )
     elif checkpoint["redo_peak_bytes"] > REDO_WARN_FILL * checkpoint["redo_capacity_bytes"]:
         fill = checkpoint["redo_peak_bytes"] / checkpoint["redo_capacity_bytes"]
-        warnings.append(f"REDO log reaches {100 * fill:.0f}% "
-                        "of its capacity; error 410 is close")
+        warnings.append(f"REDO log reaches {100 * fill:.0f}% of its capacity; error 410 is close")
     s = resolved.scenario
     if s.restart.type == "system" and s.data.size > DATA_MEMORY_WARN_FILL * resolved.config["DataMemory"]:
-        warnings.append("data fills more than 80% of DataMemory: a system restart may fail to "
-                        "re-allocate it in another order (seed 004); raise DataMemory")
+        warnings.append(
+            "data fills more than 80% of DataMemory: a system restart may fail to "
+            "re-allocate it in another order (seed 004); raise DataMemory"
+        )
     # A restart that cannot finish has no total: it is reported as infinite (null in JSON).
     ends = [x.end for x in runs if not math.isnan(x.end)]
     total = (max(ends) - c.t_crash) if ends and status in (STATUS_OK, "redo-overload") else math.inf
@@ -130,10 +139,19 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
     grow = (c.restart_rates.inserts - c.restart_rates.deletes) / c.groups  # net new rows per node per second
     span = total if math.isfinite(total) else env.now - c.t_crash
     if grow > 0 and span * grow > c.max_rows - c.rows:
-        warnings.append(f"inserts during the restart fill DataMemory after {(c.max_rows - c.rows) / grow:,.0f} s "
-                        "(NDB error 827); ndbsim keeps data.size fixed and copies at most what DataMemory holds")
-    return Replication(total_restart_secs=total, status=status, reason=reason, nodes=runs,
-                       checkpoint=checkpoint, warnings=warnings, events=events)
+        warnings.append(
+            f"inserts during the restart fill DataMemory after {(c.max_rows - c.rows) / grow:,.0f} s "
+            "(NDB error 827); ndbsim keeps data.size fixed and copies at most what DataMemory holds"
+        )
+    return Replication(
+        total_restart_secs=total,
+        status=status,
+        reason=reason,
+        nodes=runs,
+        checkpoint=checkpoint,
+        warnings=warnings,
+        events=events,
+    )
 
 
 def _speed_fix(c: Cluster) -> str:
@@ -143,8 +161,10 @@ def _speed_fix(c: Cluster) -> str:
     if c.mech.legacy_speed_parameters:
         return "DiskCheckpointSpeed (shorter LCPs release REDO sooner)"
     if c.redo_control:
-        return ("MaxDiskWriteSpeedOtherNodeRestart and MaxDiskWriteSpeedOwnRestart, the speeds "
-                "EnableRedoControl raises the LCP to as the REDO fills")
+        return (
+            "MaxDiskWriteSpeedOtherNodeRestart and MaxDiskWriteSpeedOwnRestart, the speeds "
+            "EnableRedoControl raises the LCP to as the REDO fills"
+        )
     fix = "MaxDiskWriteSpeed (shorter LCPs release REDO sooner)"
     return fix + ", or set EnableRedoControl=true" if c.mech.redo_control else fix
 
@@ -166,4 +186,3 @@ def checkpoint_figures(c: Cluster) -> dict[str, float]:
         "redo_peak_bytes": max(c.redo_peak_bytes, needed),
         "lcps_simulated": c.lcp.count,
     }
-

@@ -58,8 +58,16 @@ class Traffic:
         self._per_node = []
         for i, (start, r) in enumerate(self.segments):
             end = self.segments[i + 1][0] if i + 1 < len(self.segments) else math.inf
-            self._per_node.append((start if i else -math.inf, end, r.updates * share, r.inserts * share,
-                                   r.deletes * share, r.bytes * share))
+            self._per_node.append(
+                (
+                    start if i else -math.inf,
+                    end,
+                    r.updates * share,
+                    r.inserts * share,
+                    r.deletes * share,
+                    r.bytes * share,
+                )
+            )
 
     def at(self, t: float) -> Rates:
         current = self.segments[0][1]

@@ -5,6 +5,18 @@ from ndbsim.innodb.fit import calibrate, load_cases, save_calibrated
 from ndbsim.innodb.model import InnodbReplication, InnodbResult, is_innodb, simulate_innodb
 from ndbsim.innodb.scenario import InnodbScenario, scenario_from_dict
 
-__all__ = ["Constants", "DEFAULTS", "FREE_CONSTANTS", "InnodbReplication", "InnodbResult", "InnodbScenario",
-           "calibrate", "is_innodb", "load_cases", "load_constants", "save_calibrated", "scenario_from_dict",
-           "simulate_innodb"]
+__all__ = [
+    "Constants",
+    "DEFAULTS",
+    "FREE_CONSTANTS",
+    "InnodbReplication",
+    "InnodbResult",
+    "InnodbScenario",
+    "calibrate",
+    "is_innodb",
+    "load_cases",
+    "load_constants",
+    "save_calibrated",
+    "scenario_from_dict",
+    "simulate_innodb",
+]

@@ -70,9 +70,11 @@ def calibrate(cases: list[dict]) -> dict:
     x0 = np.log([defaults[k] for k in FREE_CONSTANTS])
     sol = least_squares(resid, x0, method="trf", x_scale=1.0, diff_step=1e-6, xtol=1e-12, ftol=1e-12)
     fitted = consts(sol.x)
-    out = {"constants": {k: fitted[k] for k in FREE_CONSTANTS},
-           "residuals": {_case_name(c): rel(c, fitted) for c in cases},
-           "fitted_on": [_case_name(c) for c in fit]}
+    out = {
+        "constants": {k: fitted[k] for k in FREE_CONSTANTS},
+        "residuals": {_case_name(c): rel(c, fitted) for c in cases},
+        "fitted_on": [_case_name(c) for c in fit],
+    }
     return out
 
 
@@ -81,12 +83,18 @@ def save_calibrated(result: dict, path: Path | None = None) -> None:
 
     from ndbsim.innodb.constants import CALIBRATED
 
-    text = ("# Fitted by ndbsim.innodb.calibrate on calibration/innodb-*.yaml (role: fit).\n"
-            "# Residuals are (predicted - published) / published with these constants.\n")
-    text += yaml.safe_dump({"constants": {k: float(f"{v:.6g}") for k, v in result["constants"].items()},
-                            "fitted_on": result.get("fitted_on", []),
-                            "residuals": {k: round(float(v), 4) for k, v in result["residuals"].items()}},
-                           sort_keys=False)
+    text = (
+        "# Fitted by ndbsim.innodb.calibrate on calibration/innodb-*.yaml (role: fit).\n"
+        "# Residuals are (predicted - published) / published with these constants.\n"
+    )
+    text += yaml.safe_dump(
+        {
+            "constants": {k: float(f"{v:.6g}") for k, v in result["constants"].items()},
+            "fitted_on": result.get("fitted_on", []),
+            "residuals": {k: round(float(v), 4) for k, v in result["residuals"].items()},
+        },
+        sort_keys=False,
+    )
     from ndbsim.io import atomic_write_text
 
     atomic_write_text(path or CALIBRATED, text)

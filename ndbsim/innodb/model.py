@@ -73,12 +73,10 @@ class InnodbResult(ReplicatedSummary):
     replications: list[InnodbReplication] = field(default_factory=list)
     kind: str = "innodb"
 
-
     @property
     def total_restart_secs(self) -> float:
         """Median downtime: until the redo apply completes (scan + apply)."""
         return float(np.median(self.totals))
-
 
     @property
     def events(self) -> int:
@@ -127,13 +125,23 @@ class InnodbResult(ReplicatedSummary):
         for i, r in enumerate(self.replications):
             first, last = phase_bounds(r.spans)
             for p in PHASES:
-                rows.append({"replication": i, "phase": p, "secs": r.phases[p], "start": first.get(p, 0.0),
-                             "end": last.get(p, 0.0), "in_downtime": p in DOWNTIME_PHASES, "status": r.status})
+                rows.append(
+                    {
+                        "replication": i,
+                        "phase": p,
+                        "secs": r.phases[p],
+                        "start": first.get(p, 0.0),
+                        "end": last.get(p, 0.0),
+                        "in_downtime": p in DOWNTIME_PHASES,
+                        "status": r.status,
+                    }
+                )
         return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------------
 # One replication
+
 
 def recovery_work(s: InnodbScenario, c: Constants, redo_rate: float) -> dict[str, float]:
     """Bytes, pages and IO sizes the recovery has to handle (plain arithmetic, no time)."""
@@ -148,9 +156,16 @@ def recovery_work(s: InnodbScenario, c: Constants, redo_rate: float) -> dict[str
     density = pages / max(data / c.page_size, 1.0)
     pages_per_io = max(1.0, c.read_area_pages * min(density, 1.0))
     read_io_rate = min(s.storage.read_iops, c.read_queue_depth / s.storage.latency)
-    return {"log_capacity": capacity, "redo_generated": generated, "checkpoint_age": age,
-            "dirty_page_ceiling": ceiling, "pages_recovered": pages, "pages_per_io": pages_per_io,
-            "read_io_rate": read_io_rate, "redo_rate": redo_rate}
+    return {
+        "log_capacity": capacity,
+        "redo_generated": generated,
+        "checkpoint_age": age,
+        "dirty_page_ceiling": ceiling,
+        "pages_recovered": pages,
+        "pages_per_io": pages_per_io,
+        "read_io_rate": read_io_rate,
+        "redo_rate": redo_rate,
+    }
 
 
 def _replicate(s: InnodbScenario, c: Constants, redo_rate: float) -> InnodbReplication:
@@ -189,17 +204,23 @@ def _replicate(s: InnodbScenario, c: Constants, redo_rate: float) -> InnodbRepli
     phases = node_phases(spans, PHASES)
     warnings = []
     if w["redo_generated"] > c.log_fill_max * w["log_capacity"]:
-        warnings.append(f"the log filled to the checkpoint-age limit ({format_bytes(w['checkpoint_age'])} of "
-                        f"{format_bytes(w['log_capacity'])}): a longer run would not lengthen recovery")
+        warnings.append(
+            f"the log filled to the checkpoint-age limit ({format_bytes(w['checkpoint_age'])} of "
+            f"{format_bytes(w['log_capacity'])}): a longer run would not lengthen recovery"
+        )
     if 2.0 * age > 0.9 * s.server.buffer_pool_size:
-        warnings.append("the parsed redo may not fit the recovery heap in the buffer pool: InnoDB will apply "
-                        "it in several batches, which this model does not slow down")
-    return InnodbReplication(total_restart_secs=marks["up"], phases=phases, spans=spans, facts=w,
-                             events=events, warnings=warnings)
+        warnings.append(
+            "the parsed redo may not fit the recovery heap in the buffer pool: InnoDB will apply "
+            "it in several batches, which this model does not slow down"
+        )
+    return InnodbReplication(
+        total_restart_secs=marks["up"], phases=phases, spans=spans, facts=w, events=events, warnings=warnings
+    )
 
 
-def simulate_innodb(raw: dict | str | Path, seed: int | None = None, replications: int | None = None,
-                    constants: dict | None = None) -> InnodbResult:
+def simulate_innodb(
+    raw: dict | str | Path, seed: int | None = None, replications: int | None = None, constants: dict | None = None
+) -> InnodbResult:
     """Simulate the crash recovery of an InnoDB scenario (a raw dict, or a path to its YAML)."""
     source = None
     if isinstance(raw, (str, Path)):
@@ -215,5 +236,11 @@ def simulate_innodb(raw: dict | str | Path, seed: int | None = None, replication
         rng = np.random.default_rng([seed, i])
         factor = math.exp(rng.normal(0.0, s.simulation.jitter)) if s.simulation.jitter > 0 else 1.0
         reps.append(_replicate(s, c, base * factor))
-    return InnodbResult(name=s.name, version=s.version, seed=seed, scenario=s.model_dump(mode="json"),
-                        constants=as_dict(c), replications=reps)
+    return InnodbResult(
+        name=s.name,
+        version=s.version,
+        seed=seed,
+        scenario=s.model_dump(mode="json"),
+        constants=as_dict(c),
+        replications=reps,
+    )

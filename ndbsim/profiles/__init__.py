@@ -177,31 +177,58 @@ def _profile(name: str, family: str, mech: Mechanisms, **overrides: Any) -> Prof
 
 _PROFILES: dict[str, Profile] = {
     "5.1": _profile(
-        "5.1", "full-lcp",
-        Mechanisms(multithreaded=False, lcp_pause_for_metadata=False, legacy_speed_parameters=True,
-                   onr_fallback_lcps=3, redo_lcps_kept=3),
-        HeartbeatIntervalDbDb=1500, RedoBuffer="8M", MaxNoOfExecutionThreads=0,
+        "5.1",
+        "full-lcp",
+        Mechanisms(
+            multithreaded=False,
+            lcp_pause_for_metadata=False,
+            legacy_speed_parameters=True,
+            onr_fallback_lcps=3,
+            redo_lcps_kept=3,
+        ),
+        HeartbeatIntervalDbDb=1500,
+        RedoBuffer="8M",
+        MaxNoOfExecutionThreads=0,
     ),
     "7.0": _profile(
-        "7.0", "full-lcp",
+        "7.0",
+        "full-lcp",
         Mechanisms(lcp_pause_for_metadata=False, legacy_speed_parameters=True, redo_lcps_kept=3),
     ),
     "7.5": _profile(
-        "7.5", "full-lcp", Mechanisms(adaptive_write_speed=True),
+        "7.5",
+        "full-lcp",
+        Mechanisms(adaptive_write_speed=True),
     ),
     "7.6": _profile(
-        "7.6", "partial-lcp",
-        Mechanisms(partial_lcp_available=True, local_lcp_at_restart_end=True, parallel_undo=True,
-                   adaptive_write_speed=True),
-        EnablePartialLcp=True, BuildIndexThreads=128, TwoPassInitialNodeRestartCopy=True,
-        RecoveryWork=60, IndexMemory=0,  # 7.6 folds IndexMemory into DataMemory
+        "7.6",
+        "partial-lcp",
+        Mechanisms(
+            partial_lcp_available=True, local_lcp_at_restart_end=True, parallel_undo=True, adaptive_write_speed=True
+        ),
+        EnablePartialLcp=True,
+        BuildIndexThreads=128,
+        TwoPassInitialNodeRestartCopy=True,
+        RecoveryWork=60,
+        IndexMemory=0,  # 7.6 folds IndexMemory into DataMemory
     ),
     "8.0": _profile(
-        "8.0", "partial-lcp",
-        Mechanisms(partial_lcp_available=True, local_lcp_at_restart_end=True, parallel_undo=True,
-                   adaptive_write_speed=True, redo_control=True),
-        EnablePartialLcp=True, BuildIndexThreads=128, TwoPassInitialNodeRestartCopy=True,
-        RecoveryWork=60, EnableRedoControl=True, DataMemory="98M", IndexMemory=0,
+        "8.0",
+        "partial-lcp",
+        Mechanisms(
+            partial_lcp_available=True,
+            local_lcp_at_restart_end=True,
+            parallel_undo=True,
+            adaptive_write_speed=True,
+            redo_control=True,
+        ),
+        EnablePartialLcp=True,
+        BuildIndexThreads=128,
+        TwoPassInitialNodeRestartCopy=True,
+        RecoveryWork=60,
+        EnableRedoControl=True,
+        DataMemory="98M",
+        IndexMemory=0,
     ),
 }
 """One profile per release family modelled: its mechanisms (see ``Mechanisms``) and the
@@ -221,10 +248,21 @@ _PROFILES: dict[str, Profile] = {
 
 _FAMILY = {
     "5.1": "5.1",
-    "6.2": "7.0", "6.3": "7.0", "7.0": "7.0", "7.1": "7.0", "7.2": "7.0", "7.3": "7.0",
-    "7.4": "7.5", "7.5": "7.5",
+    "6.2": "7.0",
+    "6.3": "7.0",
+    "7.0": "7.0",
+    "7.1": "7.0",
+    "7.2": "7.0",
+    "7.3": "7.0",
+    "7.4": "7.5",
+    "7.5": "7.5",
     "7.6": "7.6",
-    "8.0": "8.0", "8.1": "8.0", "8.2": "8.0", "8.3": "8.0", "8.4": "8.0", "9.0": "8.0",
+    "8.0": "8.0",
+    "8.1": "8.0",
+    "8.2": "8.0",
+    "8.3": "8.0",
+    "8.4": "8.0",
+    "9.0": "8.0",
 }
 """NDB release line (major.minor) -> the profile that simulates it. A modelling grouping, not an
 NDB table: each line gets the family whose mechanisms it mostly shares (6.2–7.3 -> 7.0, 7.4 -> 7.5,
@@ -238,13 +276,19 @@ KNOWN_VERSIONS = sorted(_FAMILY)
 def parse_version(version: str) -> tuple[int, int, int]:
     m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?\S*\s*", str(version))
     if not m:
-        raise InputError(f"{version!r} is not an NDB version; write it like \"7.6.6\" "
-                         f"(known: {', '.join(KNOWN_VERSIONS)})", field="version")
+        raise InputError(
+            f'{version!r} is not an NDB version; write it like "7.6.6" (known: {", ".join(KNOWN_VERSIONS)})',
+            field="version",
+        )
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
-_SPEED_74 = ("MinDiskWriteSpeed", "MaxDiskWriteSpeed", "MaxDiskWriteSpeedOtherNodeRestart",
-             "MaxDiskWriteSpeedOwnRestart")
+_SPEED_74 = (
+    "MinDiskWriteSpeed",
+    "MaxDiskWriteSpeed",
+    "MaxDiskWriteSpeedOtherNodeRestart",
+    "MaxDiskWriteSpeedOwnRestart",
+)
 """The LCP write-speed parameters of 7.4+ ([CFG76]), replacing DiskCheckpointSpeed."""
 
 
@@ -279,8 +323,10 @@ def _profile_for(version: str) -> Profile:
     major, minor, patch = parse_version(version)
     key = f"{major}.{minor}"
     if key not in _FAMILY:
-        raise InputError(f"NDB version {version!r} is not modelled; use one of "
-                         f"{', '.join(KNOWN_VERSIONS)} (e.g. \"7.6.6\")", field="version")
+        raise InputError(
+            f'NDB version {version!r} is not modelled; use one of {", ".join(KNOWN_VERSIONS)} (e.g. "7.6.6")',
+            field="version",
+        )
     family = _FAMILY[key]
     if key == "7.6" and patch < 4:
         family = "7.5"  # the 7.6 milestones before 7.6.4 had no partial LCP yet ([RN764], §2.3)
@@ -322,12 +368,17 @@ def use_constants(path: str | Path | None) -> None:
     else:
         p = Path(path)
         if not p.is_file():
-            raise InputError(f"{str(p)!r} is not a file; give the constants file ndbsim calibrate --output wrote",
-                             field="--constants")
+            raise InputError(
+                f"{str(p)!r} is not a file; give the constants file ndbsim calibrate --output wrote",
+                field="--constants",
+            )
         data = _read_constants(p)
         if not isinstance(data, dict) or not isinstance(data.get("shared", data.get("profiles")), dict):
-            raise InputError(f"{str(p)!r} holds no fitted constants (no shared: or profiles: section); give the "
-                             "file ndbsim calibrate --output wrote", field="--constants")
+            raise InputError(
+                f"{str(p)!r} holds no fitted constants (no shared: or profiles: section); give the "
+                "file ndbsim calibrate --output wrote",
+                field="--constants",
+            )
         os.environ[CONSTANTS_ENV] = str(p.resolve())
     reload_calibration()
 
@@ -336,8 +387,11 @@ def _read_constants(path: Path) -> Any:
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise InputError(f"cannot read {str(path)!r} as YAML ({type(e).__name__}); give the constants file ndbsim "
-                         "calibrate --output wrote", field="--constants") from None
+        raise InputError(
+            f"cannot read {str(path)!r} as YAML ({type(e).__name__}); give the constants file ndbsim "
+            "calibrate --output wrote",
+            field="--constants",
+        ) from None
 
 
 @cache
@@ -345,8 +399,9 @@ def _calibrated() -> dict[str, Any]:
     path = constants_file()
     if not path.exists():
         if path != CALIBRATED_FILE:
-            raise InputError(f"{str(path)!r} (from ${CONSTANTS_ENV}) does not exist; fix or unset it",
-                             field=CONSTANTS_ENV)
+            raise InputError(
+                f"{str(path)!r} (from ${CONSTANTS_ENV}) does not exist; fix or unset it", field=CONSTANTS_ENV
+            )
         return {}
     return _read_constants(path) or {}
 

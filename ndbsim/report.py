@@ -16,15 +16,18 @@ if TYPE_CHECKING:
 def phase_table(
     result: Result, notes: list[str] | None = None, overrides: list[str] | None = None, config_ini: str | None = None
 ) -> str:
-    """The phase table; the ``--config-ini`` file and ``overrides`` (the ``--set`` assignments)
-    are shown under the title, which is the scenario file's own name."""
+    """The phase table. Under the title (the scenario's name made to agree with the run), the
+    ``--config-ini`` file and ``overrides`` (the ``--set`` assignments), then what was simulated
+    and which values were defaulted (``explain.header_lines``)."""
+    from ndbsim.explain import header_lines, title_as_run
+
     ids = result.node_ids()
     per_node = {nid: result.phases(nid) for nid in ids}
     totals = {nid: result.node_total(nid) for nid in ids}
     cp = result.first.checkpoint
     rep = result.to_dict()["replications"]
     out = [
-        result.name,
+        title_as_run(result.name, result.version, int(result.scenario["cluster"]["data_nodes"])),
         f"NDB {result.version} · {result.restart_type} restart · {cp['policy']} LCP · seed {result.seed}"
         + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""),
     ]
@@ -32,6 +35,8 @@ def phase_table(
         out.append(f"with --config-ini {config_ini}")
     if overrides:
         out.append("with --set " + ", ".join(a.strip() for a in overrides))
+    if result.explained:
+        out.extend(header_lines(result.explained))
     out.append("")
     width = max(len(p) for p in PHASES) + 4
     out.append(
@@ -60,7 +65,7 @@ def phase_table(
     )
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
     out.extend(checkpoint_lines(cp))
-    for w in result.warnings + list(notes or []):
+    for w in dict.fromkeys(result.warnings + list(notes or [])):
         out.append(f"warning: {w}")
     return "\n".join(out) + "\n"
 

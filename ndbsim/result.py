@@ -85,8 +85,26 @@ class Result(ReplicatedSummary):
     seed: int
     scenario: dict[str, Any]
     replications: list[Replication] = field(default_factory=list)
+    explained: dict[str, Any] = field(default_factory=dict)
+    """What was simulated and what was defaulted (``explain.describe``): ``simulated``, ``defaulted``."""
+    notes: list[str] = field(default_factory=list)
+    """Warnings about the input (config.ini notes, defaulted sections, overridden rates), shown
+    with the simulation's own in every format."""
+    changes: list[str] = field(default_factory=list)
+    """What made the run differ from its scenario file (``--config-ini FILE``, ``--set k=v``)."""
 
     # -- summaries ----------------------------------------------------------------------
+    @property
+    def warnings(self) -> list[str]:
+        return list(dict.fromkeys([*self.notes, *ReplicatedSummary.warnings.fget(self)]))
+
+    @property
+    def title(self) -> str:
+        """The scenario's name made to agree with the run (version, data nodes), with its changes."""
+        from ndbsim.explain import title_as_run
+
+        return title_as_run(self.name, self.version, int(self.scenario["cluster"]["data_nodes"]), self.changes)
+
     @property
     def first(self) -> Replication:
         return self.replications[0]
@@ -159,6 +177,7 @@ class Result(ReplicatedSummary):
             )
         return {
             "name": self.name,
+            "title": self.title,
             "version": self.version,
             "restart_type": self.restart_type,
             "total_restart_secs": self.total_restart_secs,
@@ -171,6 +190,8 @@ class Result(ReplicatedSummary):
             "replications": self.spread(),
             "seed": self.seed,
             "events": self.first.events,
+            "simulated": self.explained.get("simulated"),
+            "defaulted": self.explained.get("defaulted"),
             "scenario": self.scenario,
         }
 
@@ -181,14 +202,29 @@ class Result(ReplicatedSummary):
         """One row per node and phase (medians): the node's own total, and the restart's total
         (for several nodes, the whole window: a rolling restart's waves one after another) with
         its p5/p95 over the replications, and the status."""
-        lines = ["node_id,phase,secs,node_total_secs,total_restart_secs,total_p5,total_p95,status"]
+        from ndbsim.explain import csv_fields
+
+        extra = csv_fields(self.explained, self.warnings)
+        lines = [
+            "node_id,phase,secs,node_total_secs,total_restart_secs,total_p5,total_p95,status"
+            + "".join(f",{k}" for k in extra)
+        ]
         spread = self.spread()
         whole = f"{self.total_restart_secs:.3f},{spread['p5']:.3f},{spread['p95']:.3f}"
+        tail = "".join(f",{_csv_cell(v)}" for v in extra.values())
         for nid in self.node_ids():
             tot = self.node_total(nid)
             for p, v in self.phases(nid).items():
-                lines.append(f"{nid},{p},{v:.3f},{tot:.3f},{whole},{self.status}")
+                lines.append(f"{nid},{p},{v:.3f},{tot:.3f},{whole},{self.status}{tail}")
         return "\n".join(lines) + "\n"
+
+
+def _csv_cell(value: Any) -> str:
+    """One CSV cell: numbers as written, text quoted when it holds a comma, quote or newline."""
+    text = "" if value is None else (f"{value:.12g}" if isinstance(value, float) else str(value))
+    if any(c in text for c in ',"\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def json_clean(x: Any) -> Any:

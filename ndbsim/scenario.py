@@ -148,6 +148,10 @@ class Cluster(_Model):
     data_nodes: int = Field(2, ge=1, le=144)
     """Data nodes in the cluster, a multiple of NoOfReplicas. Default 2: seed 003's (and seed 000's)
     two data nodes."""
+    node_ids: list[Annotated[int, Field(ge=1, le=144)]] | None = None
+    """The data nodes' NodeIds (config.ini's [ndbd] NodeId), node group by node group: the first
+    NoOfReplicas form node group 0, and so on. ``restart.nodes``, tables and charts then use them.
+    Default None: NodeIds 1..data_nodes, grouped in that order (NDB's assignment without NodeId)."""
     config: dict[str, Any] = Field(default_factory=dict)
     """config.ini [ndbd default] parameters, by NDB name. Default empty: every parameter at the
     version profile's default (``profiles._COMMON`` and the family's overrides)."""
@@ -187,16 +191,27 @@ class Scenario(_Model):
 class Resolved:
     """A scenario with its profile and fully resolved config.ini parameters."""
 
-    __slots__ = ("scenario", "profile", "config")
+    __slots__ = ("scenario", "profile", "config", "node_ids")
 
-    def __init__(self, scenario: Scenario, profile: Profile, config: dict[str, Any]):
+    def __init__(self, scenario: Scenario, profile: Profile, config: dict[str, Any], node_ids: list[int] | None = None):
         self.scenario = scenario
+        """The scenario as the engine reads it: data nodes numbered 1..data_nodes."""
         self.profile = profile
         self.config = config
+        self.node_ids = node_ids
+        """``cluster.node_ids``: engine node i is NDB NodeId ``node_ids[i - 1]``; None when 1..N."""
+
+    def node_id(self, index: int) -> int:
+        """The NDB NodeId of the engine's data node ``index`` (1-based)."""
+        return self.node_ids[index - 1] if self.node_ids else index
 
     def to_dict(self) -> dict[str, Any]:
         d = self.scenario.model_dump(mode="json")
         d["cluster"]["config"] = dict(self.config)
+        if self.node_ids:
+            d["cluster"]["node_ids"] = list(self.node_ids)
+            if d["restart"]["nodes"]:
+                d["restart"]["nodes"] = [self.node_id(i) for i in d["restart"]["nodes"]]
         return d
 
 
@@ -418,12 +433,39 @@ def load_raw(path: str | Path | None, overrides: list[str] | tuple[str, ...] = (
 def resolve(scenario: Scenario, source: str | None = None) -> Resolved:
     """Attach the version profile and resolve every config.ini parameter."""
     profile = profile_for(scenario.version)
+    node_ids = scenario.cluster.node_ids
     try:
         config = config_params.resolve(profile.defaults, scenario.cluster.config)
+        if node_ids is not None:
+            scenario = _engine_numbering(scenario, node_ids)
         _check_consistency(scenario, profile, config)
     except InputError as e:
         raise (e.located(source) if source else e) from None
-    return Resolved(scenario, profile, config)
+    return Resolved(scenario, profile, config, list(node_ids) if node_ids else None)
+
+
+def _engine_numbering(s: Scenario, node_ids: list[int]) -> Scenario:
+    """The scenario with ``restart.nodes`` as the engine numbers data nodes (1..data_nodes in
+    ``cluster.node_ids``' order), after checking the NodeIds."""
+    if len(node_ids) != s.cluster.data_nodes:
+        raise InputError(
+            f"{len(node_ids)} NodeIds for {s.cluster.data_nodes} data nodes; list one NodeId per data node",
+            field="cluster.node_ids",
+        )
+    if len(set(node_ids)) != len(node_ids):
+        dup = next(x for x in node_ids if node_ids.count(x) > 1)
+        raise InputError(f"NodeId {dup} is listed twice; list each data node once", field="cluster.node_ids")
+    index = {nid: i + 1 for i, nid in enumerate(node_ids)}
+    if not s.restart.nodes:
+        return s
+    for n in s.restart.nodes:
+        if n not in index:
+            raise InputError(
+                f"node {n} is not a data node; use NodeIds {', '.join(map(str, node_ids))} (cluster.node_ids)",
+                field="restart.nodes",
+            )
+    restart = s.restart.model_copy(update={"nodes": [index[n] for n in s.restart.nodes]})
+    return s.model_copy(update={"restart": restart})
 
 
 def _check_live_replica(s: Scenario, replicas: int, nodes: int) -> None:

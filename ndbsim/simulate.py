@@ -9,6 +9,7 @@ import numpy as np
 
 from ndbsim import scenario as sc
 from ndbsim.engine.run import simulate_once
+from ndbsim.explain import describe
 from ndbsim.result import Result
 
 
@@ -22,6 +23,10 @@ def run_resolved(resolved: sc.Resolved, seed: int | None = None, replications: i
     seed = s.simulation.seed if seed is None else seed
     n = s.simulation.replications if replications is None else replications
     reps = [simulate_once(resolved, rng) for rng in streams(seed, n)]
+    if resolved.node_ids:
+        for r in reps:
+            for node in r.nodes:
+                node.node_id = resolved.node_id(node.node_id)
     return Result(
         name=s.name,
         version=s.version,
@@ -29,6 +34,7 @@ def run_resolved(resolved: sc.Resolved, seed: int | None = None, replications: i
         seed=seed,
         scenario=resolved.to_dict(),
         replications=reps,
+        explained=describe(resolved, node_ids=resolved.node_ids),
     )
 
 

@@ -320,7 +320,7 @@ def init(
         notes = [n for n in notes if "has no [ndbd] section" not in n]
     for a in set_:
         sc.set_override(raw, a)
-    derived = config_ini is not None and data_size_from_datamemory(raw, raw.get("version"), notes)
+    derived = data_size_from_datamemory(raw, raw.get("version"), notes)
     sc.resolve(sc.scenario_from_dict(raw), None)  # what init writes must validate
     text = init_text(raw, str(config_ini) if config_ini else None, notes, frozenset({"data.size"} if derived else ()))
     if output is None:
@@ -547,6 +547,12 @@ def sweep(
     if target is not None and Path(target).suffix.lower() not in (".csv", ".parquet", ".pq"):
         raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field=option)
     check_output_path(target, option)
+    from ndbsim.extras import require
+
+    if target is not None and Path(target).suffix.lower() != ".csv":
+        require("pyarrow", option)
+    if scheduler is not None:
+        require("dask.distributed", "--scheduler")
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:

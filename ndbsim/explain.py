@@ -208,7 +208,7 @@ def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
             f"scenario's workload.during_restart.{k}={_shown(k, getattr(during, k))} replaces it while the node "
             f"restarts; add --set workload.during_restart.{k}=null to keep it during the restart too"
         )
-    if where and all(v == DEFAULT_SCENARIO for k, v in where.items() if not k.startswith(("name", "expect"))):
+    if DEFAULT_SCENARIO in where.values():
         notes.append(
             "no scenario given: this is the built-in default scenario (seed 003's DBT2 600 warehouses), not "
             "your cluster; start one with ndbsim init --config-ini YOUR.ini"
@@ -221,6 +221,22 @@ def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
                     f"set {section}.* in the scenario or with --set"
                 )
     return notes
+
+
+def overridden_rates(raw: dict[str, Any], varied: Iterable[str], how: str) -> list[str]:
+    """Warnings for rates a sweep varies (``varied`` keys, e.g. ``workload.updates_per_s``) that
+    the base scenario's ``workload.during_restart`` replaces while the node restarts, so the
+    restart never sees them; ``how`` says where to set the fix (a sweep file's ``set:``)."""
+    varied = set(varied)
+    workload = raw.get("workload") if isinstance(raw.get("workload"), dict) else {}
+    during = workload.get("during_restart") if isinstance(workload.get("during_restart"), dict) else {}
+    return [
+        f"workload.{k} is varied but the base's workload.during_restart.{k}={during[k]} replaces it while the "
+        f"node restarts, so every point restarts at that rate; set workload.during_restart.{k}=null ({how}) "
+        "or vary it too"
+        for k in RATE_KEYS
+        if f"workload.{k}" in varied and during.get(k) is not None and f"workload.during_restart.{k}" not in varied
+    ]
 
 
 def _restarted(resolved: Resolved) -> list[int]:
@@ -308,12 +324,14 @@ def _shown(key: str, value: Any) -> str:
         return _network(value)
     if key.endswith(("downtime", "duration")):
         return format_secs(value)
+    if key.endswith(("_per_s", ".rows")) and isinstance(value, (int, float)):
+        return _rate(value)
     if isinstance(value, float) and value.is_integer():
         return f"{value:.0f}"
     if value is None:
         return "none"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {v}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k}: {_shown(k, v)}" for k, v in value.items()) + "}"
     return str(value)
 
 

@@ -55,12 +55,14 @@ def gantt(result: Result, path: str | Path | None = None, replication: int = 0) 
             if endless:
                 ax.annotate("never ends →", ((edge - t_zero) / 60.0, row), ha="right", va="center", fontsize=8)
             used.add(phase)
-    ax.set_yticks(range(len(rep.nodes)), [f"node {n.node_id}" for n in rep.nodes])
+    ax.set_yticks(range(len(rep.nodes)), [f"node {n.node_id}" for n in rep.nodes])  # NDB NodeIds (cluster.node_ids)
     ax.invert_yaxis()
     ax.set_xlabel("minutes since the restart began")
     total = f"{rep.total_restart_secs / 60:.1f} min" if math.isfinite(rep.total_restart_secs) else "never ends"
     ax.set_title(
-        f"{result.name} — NDB {result.version}, {result.restart_type} restart: {total} ({rep.status})", fontsize=10
+        f"{result.title} — NDB {result.version}, {result.restart_type} restart: {total} ({rep.status})",
+        fontsize=10,
+        wrap=True,
     )
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1, fontsize=7, frameon=False)
     ax.grid(axis="x", alpha=0.3)

@@ -538,10 +538,12 @@ def sweep(
         {*factors, *(sc.override_key(a) for a in overrides)},
         "set data.rows=null (set: in the sweep file, or --set)",
     )
-    if rows_note:
+    from ndbsim.explain import overridden_rates
+
+    for note in ([rows_note] if rows_note else []) + overridden_rates(base_raw, factors, "set: in the sweep file"):
         import warnings
 
-        warnings.warn(rows_note, UserWarning, stacklevel=2)
+        warnings.warn(note, UserWarning, stacklevel=2)
     innodb = isinstance(base_raw, dict) and base_raw.get("kind") == "innodb"
     model = None
     if innodb:
@@ -692,6 +694,9 @@ def _chunk_size(points: int, workers: int) -> int:
 
 
 def _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, chunk_size):
+    from ndbsim.extras import require
+
+    require("dask.distributed", "--scheduler")
     from dask.distributed import Client, as_completed
 
     own = not isinstance(scheduler, Client)
@@ -734,6 +739,9 @@ def write_frame(df: pd.DataFrame, path: str | Path) -> None:
     if suffix == ".csv":
         atomic_write(p, lambda tmp: df.to_csv(tmp, index=False))
         return
+    from ndbsim.extras import require
+
+    require("pyarrow", "--output")
     out = df.copy()
     for c in out.columns:  # mixed factor values (e.g. 10GB and 1e9) cannot be one Arrow type
         if out[c].dtype == object and len({type(v) for v in out[c]}) > 1:

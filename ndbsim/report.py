@@ -27,7 +27,7 @@ def phase_table(
     cp = result.first.checkpoint
     rep = result.to_dict()["replications"]
     out = [
-        title_as_run(result.name, result.version, int(result.scenario["cluster"]["data_nodes"])),
+        title_as_run(result.name, result.version, result.data_nodes),
         f"NDB {result.version} · {result.restart_type} restart · {cp['policy']} LCP · seed {result.seed}"
         + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""),
     ]

@@ -103,7 +103,12 @@ class Result(ReplicatedSummary):
         """The scenario's name made to agree with the run (version, data nodes), with its changes."""
         from ndbsim.explain import title_as_run
 
-        return title_as_run(self.name, self.version, int(self.scenario["cluster"]["data_nodes"]), self.changes)
+        return title_as_run(self.name, self.version, self.data_nodes, self.changes)
+
+    @property
+    def data_nodes(self) -> int:
+        """The run's data nodes (from the resolved scenario it carries)."""
+        return int((self.scenario.get("cluster") or {}).get("data_nodes", 0))
 
     @property
     def first(self) -> Replication:

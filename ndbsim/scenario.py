@@ -438,7 +438,7 @@ def resolve(scenario: Scenario, source: str | None = None) -> Resolved:
         config = config_params.resolve(profile.defaults, scenario.cluster.config)
         if node_ids is not None:
             scenario = _engine_numbering(scenario, node_ids)
-        _check_consistency(scenario, profile, config)
+        _check_consistency(scenario, profile, config, node_ids)
     except InputError as e:
         raise (e.located(source) if source else e) from None
     return Resolved(scenario, profile, config, list(node_ids) if node_ids else None)
@@ -468,10 +468,14 @@ def _engine_numbering(s: Scenario, node_ids: list[int]) -> Scenario:
     return s.model_copy(update={"restart": restart})
 
 
-def _check_live_replica(s: Scenario, replicas: int, nodes: int) -> None:
+def _check_live_replica(s: Scenario, replicas: int, nodes: int, node_ids: list[int] | None = None) -> None:
     """Node, initial and rolling restarts copy from a live replica of the same node group
     (nodes 1..NoOfReplicas form group 0, and so on); a group with no live node shuts the
     cluster down, so such a restart is not a node restart (reference §5)."""
+
+    def name(n: int) -> int:  # the NodeId a message shows for engine node n
+        return node_ids[n - 1] if node_ids else n
+
     kind = s.restart.type
     if kind == "system":
         return
@@ -488,14 +492,14 @@ def _check_live_replica(s: Scenario, replicas: int, nodes: int) -> None:
         group = list(range(first, first + replicas))
         if chosen.issuperset(group):
             raise InputError(
-                f"{sorted(chosen)} includes every node of node group {(first - 1) // replicas} "
-                f"(nodes {group}), which then has no live replica to copy from; restart fewer "
+                f"{sorted(name(n) for n in chosen)} includes every node of node group {(first - 1) // replicas} "
+                f"(nodes {[name(n) for n in group]}), which then has no live replica to copy from; restart fewer "
                 "nodes at once, or use restart.type=system or rolling",
                 field="restart.nodes",
             )
 
 
-def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> None:
+def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_ids: list[int] | None = None) -> None:
     from ndbsim.threads import ldm_threads
     from ndbsim.units import format_bytes
 
@@ -517,7 +521,7 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
         if n in seen:
             raise InputError(f"node {n} is listed twice; list each node once", field="restart.nodes")
         seen.add(n)
-    _check_live_replica(s, replicas, nodes)
+    _check_live_replica(s, replicas, nodes, node_ids)
     per_row = s.data.size / s.data.row_count
     if per_row < MIN_ROW_BYTES:
         key, fix = (

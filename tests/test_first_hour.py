@@ -187,6 +187,8 @@ def test_config_ini_node_ids_name_the_nodes(ini):
     bad = ndbsim("run", "--config-ini", str(ini), "--set", "data.size=10G", "--set", "restart.nodes=[2]")
     assert bad.returncode == 2
     assert "restart.nodes: node 2 is not a data node; use NodeIds 11, 12, 13, 14" in bad.stderr
+    group = ndbsim("run", "--config-ini", str(ini), "--set", "data.size=10G", "--set", "restart.nodes=[11,12]")
+    assert group.returncode == 2 and "every node of node group 0 (nodes [11, 12])" in group.stderr
 
 
 def test_config_ini_node_groups_form_the_groups(tmp_path):

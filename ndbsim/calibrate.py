@@ -52,7 +52,7 @@ def _round(x: float) -> float:
 def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
     from scipy.optimize import least_squares
 
-    fit_cases = [c for c in cases if c.role == "fit" and not c.innodb]
+    fit_cases = [c for c in cases if c.role == "fit" and c.model.constants_file is None]
     if not fit_cases:
         raise InputError("no NDB case has role: fit; mark at least one calibration case as fit")
     start = Constants()
@@ -105,7 +105,7 @@ def write_calibration(
         "# written by": "ndbsim calibrate; do not edit by hand",
         "shared": {
             "constants": {n: getattr(constants, n) for n in FITTED},
-            "fitted_on": sorted(c.name for c in cases if c.role == "fit" and not c.innodb),
+            "fitted_on": sorted(c.name for c in cases if c.role == "fit" and c.model.constants_file is None),
             "residuals": residuals,
         },
     }
@@ -144,7 +144,7 @@ def run_calibration(directory: Path | str = DEFAULT_DIR, extra: Iterable[Case] =
         cases = sorted([c for c in cases if c.path.name not in names] + extra, key=lambda c: c.path.name)
     constants, residuals = fit(cases)
     innodb = None
-    if any(c.innodb for c in cases):
+    if any(c.model.constants_file is not None for c in cases):
         from ndbsim.innodb import calibrate as fit_innodb
         from ndbsim.innodb import load_cases as innodb_cases
 

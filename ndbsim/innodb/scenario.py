@@ -106,7 +106,7 @@ class InnodbScenario(_Model):
     name: str = "unnamed InnoDB scenario"
     """Label shown in reports; a placeholder by default."""
     kind: Literal["innodb"] = "innodb"
-    """Must be ``innodb``: the key ``is_innodb`` uses to tell these scenarios from NDB ones."""
+    """Must be ``innodb``: the key ``ndbsim.models.model_of`` reads to tell these scenarios from NDB ones."""
     version: Annotated[str, BeforeValidator(_version_text)] = "5.5.7-percona"
     """Server version, a label for reports. Default 5.5.7-percona: seed 002's Percona Server 5.5.7."""
     server: Server = Field(default_factory=Server)

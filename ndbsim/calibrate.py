@@ -308,8 +308,8 @@ def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | N
     parsed = []
     for line, row in rows:
         node = _node_id(row["node_id"], line, src)
-        total = row["total_restart_secs"]
-        parsed.append((node, None if total in NULLS else _seconds(total, "total_restart_secs", line, src), line, row))
+        cell = row["total_restart_secs"]
+        parsed.append((node, None if cell in NULLS else _seconds(cell, "total_restart_secs", line, src), line, row))
     if node_id is not None:
         nodes = ", ".join(str(n) for n in sorted({r[0] for r in parsed}))
         parsed = [r for r in parsed if r[0] == node_id]

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -106,7 +107,7 @@ def _fix_for_number(loc: tuple[Any, ...]) -> str:
     return "write seconds such as 35"
 
 
-def _describe(e: dict[str, Any]) -> InputError:
+def _describe(e: Mapping[str, Any]) -> InputError:
     """pydantic's first error in a case file, as 'FIELD: VALUE is ...; FIX'."""
     loc = tuple(e.get("loc", ()))
     fld = _path(loc) or "case"

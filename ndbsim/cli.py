@@ -233,7 +233,7 @@ def calibrate(
         )
     case_file: Path | None = None
     extra = []
-    if restart_info is not None:
+    if restart_info is not None and scenario is not None:  # --scenario was required above
         from ndbsim import scenario as sc
 
         case_file = directory / f"user-{Path(restart_info).stem}.yaml"

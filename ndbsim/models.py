@@ -32,18 +32,27 @@ class Model(Protocol):
     """What an entry point needs from a model. ``prepared`` is the model's validated scenario:
     a ``scenario.Resolved`` for NDB, an ``InnodbScenario`` for InnoDB."""
 
-    label: str
-    """The model's name in messages (``NDB``, ``InnoDB``)."""
-    phases: tuple[str, ...]
-    """The phase columns of its results and sweep rows, in order."""
-    phase_fix: str
-    """The fix an error about an unknown phase name suggests."""
-    factor_model: type[BaseModel] | None
-    """The pydantic model sweep factor keys are checked against; None for NDB's ``Scenario``,
-    whose ``cluster.config`` keys are the config.ini parameters of ``config_params``."""
-    constants_file: Path | None
-    """A constants file of the model's own that ``ndbsim calibrate`` writes, or None when the
-    model uses the profiles' shared constants (``profiles.CALIBRATED_FILE``)."""
+    @property
+    def label(self) -> str:
+        """The model's name in messages (``NDB``, ``InnoDB``)."""
+
+    @property
+    def phases(self) -> tuple[str, ...]:
+        """The phase columns of its results and sweep rows, in order."""
+
+    @property
+    def phase_fix(self) -> str:
+        """The fix an error about an unknown phase name suggests."""
+
+    @property
+    def factor_model(self) -> type[BaseModel] | None:
+        """The pydantic model sweep factor keys are checked against; None for NDB's ``Scenario``,
+        whose ``cluster.config`` keys are the config.ini parameters of ``config_params``."""
+
+    @property
+    def constants_file(self) -> Path | None:
+        """A constants file of the model's own that ``ndbsim calibrate`` writes, or None when the
+        model uses the profiles' shared constants (``profiles.CALIBRATED_FILE``)."""
 
     def check_config_ini(self, path: str | Path, source: str | None) -> None: ...
 

@@ -243,7 +243,7 @@ def make_points(
             raise InputError("random mode needs samples: N", field="samples", source=source)
         n = _whole(samples, "samples", source, 1)
         _check_size(n, "samples", source)
-        ranges = []
+        ranges: list[tuple[str, Any, Any]] = []
         for k in keys:
             spec = factors[k]
             if isinstance(spec, list):
@@ -392,7 +392,7 @@ def _chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _pool_context():
+def _pool_context() -> Any:
     import multiprocessing as mp
 
     methods = mp.get_all_start_methods()
@@ -512,7 +512,17 @@ def _is_valid(model: Model, raw: dict[str, Any], source: str | None) -> bool:
     return True
 
 
-def _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size):
+def _execute(
+    base_raw: dict[str, Any],
+    keys: list[str],
+    replications: int,
+    seed: int,
+    work: list[tuple[int, tuple[Any, ...]]],
+    workers: int | None,
+    scheduler: Any,
+    progress: bool,
+    chunk_size: int | None,
+) -> list[SweepRow]:
     from tqdm import tqdm
 
     total = len(work) * replications
@@ -603,7 +613,17 @@ def _chunk_size(points: int, workers: int) -> int:
     return max(1, min(500, math.ceil(points / (workers * 8))))
 
 
-def _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, chunk_size):
+def _run_dask(
+    base_raw: dict[str, Any],
+    keys: list[str],
+    replications: int,
+    seed: int,
+    work: list[tuple[int, tuple[Any, ...]]],
+    scheduler: Any,
+    bar: Any,
+    rows: list[SweepRow],
+    chunk_size: int | None,
+) -> None:
     from dask.distributed import Client, as_completed
 
     own = not isinstance(scheduler, Client)

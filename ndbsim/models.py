@@ -56,6 +56,10 @@ class Model(Protocol):
 
     def check_config_ini(self, path: str | Path, source: str | None) -> None: ...
 
+    def fit_constants(self, directory: Path) -> dict[str, Any]: ...
+
+    def save_constants(self, fitted: dict[str, Any], path: Path | None) -> None: ...
+
     def prepare(self, raw: dict[str, Any], source: str | None = None) -> Any: ...
 
     def point_preparer(self, base_raw: dict[str, Any], keys: list[str]) -> Callable[[dict[str, Any]], Any]: ...
@@ -113,6 +117,14 @@ class NdbModel:
 
     def check_config_ini(self, path: str | Path, source: str | None) -> None:
         return None
+
+    def fit_constants(self, directory: Path) -> dict[str, Any]:
+        """NDB's constants are the profiles' shared ones: ``ndbsim.calibrate.fit`` fits them on
+        the NDB cases, so there is nothing of NDB's own to fit."""
+        raise NotImplementedError("NDB's constants are fitted by ndbsim.calibrate.fit")
+
+    def save_constants(self, fitted: dict[str, Any], path: Path | None) -> None:
+        raise NotImplementedError("NDB's constants are written by ndbsim.calibrate.write_calibration")
 
     def prepare(self, raw: dict[str, Any], source: str | None = None) -> sc.Resolved:
         return sc.resolve(sc.scenario_from_dict(raw, source), source)
@@ -191,6 +203,18 @@ class InnodbModel:
             field="--config-ini",
             source=source,
         )
+
+    def fit_constants(self, directory: Path) -> dict[str, Any]:
+        """Fit the InnoDB constants on the ``innodb-*.yaml`` cases of ``directory``."""
+        from ndbsim.innodb import calibrate, load_cases
+
+        return calibrate(load_cases(directory))
+
+    def save_constants(self, fitted: dict[str, Any], path: Path | None) -> None:
+        """Write a fit to ``path``, or to the package's ``constants_file`` when None."""
+        from ndbsim.innodb import save_calibrated
+
+        save_calibrated(fitted, path)
 
     def prepare(self, raw: dict[str, Any], source: str | None = None) -> InnodbScenario:
         from ndbsim.innodb import scenario_from_dict

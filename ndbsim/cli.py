@@ -98,10 +98,9 @@ def run(
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
-    from ndbsim import scenario as sc
     from ndbsim.io import check_output_path
+    from ndbsim.load import load
     from ndbsim.scenario import MAX_REPLICATIONS
-    from ndbsim.simulate import run_resolved
 
     format = _run_format(format, output)
     _use_constants(constants)
@@ -118,58 +117,23 @@ def run(
             raise InputError(
                 f"{str(gantt)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png", field="--gantt"
             )
-    source = str(scenario) if scenario else None
-    raw, where = _start(scenario, config_ini)
-    notes: list[str] = []
-    if config_ini is not None:
-        from ndbsim.config_ini import merge_config_ini
-
-        cluster = merge_config_ini(raw, config_ini, source, notes)
-    for a in set_:
-        sc.set_override(raw, a)
-    where = _origins(where, raw, cluster if config_ini is not None else None, set_, scenario, notes)
-    rows_note = sc.fixed_rows_note(raw, {sc.override_key(a) for a in set_}, "add --set data.rows=null")
-    if rows_note:
-        notes.append(rows_note)
-    from ndbsim.innodb import is_innodb
-
-    innodb = is_innodb(raw)
-    if not innodb:
-        try:
-            resolved = sc.resolve(sc.scenario_from_dict(raw, source), source)
-        except InputError as e:
-            ini_keys = {f"cluster.config.{k}" for k in cluster["config"]} if config_ini is not None else set()
-            if config_ini is not None and "data_nodes" in cluster:
-                ini_keys.add("cluster.data_nodes")
-            if e.field in ini_keys and not any(sc.override_key(a) == e.field for a in set_):
-                raise InputError(f"{e.message} (value from {config_ini})", field=e.field, source=e.source) from None
-            raise
+    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
     if seed == 0:
         import secrets
 
         seed = secrets.randbelow(2**31 - 1) + 1
         typer.echo(f"ndbsim: seed {seed}", err=True)
-    if innodb:
-        from ndbsim.innodb import simulate_innodb
+    result = loaded.run(seed, replications)
+    from ndbsim.explain import annotate
 
-        try:
-            result = simulate_innodb(raw, seed=seed, replications=replications)
-        except InputError as e:
-            raise (e.located(source) if source else e) from None
-    else:
-        from ndbsim.explain import annotate
-
-        result = run_resolved(resolved, seed=seed, replications=replications)
-        annotate(result, resolved, where, notes, _changes(config_ini, set_))
+    annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
     if format == "json":
         text = result.to_json() + "\n"
     elif format == "csv":
         text = result.to_csv()
     else:
-        from ndbsim.report import innodb_table, phase_table
-
         ini = str(config_ini) if config_ini else None
-        text = innodb_table(result) if innodb else phase_table(result, notes, set_, ini)
+        text = loaded.model.table(result, loaded.notes, set_, ini)
     if gantt is not None:
         from ndbsim.plot import gantt as draw
 
@@ -182,48 +146,6 @@ def run(
         sys.stdout.write(text)
     if result.status != "ok":
         raise typer.Exit(EXIT_NOT_MADE_IT)
-
-
-def _start(scenario: Path | None, config_ini: Path | None) -> tuple[dict, dict[str, str]]:
-    """The raw scenario a run starts from, and where its keys came from: the file, the built-in
-    default scenario, or (a config.ini alone) the neutral base of ``init_scenario``."""
-    from ndbsim import scenario as sc
-    from ndbsim.explain import origins
-
-    if scenario is None and config_ini is not None:
-        from ndbsim.init_scenario import neutral_base
-
-        raw = neutral_base(config_ini)
-        return raw, origins(raw, builtin=False)
-    raw = sc.load_raw(scenario)
-    return raw, origins(raw, builtin=scenario is None)
-
-
-def _origins(
-    where: dict[str, str], raw: dict, cluster: dict | None, sets: list[str], scenario: Path | None, notes: list[str]
-) -> dict[str, str]:
-    """``where`` with the config.ini's and ``--set``'s keys; a config.ini alone also derives
-    data.size from DataMemory (with a note) unless ``--set`` gave it."""
-    from ndbsim import scenario as sc
-    from ndbsim.explain import CONFIG_INI, FROM_DATAMEMORY, SET
-
-    set_keys = [sc.override_key(a) for a in sets]
-    out = dict(where)
-    if cluster is not None:
-        out.update(dict.fromkeys([f"cluster.config.{k}" for k in cluster["config"]], CONFIG_INI))
-        out.update(dict.fromkeys([f"cluster.{k}" for k in ("data_nodes", "node_ids") if k in cluster], CONFIG_INI))
-        if scenario is None:
-            from ndbsim.init_scenario import data_size_from_datamemory
-
-            before = len(notes)
-            data_size_from_datamemory(raw, raw.get("version"), notes)
-            if len(notes) > before:
-                out["data.size"] = FROM_DATAMEMORY
-    for key in set_keys:
-        parts = key.split(".")
-        for i in range(1, len(parts) + 1):
-            out[".".join(parts[:i])] = SET
-    return out
 
 
 def _changes(config_ini: Path | None, sets: list[str]) -> list[str]:
@@ -260,37 +182,12 @@ def validate(
 ) -> None:
     """Check a scenario file, with the --set and --config-ini a run would use; print what is
     wrong (exit 2) or that it is valid (exit 0), and the warnings a run would print."""
-    from ndbsim import scenario as sc
-    from ndbsim.innodb import is_innodb
-
-    raw = sc.load_raw(scenario)
-    notes: list[str] = []
-    if config_ini is not None:
-        from ndbsim.config_ini import merge_config_ini
-
-        merge_config_ini(raw, config_ini, str(scenario), notes)
-    for a in set_:
-        sc.set_override(raw, a)
-    rows_note = sc.fixed_rows_note(raw, {sc.override_key(a) for a in set_}, "add --set data.rows=null")
-    if rows_note:
-        notes.append(rows_note)
-    if is_innodb(raw):
-        from ndbsim.innodb import scenario_from_dict
-
-        s = scenario_from_dict(raw, str(scenario))
-        typer.echo(f"{scenario}: valid (InnoDB crash recovery, {s.version})")
-        return
-    resolved = sc.resolve(sc.scenario_from_dict(raw, str(scenario)), str(scenario))
-    typer.echo(
-        f"{scenario}: valid ({resolved.scenario.version}, profile {resolved.profile.name}, "
-        f"{resolved.scenario.restart.type} restart)"
-    )
     from ndbsim.explain import input_notes
+    from ndbsim.load import load
 
-    where = _origins(_start(scenario, None)[1], raw, None, set_, scenario, notes)
-    if config_ini is not None:
-        where.update(dict.fromkeys(["cluster.config", "cluster.data_nodes"], "config.ini"))
-    for w in dict.fromkeys([*notes, *input_notes(resolved, where)]):
+    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
+    typer.echo(f"{scenario}: valid ({loaded.model.summary(loaded.prepared)})")
+    for w in dict.fromkeys([*loaded.notes, *input_notes(loaded.prepared, loaded.origins)]):
         typer.echo(f"warning: {w}")
 
 
@@ -457,10 +354,12 @@ def calibrate(
             field="--output",
         )
     check_output_path(target, "--output")
-    if target == CALIBRATED_FILE:  # the package's own files: the InnoDB constants are written beside
-        from ndbsim.innodb.constants import CALIBRATED as INNODB_CALIBRATED
+    if target == CALIBRATED_FILE:  # the package's own files: models with their own constants write beside
+        from ndbsim.models import MODELS
 
-        check_output_path(INNODB_CALIBRATED, "--output")
+        for model in MODELS.values():
+            if model.constants_file is not None:
+                check_output_path(model.constants_file, "--output")
     if target.suffix.lower() in (".yaml", ".yml") and target.resolve().parent == directory.resolve():
         raise InputError(
             f"{str(target)!r} is in the cases directory, where it would be read as a calibration "
@@ -469,7 +368,7 @@ def calibrate(
         )
     case_file: Path | None = None
     extra = []
-    if restart_info is not None:
+    if restart_info is not None and scenario is not None:  # --scenario was required above
         from ndbsim import scenario as sc
 
         case_file = directory / f"user-{Path(restart_info).stem}.yaml"

@@ -192,15 +192,8 @@ def _node_order(nodes: list[dict[str, int]], path: Path) -> list[int] | None:
 
 def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, notes: list[str]) -> dict[str, Any]:
     """Put a config.ini's [ndbd default] parameters and data-node count into the scenario
-    mapping ``raw`` (they win over the file's), note what was skipped, and return what was read."""
-    from ndbsim.innodb import is_innodb
-
-    if is_innodb(raw):
-        raise InputError(
-            f"{str(path)!r} configures NDB data nodes, but the scenario is InnoDB; drop --config-ini",
-            field="--config-ini",
-            source=source,
-        )
+    mapping ``raw`` (they win over the file's), note what was skipped, and return what was read.
+    Only NDB scenarios take one: ``ndbsim.load.read`` asks the scenario's model first."""
     cluster, skipped = read_config_ini(path)
     raw.setdefault("cluster", {})
     if not isinstance(raw["cluster"], dict):

@@ -87,10 +87,13 @@ def origins(
     builtin: bool,
     config_ini: Iterable[str] = (),
     sets: Iterable[str] = (),
+    base: dict[str, str] | None = None,
 ) -> dict[str, str]:
-    """Where each given key came from: the scenario file (or the built-in default scenario when
-    ``builtin``), then ``config_ini``'s keys, then ``sets``' keys, the later winning."""
-    out = dict.fromkeys(flat_keys(raw), DEFAULT_SCENARIO if builtin else SCENARIO)
+    """Where each given key came from: ``base``, the keys of the scenario ``raw`` (from the
+    built-in default scenario when ``builtin``), then ``config_ini``'s keys, then ``sets``'
+    keys (and the sections they set), the later winning."""
+    out = dict(base or {})
+    out.update(dict.fromkeys(flat_keys(raw), DEFAULT_SCENARIO if builtin else SCENARIO))
     out.update(dict.fromkeys(config_ini, CONFIG_INI))
     for key in sets:
         parts = key.split(".")
@@ -192,9 +195,12 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
     return {"simulated": simulated, "defaulted": defaulted}
 
 
-def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
-    """Warnings about the input: a rate given with ``--set`` that ``workload.during_restart``
-    overrides while the node restarts, and a section (host, data, workload) no input gave."""
+def input_notes(resolved: Any, where: dict[str, str]) -> list[str]:
+    """Warnings about an NDB scenario's input: a rate given with ``--set`` that
+    ``workload.during_restart`` overrides while the node restarts, and a section (host, data,
+    workload) no input gave. None for another model's scenario."""
+    if not isinstance(resolved, Resolved):
+        return []
     s = resolved.scenario
     notes = []
     during = s.workload.during_restart
@@ -253,9 +259,12 @@ def _restarted(resolved: Resolved) -> list[int]:
     return [resolved.node_id(i) for i in picked]
 
 
-def annotate(result: Any, resolved: Resolved, where: dict[str, str], notes: list[str], changes: list[str]) -> None:
-    """Give a CLI run's result what it needs to explain itself: the simulated and defaulted
-    fields with each value's origin, the input warnings and what changed the scenario."""
+def annotate(result: Any, resolved: Any, where: dict[str, str], notes: list[str], changes: list[str]) -> None:
+    """Give a CLI run's NDB result what it needs to explain itself: the simulated and defaulted
+    fields with each value's origin, the input warnings and what changed the scenario (another
+    model's result is left as it is)."""
+    if not isinstance(resolved, Resolved):
+        return
     result.explained = describe(resolved, where, resolved.node_ids)
     result.notes = [*notes, *input_notes(resolved, where)]
     result.changes = changes

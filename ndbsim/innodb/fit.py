@@ -8,17 +8,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ndbsim.calibration import DEFAULT_DIR
 from ndbsim.innodb.constants import FREE_CONSTANTS, as_dict, load_constants
 from ndbsim.innodb.model import simulate_innodb
 from ndbsim.innodb.scenario import load_raw
+from ndbsim.paths import CASES_DIR
 
 
 def load_cases(directory: str | Path | None = None) -> list[dict]:
     """The ``calibration/innodb-*.yaml`` cases, each with ``path`` and ``name`` filled in."""
     import yaml
 
-    d = Path(directory) if directory else DEFAULT_DIR
+    d = Path(directory) if directory else CASES_DIR
     out = []
     for p in sorted(d.glob("innodb-*.yaml")):
         case = yaml.safe_load(p.read_text(encoding="utf-8"))
@@ -32,7 +32,7 @@ def _case_scenario(case: dict) -> dict:
     sc = case["scenario"]
     if isinstance(sc, dict):
         return sc
-    base = Path(case.get("path") or case.get("file") or DEFAULT_DIR / "x.yaml").parent
+    base = Path(case.get("path") or case.get("file") or CASES_DIR / "x.yaml").parent
     p = Path(sc)
     return load_raw(p if p.is_absolute() else base / p)
 

@@ -85,6 +85,16 @@ def test_default_run_says_it_is_the_built_in_scenario():
     assert any("no scenario given" in w for w in d["warnings"])
 
 
+def test_python_api_results_explain_themselves_too():
+    from ndbsim import simulate
+
+    r = simulate(None, overrides=["workload.updates_per_s=5000"], version="8.0.36")
+    d = r.to_dict()
+    assert {x["from"] for x in d["defaulted"] if x["key"] == "data.size"} == {"built-in default scenario"}
+    assert any("runs before the restart only" in w for w in r.warnings)
+    assert d["title"].endswith("[as run: workload.updates_per_s=5000, version=8.0.36]") and "8.0.36" in d["title"]
+
+
 def test_csv_carries_the_simulated_fields_and_warnings(ini):
     p = ndbsim("run", "--config-ini", str(ini), "-f", "csv")
     assert p.returncode == 0, p.stderr

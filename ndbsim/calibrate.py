@@ -68,12 +68,9 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
 
     def residuals(x: np.ndarray) -> np.ndarray:
         k = constants_at(x)
-        out = []
-        for case in fit_cases:
-            for row in compare(case, predict(case, k)):
-                if not row.info:
-                    out.append(row.error / row.allowed)
-        return np.array(out)
+        return np.array(
+            [row.error / row.allowed for case in fit_cases for row in compare(case, predict(case, k)) if not row.info]
+        )
 
     sol = least_squares(
         residuals,

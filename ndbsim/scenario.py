@@ -187,7 +187,7 @@ class Scenario(_Model):
 class Resolved:
     """A scenario with its profile and fully resolved config.ini parameters."""
 
-    __slots__ = ("scenario", "profile", "config")
+    __slots__ = ("config", "profile", "scenario")
 
     def __init__(self, scenario: Scenario, profile: Profile, config: dict[str, Any]):
         self.scenario = scenario
@@ -325,7 +325,7 @@ def read_yaml(path: str | Path) -> Any:
     if p.is_dir():
         raise InputError(f"{str(p)!r} is a directory; give a scenario .yaml file")
     try:
-        return yaml.load(p.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506
+        return yaml.load(p.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except InputError as e:
         raise e.located(str(p)) from None
     except OSError as err:

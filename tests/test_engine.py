@@ -34,7 +34,9 @@ def test_events_do_not_depend_on_data_size():
     small = sim(None, "data.size=1GB", *idle)
     big = sim(None, "data.size=16TB", *idle)
     assert small.first.events == big.first.events
-    assert big.total_restart_secs > 10 * small.total_restart_secs - 1e5  # sanity: both ran
+    # both restarts complete, and 16 000 times the data takes far longer in simulated time
+    assert small.status == big.status == "ok"
+    assert big.total_restart_secs > 5 * small.total_restart_secs
 
 
 def test_events_bounded_under_load_from_1gb_to_16tb(root):
@@ -267,7 +269,7 @@ def test_absurd_write_rate_is_redo_overload_not_a_hang():
 @pytest.mark.parametrize("path", ["scenarios/mysql51-1gb-onr-2000ups.yaml", LEGACY, BASE])
 def test_a_long_downtime_does_not_fill_the_redo_log(root, path):
     """A node that is down logs nothing, and the live nodes keep cutting their log tail: the
-    REDO peak must not grow with the downtime (a false error 410 before this was fixed)."""
+    REDO peak does not grow with the downtime, so a long downtime raises no error 410."""
     extra = [] if "mysql51" in path else ["workload.during_restart=null", "workload.updates_per_s=5000"]
     short = sim(root / path, *extra)
     long = sim(root / path, *extra, "restart.downtime=2h")

@@ -301,7 +301,7 @@ def scenario_reusing(raw: dict[str, Any], sections: dict[str, Any], changed: set
 class _UniqueKeyLoader(yaml.SafeLoader):
     """SafeLoader that rejects a key given twice in one mapping (YAML keeps the last silently)."""
 
-    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)

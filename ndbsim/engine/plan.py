@@ -20,7 +20,7 @@ from ndbsim.engine.steady import SteadyCycle, SteadyCycles
 from ndbsim.engine.workload import Changes, Rates, Traffic
 from ndbsim.engine.write_speed import WriteSpeeds
 from ndbsim.profiles import unused_params
-from ndbsim.scenario import Resolved, Workload
+from ndbsim.scenario import PartialRates, Resolved, Workload
 
 WARM_UP_CYCLES = 2.0
 """Whole steady LCP cycles simulated before the crash's point in its cycle, so that the LCP
@@ -72,20 +72,19 @@ class Plan:
         return c
 
 
-def _merged(base: Rates, over: object | None) -> Rates:
+def _merged(base: Rates, over: PartialRates | None) -> Rates:
     """``over``'s rates where it gives them, else ``base``'s."""
     if over is None:
         return base
+
+    def given(value: float | None, default: float) -> float:
+        return default if value is None else value
+
     return Rates(
-        *(
-            getattr(over, f) if getattr(over, f) is not None else getattr(base, g)
-            for f, g in (
-                ("updates_per_s", "updates"),
-                ("inserts_per_s", "inserts"),
-                ("deletes_per_s", "deletes"),
-                ("bytes_per_change", "bytes_per_change"),
-            )
-        )
+        given(over.updates_per_s, base.updates),
+        given(over.inserts_per_s, base.inserts),
+        given(over.deletes_per_s, base.deletes),
+        given(over.bytes_per_change, base.bytes_per_change),
     )
 
 

@@ -105,6 +105,7 @@ def wait_for_ndbcntr_master(r: NodeRestart) -> Generator[Event, Any, None]:
 
 
 def get_start_permitted(r: NodeRestart) -> Generator[Event, Any, None]:
+    """The master grants the start as soon as the node holds the gate."""
     r.span(ri.TO_GET_START_PERMITTED, r.rt.env.now)
     yield from ()
 
@@ -118,6 +119,7 @@ def wait_for_lcp_for_copy_meta_data(r: NodeRestart) -> Generator[Event, Any, Non
 
 
 def copy_meta_data(r: NodeRestart) -> Generator[Event, Any, None]:
+    """The dictionary is copied table by table; then the NDBCNTR gate opens for the next node."""
     rt = r.rt
     yield from r.timed(ri.TO_COPY_META_DATA, rt.scenario.data.tables * METADATA_SECS_PER_TABLE)
     assert r.gate is not None, "wait_for_ndbcntr_master takes the gate"
@@ -162,6 +164,7 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
 
 
 def exec_redo_log(r: NodeRestart) -> Generator[Event, Any, None]:
+    """Apply the REDO logged since the restored LCP started, on every LDM thread."""
     sz = r.rt.sz
     t0 = r.rt.env.now
     yield from r.work(r.redo_bytes, sz.k.redo_byte_secs, sz.ldm, 1.0 / sz.host.disk_read, "redo")
@@ -169,6 +172,7 @@ def exec_redo_log(r: NodeRestart) -> Generator[Event, Any, None]:
 
 
 def index_rebuild(r: NodeRestart) -> Generator[Event, Any, None]:
+    """Rebuild the ordered indexes offline (they are not in the LCP)."""
     t0 = r.rt.env.now
     yield from rebuild_indexes(r)
     r.span(ri.INDEX_REBUILD, t0)

@@ -17,7 +17,7 @@ import functools
 import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, NamedTuple, ParamSpec, Protocol, TypeVar
 
 import simpy
 from simpy.events import Event, Timeout
@@ -50,6 +50,16 @@ MIN_SKIPPED_CYCLES = 3
 fewer are as cheap to simulate."""
 
 
+class LcpSize(NamedTuple):
+    """What one node's LCP writes."""
+
+    bytes: float
+    pct: float
+    """Fraction of parts written in full."""
+    changes: Changes
+    """The changes since the node's newest LCP started."""
+
+
 @dataclass
 class LcpPlan:
     """One distributed LCP: who takes part, since when each has changes, what each writes."""
@@ -58,8 +68,8 @@ class LcpPlan:
     participants: list[Node]
     since: list[float]
     """Per participant, the start of its newest LCP: its changes are counted from there."""
-    sizes: dict[float, tuple[float, float, Changes]]
-    """Per distinct ``since``: (bytes written, fraction of parts written in full, changes)."""
+    sizes: dict[float, LcpSize]
+    """Per distinct ``since``: what the LCP of a node with changes since then writes."""
     flows: list[tuple[Node, Flow]] = field(default_factory=list)
     dropped: set[int] = field(default_factory=set)
     """Participants that failed during the LCP: it completes without them."""
@@ -312,9 +322,9 @@ class LcpMaster:
                 if sized is None:
                     changes = self.plan.node_changes_since(since, t0)
                     size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
-                    sized = plan.sizes[since] = (size, pct, changes)
+                    sized = plan.sizes[since] = LcpSize(size, pct, changes)
                 plan.since.append(since)
-                plan.flows.append((n, writes.flow(n, sized[0], writes.speed(n))))
+                plan.flows.append((n, writes.flow(n, sized.bytes, writes.speed(n))))
         plan.first_caps = tuple(f.cap for _, f in plan.flows)
         self.running = plan
         self._watch_redo(plan)
@@ -459,7 +469,9 @@ class LcpMaster:
         tmpl = skip.plan
         since = self.last_start if whole else tmpl.start
         size, pct, changes = tmpl.sizes[tmpl.since[0]]
-        plan = LcpPlan(start, list(tmpl.participants), [since] * len(tmpl.participants), {since: (size, pct, changes)})
+        plan = LcpPlan(
+            start, list(tmpl.participants), [since] * len(tmpl.participants), {since: LcpSize(size, pct, changes)}
+        )
         for node in tmpl.participants:
             node.redo_alert = 0
         with self.fluid.batch:

@@ -149,7 +149,7 @@ class Result(ReplicatedSummary):
     # -- serialisation ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         nodes = []
-        facts = {n.node_id: n.facts for n in self.first.nodes}
+        facts = {n.node_id: n.facts.as_dict() for n in self.first.nodes}
         for nid in self.node_ids():
             ph = self.phases(nid)
             info = dict(ph)

@@ -111,7 +111,7 @@ def test_initial_restart_copies_everything_and_is_slower(root):
     normal = sim(root / "scenarios/mysql70-6gb-normal.yaml")
     initial = sim(root / "scenarios/mysql70-6gb-initial.yaml")
     assert phases(initial)["secs_restore_fragments"] == 0
-    assert initial.first.nodes[0].facts["copied_rows"] >= 30e6 * 0.999
+    assert initial.first.nodes[0].facts.copied_rows >= 30e6 * 0.999
     assert initial.total_restart_secs > normal.total_restart_secs
 
 
@@ -250,8 +250,8 @@ def test_51_node_down_three_lcps_falls_back_to_full_copy(root):
     path = root / "scenarios/mysql51-1gb-onr-2000ups.yaml"
     quick = sim(path, "restart.downtime=0s")
     long = sim(path, "restart.downtime=30m")
-    assert "full_copy_fallback" not in quick.first.nodes[0].facts
-    assert long.first.nodes[0].facts.get("full_copy_fallback") == 1.0
+    assert quick.first.nodes[0].facts.full_copy_fallback is None
+    assert long.first.nodes[0].facts.full_copy_fallback == 1.0
 
 
 def test_dataframe_api():
@@ -303,7 +303,7 @@ def test_deletes_cannot_ship_more_rows_than_the_table_holds():
         "cluster.config.NoOfFragmentLogFiles=1000",
     )
     assert r.status == "ok"
-    assert r.first.nodes[0].facts["copied_rows"] <= 300e6 * (1 + 1e-9)
+    assert r.first.nodes[0].facts.copied_rows <= 300e6 * (1 + 1e-9)
 
 
 def test_copy_events_do_not_grow_with_the_number_of_tables(root):
@@ -344,13 +344,13 @@ def test_inserts_during_a_restart_are_copied_only_as_far_as_datamemory_holds():
         "workload.before_restart=null",
     )
     assert r.status == "ok"
-    assert r.first.nodes[0].facts["copied_rows"] <= 4e6 * (1 + 1e-9)  # 2G of DataMemory at 512 B a row
+    assert r.first.nodes[0].facts.copied_rows <= 4e6 * (1 + 1e-9)  # 2G of DataMemory at 512 B a row
     assert any("error 827" in w for w in r.warnings)
 
 
 def test_a_two_pass_initial_restart_counts_both_copies():
     r = sim(None, "restart.type=initial", "workload.during_restart.updates_per_s=1000")
-    assert r.first.nodes[0].facts["copied_rows"] > 300e6  # the full first pass plus the changes
+    assert r.first.nodes[0].facts.copied_rows > 300e6  # the full first pass plus the changes
 
 
 def test_a_long_planned_downtime_is_not_counted_against_the_horizon(root):

@@ -9,9 +9,12 @@ Formulas: reference §2.2 (Backup::calculate_number_of_parts, lcp_simulator.cc) 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ndbsim.engine.workload import Changes
+from ndbsim.features import Features
 from ndbsim.profiles import DELETE_RECOVERY_WORK, PARTIAL_LCP_PARTS
 
 
@@ -181,12 +184,10 @@ def sum_positive_arithmetic(first: float, step: float, count: int) -> float:
     return k * first + step * k * (k - 1) / 2.0
 
 
-def policy_for(
-    config: dict, partial_available: bool, tables: int, insert_recovery_work: bool = True
-) -> CheckpointPolicy:
-    """The version's checkpoint policy; before 7.6.5 (``insert_recovery_work`` False) inserted
-    rows count in full, whatever InsertRecoveryWork says."""
-    if partial_available and config.get("EnablePartialLcp"):
-        inserts = config["InsertRecoveryWork"] if insert_recovery_work else 100.0
+def policy_for(config: Mapping[str, Any], features: Features, tables: int) -> CheckpointPolicy:
+    """The checkpoint policy of a release under its config; before 7.6.5 (no
+    ``insert_recovery_work``) inserted rows count in full, whatever InsertRecoveryWork says."""
+    if features.partial_lcp:
+        inserts = config["InsertRecoveryWork"] if features.insert_recovery_work else 100.0
         return PartialLcp(config["RecoveryWork"], inserts, tables)
     return FullLcp()

@@ -48,7 +48,10 @@ def test_a_burst_contributes_only_the_lcps_it_wrote():
     burst = _steady(policy, inserts=300_000)
     work = [policy.restore_work(DATA, ROWS, [], None, [Era(burst, n), Era(base, math.inf)]) for n in (1, 3, 10, 100)]
     read = [w.bytes_read for w in work]
-    assert read == sorted(read)  # a longer burst never reads less...
+    # a longer burst reads about as much or more: its rows come as CHANGE rows instead of
+    # in the older, bigger ALL-ROWS parts (the table was smaller before it)
+    assert all(b >= 0.99 * a for a, b in zip(read, read[1:]))
+    assert read[-1] > 1.1 * read[0]
     assert read[-1] <= policy.design_bound_bytes(DATA)  # ...and never beyond the design bound
     forever = policy.restore_work(DATA, ROWS, [], None, [Era(burst, math.inf)])
     assert forever.bytes_read == pytest.approx(read[-1], rel=1e-9)  # once its rows are in, no more

@@ -9,7 +9,7 @@ Formulas: reference §2.2 (Backup::calculate_number_of_parts, lcp_simulator.cc) 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,23 +87,31 @@ class CheckpointPolicy:
         data_bytes: float,
         rows: float,
         row_rates: Changes,
-        write_speed: float,
+        write_speed: float | Callable[[float, float], float],
         overhead_secs: float,
         trigger_secs: float,
     ) -> tuple[LcpRecord, float]:
         """The LCP cycle the node settles into: LCPs start every ``cycle`` seconds, the larger
         of the LCP's own duration and the time the stream takes to write the
         TimeBetweenLocalCheckpoints threshold (``trigger_secs``). Returns the record of one
-        LCP and the cycle length: the fixed point of T = size(changes during T) / speed."""
+        LCP and the cycle length: the fixed point of T = size(changes during T) / speed.
+        ``write_speed`` is bytes/s, or a function of (the LCP's size, the cycle) giving it,
+        for a speed proposed from the changes themselves (EnableRedoControl)."""
+        speed_at = write_speed if callable(write_speed) else None
+        fixed = 0.0 if callable(write_speed) else write_speed
+
+        def duration_of(size: float, cycle: float) -> float:
+            return size / (speed_at(size, cycle) if speed_at else fixed) + overhead_secs
+
         if not math.isfinite(trigger_secs):  # an idle cluster starts no LCPs
             size, pct = self.lcp_size(data_bytes, rows, Changes())
-            duration = size / write_speed + overhead_secs
+            duration = duration_of(size, math.inf)
             return LcpRecord(-duration, 0.0, pct, 0.0, 0.0, size), math.inf
-        cycle = max(data_bytes / write_speed + overhead_secs, trigger_secs)
+        cycle = max(duration_of(data_bytes, math.inf), trigger_secs)
         duration = cycle
-        for _ in range(60):
+        for _ in range(PROPOSING_ITERATIONS if speed_at else STEADY_ITERATIONS):
             size, pct = self.lcp_size(data_bytes, rows, _scale(row_rates, cycle))
-            duration = size / write_speed + overhead_secs
+            duration = duration_of(size, cycle)
             new = max(duration, trigger_secs)
             if abs(new - cycle) <= 1e-6 * cycle:
                 cycle = new
@@ -111,10 +119,26 @@ class CheckpointPolicy:
             cycle = 0.5 * (cycle + new)
         c = _scale(row_rates, cycle)
         size, pct = self.lcp_size(data_bytes, rows, c)
-        duration = size / write_speed + overhead_secs
+        duration = duration_of(size, cycle)
         return LcpRecord(
-            start=-duration, end=0.0, pct=pct, changed_rows=c.updates + c.inserts, changed_bytes=c.bytes, bytes=size
+            start=-duration,
+            end=0.0,
+            pct=pct,
+            changed_rows=c.updates + c.inserts,
+            changed_bytes=c.bytes,
+            bytes=size,
+            inserted_rows=c.inserts,
         ), cycle
+
+
+STEADY_ITERATIONS = 60
+"""Damped fixed-point steps for the steady LCP cycle at a fixed write speed; each halves the
+distance to the fixed point or better, so 60 reach float precision (a numerical resolution,
+not an NDB value)."""
+
+PROPOSING_ITERATIONS = 240
+"""The same for a speed proposed from the cycle itself, where a step closes only a tenth of
+the distance (0.9^240 < 1e-10; a numerical resolution)."""
 
 
 def _scale(rates: Changes, t: float) -> Changes:
@@ -248,9 +272,16 @@ class _RestoreWalk:
             x = 1.0 / PARTIAL_LCP_PARTS  # rule 5: at least one part
         needed = math.ceil(left / x - 1e-9)
         m = int(min(count, needed))
+        emptied = False
+        if ins > 0.0:
+            # going back, the table loses the rows inserted since: before the LCP by which
+            # all of today's rows were inserted it held none, and older LCPs hold nothing
+            before_empty = math.ceil(max(0.0, self.rows - self.inserted_after) / ins - 1e-9)
+            if before_empty < m:
+                m, emptied = max(1, before_empty), True
         if m <= 0:
             return
-        whole = m if m < needed else m - 1  # LCPs that take x each; the last takes the rest
+        whole = m if m < needed or emptied else m - 1  # LCPs taking x each; the last takes the rest
         taken = whole * x if whole == m else left
         inserted = 0.0
         if ins > 0.0 or self.inserted_after > 0.0:
@@ -261,7 +292,7 @@ class _RestoreWalk:
         stale = sum_positive_arithmetic(left - x, -x, m)
         self.rows_applied += (taken * self.rows - inserted) + stale * c
         self.bytes_read += (taken * self.data_bytes - inserted * self.row_size) + m * (1.0 - x) * c * self.row_size
-        self.covered += taken
+        self.covered = 1.0 if emptied else self.covered + taken
         self.inserted_after += m * ins
         self.lcps += m
 

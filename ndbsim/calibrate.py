@@ -28,13 +28,14 @@ from ndbsim.restart_info import COLUMNS
 FITTED = (
     "memory_touch_rate",
     "restore_row_secs",
+    "change_row_secs",
     "redo_byte_secs",
     "index_entry_secs",
     "hyperthread_gain",
     "copy_row_secs",
     "suma_handover_gcps",
 )
-"""The seven free constants; what each means physically is in ``Constants``' docstrings."""
+"""The eight free constants; what each means physically is in ``Constants``' docstrings."""
 
 BOUNDS = {"hyperthread_gain": (0.01, 1.0)}
 """Physical bounds: a second hardware thread adds between nothing and a whole core. Every other

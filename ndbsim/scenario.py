@@ -80,7 +80,7 @@ class Table(_Model):
 class TableAmounts:
     """A table's resolved amounts per data node: rows, bytes, ordered indexes, disk data."""
 
-    __slots__ = ("name", "rows", "bytes", "ordered_indexes", "disk_data")
+    __slots__ = ("bytes", "disk_data", "name", "ordered_indexes", "rows")
 
     def __init__(self, name: str, rows: float, nbytes: float, ordered_indexes: float, disk_data: float):
         self.name, self.rows, self.bytes = name, rows, nbytes
@@ -136,6 +136,15 @@ class Data(_Model):
         if isinstance(self.tables, list):
             return sum(a.rows * a.ordered_indexes for a in self.table_amounts())
         return self.row_count * self.ordered_indexes / self.tables
+
+    @property
+    def index_entries_per_row(self) -> float:
+        """Ordered-index entries per row, over all rows: what a copied row costs in index
+        maintenance on average."""
+        if isinstance(self.tables, list):
+            rows = sum(a.rows for a in self.table_amounts())
+            return self.index_entries / rows if rows else 0.0
+        return self.ordered_indexes / self.tables
 
     @property
     def lcp_tables(self) -> float:
@@ -200,7 +209,7 @@ class Data(_Model):
                 field="data.tables",
             )
         self.size, self.rows = sums["size"], sums["rows"]
-        self.ordered_indexes, self.disk_data_size = sums["ordered_indexes"], sums["disk_data_size"]
+        self.ordered_indexes, self.disk_data_size = int(sums["ordered_indexes"]), sums["disk_data_size"]
         return self
 
 
@@ -437,6 +446,12 @@ def error_from_validation(err: ValidationError, model: type[BaseModel] | None = 
     if kind == "extra_forbidden":
         hint = did_you_mean(str(loc[-1]), keys_at(model, loc)) if loc else ""
         return InputError(f"unknown key{hint}; remove it or fix its spelling", field=field)
+    if field == "data.tables" and kind.startswith("int_"):
+        return InputError(
+            f"{shown_value(e.get('input'))} is neither a table count nor a list of tables; write a count "
+            "such as 9 or a list such as [{name: orders, rows: 10M, ordered_indexes: 2}]",
+            field=field,
+        )
     text = _describe(kind, dict(e.get("ctx") or {}), e.get("input"), e.get("msg", "invalid"))
     return InputError(text, field=field)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -50,7 +51,7 @@ def test_a_burst_contributes_only_the_lcps_it_wrote():
     read = [w.bytes_read for w in work]
     # a longer burst reads about as much or more: its rows come as CHANGE rows instead of
     # in the older, bigger ALL-ROWS parts (the table was smaller before it)
-    assert all(b >= 0.99 * a for a, b in zip(read, read[1:]))
+    assert all(b >= 0.99 * a for a, b in itertools.pairwise(read))
     assert read[-1] > 1.1 * read[0]
     assert read[-1] <= policy.design_bound_bytes(DATA)  # ...and never beyond the design bound
     forever = policy.restore_work(DATA, ROWS, [], None, [Era(burst, math.inf)])

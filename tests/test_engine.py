@@ -52,8 +52,8 @@ def test_events_bounded_under_load_from_1gb_to_16tb(root):
         )
         ev.append(r.first.events)
     # No event per row or page, and identical LCP cycles are skipped by arithmetic: 16,000
-    # times the data (and more than four times the LCPs) gives about the same events.
-    assert ev[1] < 1.25 * ev[0]
+    # times the data (and ten times the LCPs) gives about the same events.
+    assert ev[1] < 1.3 * ev[0]
 
 
 def test_doubling_datamemory_doubles_memory_touch():
@@ -183,10 +183,10 @@ def test_redo_control_speeds_up_the_steady_lcp_and_averts_error_410():
     assert c_on["redo_bytes_needed"] < c_on["redo_capacity_bytes"] < c_off["redo_bytes_needed"]
 
 
-def test_redo_control_acts_while_an_lcp_runs():
-    """Under the default scenario's load burst an LCP at MaxDiskWriteSpeed=20M would let 32 MiB/s
-    of changes overload the log; EnableRedoControl re-reads the fill during the LCP and speeds it
-    up once the REDO passes an alert level, so the peak ends above 40% but below the log."""
+def test_redo_control_proposes_a_write_speed_that_keeps_pace_with_the_changes():
+    """At MaxDiskWriteSpeed=20M the LCPs of 32 MiB/s of changes fall behind and the log
+    overloads; EnableRedoControl proposes the speed the changes call for (Backup.cpp
+    calculate_checkpoint_rate, x1.25), so the LCPs keep pace and the log stays far from full."""
     load = (
         "version=8.0.35",
         "cluster.config.MaxDiskWriteSpeed=20M",
@@ -197,15 +197,15 @@ def test_redo_control_acts_while_an_lcp_runs():
     off = sim(None, *load, "cluster.config.EnableRedoControl=false")
     assert off.status == "redo-overload"
     assert on.status == "ok"
+    assert on.first.checkpoint["lcp_write_speed"] > 20 * 2**20
     fill = on.first.checkpoint["redo_peak_bytes"] / on.first.checkpoint["redo_capacity_bytes"]
-    assert 0.4 < fill < 1.0
+    assert fill < 0.4
 
 
-def test_redo_control_holds_the_fill_at_its_alert_level():
-    """With EnableRedoControl a small log is held near 40% full: the LCPs alternate between the
-    normal and the faster speed, so a node restart applies the REDO of that fill. A larger log
-    the control never acts on lets more REDO gather, so the restart cannot get faster with the
-    log's size (seed of the audit: 8.0, 50k updates/s, 16 to 256 log files)."""
+def test_redo_control_makes_the_restart_independent_of_the_log_size():
+    """With EnableRedoControl the proposal keeps the LCPs in pace with 50k updates/s: the REDO
+    stays below the high alert level whatever the log's size, so neither a smaller nor a larger
+    log changes the restart (the audit's seed: 8.0, 16 to 256 log files)."""
     load = (
         "version=8.0.30",
         "data.rows=null",
@@ -213,17 +213,13 @@ def test_redo_control_holds_the_fill_at_its_alert_level():
         "workload.updates_per_s=50000",
         "workload.during_restart=null",
     )
-    totals, redo_secs = [], []
+    totals = []
     for files in (16, 32, 64, 256):
         r = sim(None, *load, f"cluster.config.NoOfFragmentLogFiles={files}")
         cp = r.first.checkpoint
-        fill = cp["redo_peak_bytes"] / cp["redo_capacity_bytes"]
-        if files <= 32:
-            assert 0.4 <= fill < 0.6, (files, fill)
+        assert cp["redo_peak_bytes"] < 0.4 * cp["redo_capacity_bytes"], files
         totals.append(r.total_restart_secs)
-        redo_secs.append(r.phases()["secs_exec_redo_log"])
-    assert totals == sorted(totals) and totals[0] < totals[-1]
-    assert redo_secs == sorted(redo_secs) and redo_secs[0] > 1.0
+    assert max(totals) <= 1.01 * min(totals)
 
 
 def test_parameters_a_release_does_not_have_are_ignored_with_a_warning():
@@ -311,6 +307,22 @@ def test_copy_events_do_not_grow_with_the_number_of_tables(root):
     few = sim(path, "data.tables=32", replications=1)
     many = sim(path, "data.tables=2000", replications=1)
     assert many.first.events <= few.first.events * 1.1
+
+
+def _schema(tables: int) -> str:
+    """``tables`` tables as a list, a tenth of them holding 90% of 40G (a skewed schema)."""
+    big = max(1, tables // 10)
+    sizes = [(0.9 if i < big else 0.1) * 40 * 2**30 / (big if i < big else tables - big) for i in range(tables)]
+    listed = ", ".join(f"{{name: t{i}, size: {b!r}, ordered_indexes: 2}}" for i, b in enumerate(sizes))
+    return f"data.tables=[{listed}]"
+
+
+def test_a_per_table_schema_of_2000_tables_costs_no_more_events_than_32(root):
+    path = root / "scenarios/rolling-4-nodes-8.0.yaml"
+    few = sim(path, "data.size=40G", "data.ordered_indexes=64", _schema(32), replications=1)
+    many = sim(path, "data.size=40G", "data.ordered_indexes=4000", _schema(2000), replications=1)
+    assert few.status == many.status == "ok"
+    assert many.first.events <= few.first.events
 
 
 def test_partial_lcp_starts_with_764():

@@ -61,6 +61,8 @@ def test_table_groups_bound_the_steps_whatever_the_table_count():
         ([{"name": "a", "rows": "1M"}], {"rows": "2M"}, "data.rows"),
         ([{"name": "a", "rows": "1M", "ordered_indexes": -1}], {}, "data.tables.0.ordered_indexes"),
         (0, {}, "data.tables: 0 is not a table count"),
+        ("many", {}, "data.tables: 'many' is neither a table count nor a list of tables"),
+        ({"a": 1}, {}, "data.tables: a mapping is neither a table count nor a list of tables"),
     ],
 )
 def test_schema_errors_name_the_field(tables, extra, needle):

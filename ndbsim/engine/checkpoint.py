@@ -50,6 +50,9 @@ class RestoreWork:
     rows_applied: float
     lcps: int
     """LCP files a restore reads back through (1 for a full LCP)."""
+    change_rows: float = 0.0
+    """Of ``rows_applied``, the CHANGE rows (WRITE by ROWID) applied on top of an older
+    ALL-ROWS copy; the rest are ALL-ROWS rows (INSERT by ROWID)."""
 
 
 class CheckpointPolicy:
@@ -173,7 +176,7 @@ class PartialLcp(CheckpointPolicy):
     local_lcp_at_restart_end = True
     """A 7.6 node restart runs one local LCP before joining a distributed one (reference §3)."""
 
-    def __init__(self, recovery_work: float, insert_recovery_work: float, tables: int = 1):
+    def __init__(self, recovery_work: float, insert_recovery_work: float, tables: float = 1):
         self.p = recovery_work / 100.0
         self.insert_weight = insert_recovery_work / 100.0
         self.tables = max(1, tables)
@@ -227,7 +230,9 @@ class PartialLcp(CheckpointPolicy):
             walk.add(era.record, era.count)
         if not walk.done:
             walk.add(_FIRST, 1)
-        return RestoreWork(bytes_read=walk.bytes_read, rows_applied=walk.rows_applied, lcps=walk.lcps)
+        return RestoreWork(
+            bytes_read=walk.bytes_read, rows_applied=walk.rows_applied, lcps=walk.lcps, change_rows=walk.change_rows
+        )
 
     def design_bound_bytes(self, data_bytes: float) -> float:
         """Backup.cpp's design bound on the LCP files kept: (1 + p) × the data, plus up to
@@ -254,7 +259,7 @@ class _RestoreWalk:
         """Share of the parts whose ALL-ROWS copy has been found."""
         self.inserted_after = 0.0
         """Rows inserted after the LCP being looked at (in the newer LCPs walked)."""
-        self.bytes_read = self.rows_applied = 0.0
+        self.bytes_read = self.rows_applied = self.change_rows = 0.0
         self.lcps = 0
 
     @property
@@ -291,6 +296,7 @@ class _RestoreWalk:
             inserted = min(inserted, taken * self.rows)  # no part holds fewer than no rows
         stale = sum_positive_arithmetic(left - x, -x, m)
         self.rows_applied += (taken * self.rows - inserted) + stale * c
+        self.change_rows += stale * c
         self.bytes_read += (taken * self.data_bytes - inserted * self.row_size) + m * (1.0 - x) * c * self.row_size
         self.covered = 1.0 if emptied else self.covered + taken
         self.inserted_after += m * ins
@@ -306,7 +312,7 @@ def sum_positive_arithmetic(first: float, step: float, count: int) -> float:
     return k * first + step * k * (k - 1) / 2.0
 
 
-def policy_for(config: Mapping[str, Any], features: Features, tables: int) -> CheckpointPolicy:
+def policy_for(config: Mapping[str, Any], features: Features, tables: float) -> CheckpointPolicy:
     """The checkpoint policy of a release under its config; before 7.6.5 (no
     ``insert_recovery_work``) inserted rows count in full, whatever InsertRecoveryWork says."""
     if features.partial_lcp:

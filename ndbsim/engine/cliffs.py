@@ -28,10 +28,9 @@ def cliff_warnings(
             f"instead of one per LDM thread ({ldm}): secs_to_synchronize_starting_node is up to "
             f"{ldm / copies:.0f}× longer; use 0 (one per LDM thread)"
         )
-    if kind == "initial" and has_indexes and two_pass_available:
-        if not cfg.get("TwoPassInitialNodeRestartCopy"):
-            out.append(
-                "TwoPassInitialNodeRestartCopy=false: the initial copy maintains every ordered index row "
-                "by row instead of rebuilding them afterwards on all cores; set it to true"
-            )
+    if kind == "initial" and has_indexes and two_pass_available and not cfg.get("TwoPassInitialNodeRestartCopy"):
+        out.append(
+            "TwoPassInitialNodeRestartCopy=false: the initial copy maintains every ordered index row "
+            "by row instead of rebuilding them afterwards on all cores; set it to true"
+        )
     return out

@@ -25,10 +25,10 @@ tables every table is its own step."""
 def rebuild_indexes(r: NodeRestart) -> Generator[Event, Any, None]:
     """Build every ordered index offline, over BuildIndexThreads threads (or the LDM threads)."""
     sz, s = r.rt.sz, r.rt.scenario
-    entries = sz.rows * s.data.ordered_indexes / s.data.tables
+    entries = s.data.index_entries  # per table, its rows x its ordered indexes
     if entries <= 0:
         return
-    fragments = s.data.tables * sz.ldm * sz.replicas
+    fragments = s.data.table_count * sz.ldm * sz.replicas
     hw = s.host.cpu_cores * s.host.threads_per_core
     build = sz.cfg["BuildIndexThreads"]
     threads = min(build, fragments, hw) if build > 0 and fragments > 1 else sz.ldm
@@ -51,7 +51,8 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
         return
     rt.apply_live_load(node, rt.plan.restart_rates)
     sz, s = rt.sz, rt.scenario
-    index_per_row = s.data.ordered_indexes / s.data.tables * sz.k.index_entry_secs if index_online else 0.0
+    groups = s.data.table_groups(COPY_STEPS_MAX)
+    index_per_row = s.data.index_entries_per_row * sz.k.index_entry_secs if index_online else 0.0
     limit, apply_cores = _convergence(r, full, index_per_row)
     if limit:
         run.status = Status.NON_CONVERGING
@@ -59,7 +60,9 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
         run.end = math.inf
         run.spans.append((TO_SYNCHRONIZE_STARTING_NODE, t0, math.inf))  # the copy would never end
         return
-    shipped = yield from _ship(r, peers[0], since, full, index_per_row, apply_cores)
+    index_secs = [entries * sz.k.index_entry_secs if index_online else 0.0 for _, entries in groups]
+    shares = [share for share, _ in groups]
+    shipped = yield from _ship(r, peers[0], since, full, shares, index_secs, apply_cores)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
 
@@ -124,20 +127,29 @@ def _moving_target_outruns(r: NodeRestart, index_per_row: float, apply_cores: fl
 
 
 def _ship(
-    r: NodeRestart, live: Node, since: float, full: bool, index_per_row: float, apply_cores: float
+    r: NodeRestart,
+    live: Node,
+    since: float,
+    full: bool,
+    shares: list[float],
+    index_secs: list[float],
+    apply_cores: float,
 ) -> Generator[Event, Any, float]:
-    """Ship the rows, one step of tables after another; returns the rows shipped."""
+    """Ship the rows, one step of tables after another (``shares`` of the rows, changes spread
+    over the rows evenly; ``index_secs`` the core time each shipped row's ordered indexes
+    cost); returns the rows shipped."""
     rt, node = r.rt, r.node
     sz, k, env = rt.sz, rt.sz.k, rt.env
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
     shipped_total = 0.0
-    steps = min(rt.scenario.data.tables, COPY_STEPS_MAX)
-    for _ in range(steps):
+    even = len(set(shares)) == 1
+    for share, index_per_row in zip(shares, index_secs):
         if full:
-            ship = sz.rows / steps
+            ship = sz.rows / len(shares) if even else sz.rows * share
         else:
-            ship = rt.plan.traffic.distinct_rows(since, env.now, sz.rows, sz.max_rows) / steps
-        scan = sz.rows / steps
+            changed = rt.plan.traffic.distinct_rows(since, env.now, sz.rows, sz.max_rows)
+            ship = changed / len(shares) if even else changed * share
+        scan = sz.rows / len(shares) if even else sz.rows * share
         shipped_total += ship
         demand = {
             node.cpu: ship * (0.5 * k.copy_row_secs + index_per_row),

@@ -365,7 +365,9 @@ class LcpMaster:
             rec = records.get(since)
             if rec is None:
                 size, pct, ch = plan.sizes[since]
-                rec = records[since] = LcpRecord(plan.start, t1, pct, ch.updates + ch.inserts, ch.bytes, size)
+                rec = records[since] = LcpRecord(
+                    plan.start, t1, pct, ch.updates + ch.inserts, ch.bytes, size, ch.inserts
+                )
             n.history.insert(0, rec)
             del n.history[HISTORY_KEPT:]
         self.last_start = plan.start
@@ -507,7 +509,7 @@ class LcpMaster:
             end = skip.origin + i * skip.period
             if i <= kept + 1 or i == whole:
                 self.redo.note(self.nodes, end)
-            rec = LcpRecord(start, end, tmpl.pct, tmpl.changed_rows, tmpl.changed_bytes, tmpl.bytes)
+            rec = LcpRecord(start, end, tmpl.pct, tmpl.changed_rows, tmpl.changed_bytes, tmpl.bytes, tmpl.inserted_rows)
             for n in skip.plan.participants:
                 n.history.insert(0, rec)
                 del n.history[HISTORY_KEPT:]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ndbsim.engine.checkpoint import LcpRecord
+from ndbsim.engine.checkpoint import Era, LcpRecord
 from ndbsim.engine.sizing import Sizing
 from ndbsim.engine.steady import SteadyCycle, SteadyCycles
 from ndbsim.engine.workload import Changes, Rates, Traffic
@@ -50,9 +50,20 @@ class Plan:
     """Start of the newest LCP completed before the warm-up (-inf for an idle cluster)."""
     start_record: LcpRecord
     """The newest LCP every node has when the warm-up starts."""
+    burst_cycle: float | None
+    """The burst's steady LCP cycle when the warm-up runs in it, else None."""
     traffic: Traffic
     groups: int
     warnings: tuple[str, ...]
+
+    def older_eras(self) -> list[Era]:
+        """The LCPs before the warm-up, newest first, for a restore that reaches back past the
+        simulated ones: the burst's steady LCPs for as long as it had run by then (a burst
+        contributes only the LCPs it wrote), then the base load's for ever."""
+        if self.pre_rates is self.base_rates or self.burst_cycle is None:
+            return [Era(self.steady, math.inf)]
+        before = max(0.0, self.burst_secs - self.t_crash)  # burst seconds before the warm-up
+        return [Era(self.steady, math.floor(before / self.burst_cycle)), Era(self.base.record, math.inf)]
 
     def initial_history(self) -> list[LcpRecord]:
         """A node's LCP history at the start of the warm-up (its own record: nodes' histories
@@ -143,10 +154,14 @@ def make_plan(resolved: Resolved, sz: Sizing, speeds: WriteSpeeds, rng: np.rando
     pre, steady, cycle = base, base_steady.record, base_steady.cycle
     warm = WARM_UP_CYCLES + phase
     bursting = burst is not None and burst_secs > 0
+    burst_cycle = None
     if burst is not None and bursting:
         b = cycles.of(burst)
         if math.isfinite(b.cycle) and burst_secs >= warm * b.cycle:
-            pre, steady, cycle = burst, b.record, b.cycle
+            # a burst that lasts the whole warm-up has also run long enough for
+            # EnableRedoControl to have acted on its REDO fill
+            b = cycles.of(burst, settled=True)
+            pre, steady, cycle, burst_cycle = burst, b.record, b.cycle, b.cycle
     span = warm * cycle if math.isfinite(cycle) else 0.0
     t_crash = span + burst_secs if pre is base else span
     first_lcp_start: float | None = None
@@ -158,7 +173,7 @@ def make_plan(resolved: Resolved, sz: Sizing, speeds: WriteSpeeds, rng: np.rando
     segments.append((t_crash, during))
     if math.isfinite(cycle):
         start = -(steady.end - steady.start)
-        record = LcpRecord(start, 0.0, steady.pct, steady.changed_rows, steady.changed_bytes, steady.bytes)
+        record = replace(steady, start=start, end=0.0)
     else:  # idle: the last LCP completed long ago and none is running
         start = -math.inf
         record = LcpRecord(-math.inf, -math.inf, 1.0, 0.0, 0.0, sz.data_bytes)
@@ -174,6 +189,7 @@ def make_plan(resolved: Resolved, sz: Sizing, speeds: WriteSpeeds, rng: np.rando
         first_lcp_start=first_lcp_start,
         last_lcp_start=start,
         start_record=record,
+        burst_cycle=burst_cycle,
         traffic=Traffic(segments, 1.0 / sz.groups),
         groups=sz.groups,
         warnings=tuple(warnings),

@@ -24,7 +24,11 @@ from ndbsim.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE
 
 MISSED_HEARTBEATS = 4
 """A node is declared dead after 4 missed heartbeats (HeartbeatIntervalDbDb docs, reference
-§10): a crash is detected 4 to 5 heartbeat intervals after it happens."""
+§10): a dead host or a cut network is detected 4 to 5 heartbeat intervals after it happens."""
+
+UNANNOUNCED_FAILURES = ("host-failure", "network-failure")
+"""Causes the live nodes learn of only by missed heartbeats: a crashed process's sockets are
+closed by its OS, and QmgrMain.cpp's execDISCONNECT_REP fails the node at once."""
 
 Step = Callable[[NodeRestart], Generator[Event, Any, None]]
 """One step of a restart: it records its phase's span(s) on the node's run."""
@@ -52,10 +56,11 @@ def crash(r: NodeRestart) -> Generator[Event, Any, None]:
 
 
 def complete_node_failure(r: NodeRestart) -> Generator[Event, Any, None]:
-    """Node failure handling by the live nodes: detection (a crash only) and takeover, one GCP."""
+    """Node failure handling by the live nodes: detection (a dead host or network only) and
+    takeover, one GCP."""
     rt = r.rt
     failure = rt.sz.gcp
-    if rt.scenario.restart.cause == "crash":
+    if rt.scenario.restart.cause in UNANNOUNCED_FAILURES:
         hb = rt.sz.cfg["HeartbeatIntervalDbDb"] / 1000.0
         failure += hb * (MISSED_HEARTBEATS + float(rt.rng.random()))
     yield from r.timed(ri.TO_COMPLETE_NODE_FAILURE, failure)
@@ -121,7 +126,7 @@ def wait_for_lcp_for_copy_meta_data(r: NodeRestart) -> Generator[Event, Any, Non
 def copy_meta_data(r: NodeRestart) -> Generator[Event, Any, None]:
     """The dictionary is copied table by table; then the NDBCNTR gate opens for the next node."""
     rt = r.rt
-    yield from r.timed(ri.TO_COPY_META_DATA, rt.scenario.data.tables * METADATA_SECS_PER_TABLE)
+    yield from r.timed(ri.TO_COPY_META_DATA, rt.scenario.data.table_count * METADATA_SECS_PER_TABLE)
     assert r.gate is not None, "wait_for_ndbcntr_master takes the gate"
     rt.cntr_gate.release(r.gate)
 
@@ -136,11 +141,13 @@ def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
     """Restore the LCP(s) on disk."""
     rt = r.rt
     sz = rt.sz
-    work = sz.policy.restore_work(sz.data_bytes, sz.rows, r.node.history, rt.plan.steady)
+    work = sz.policy.restore_work(sz.data_bytes, sz.rows, r.node.history, rt.plan.steady, rt.plan.older_eras())
     f = r.run.facts
     f.restore_bytes, f.restore_rows, f.restore_lcps = work.bytes_read, work.rows_applied, work.lcps
     t0 = rt.env.now
-    per_byte = work.rows_applied / work.bytes_read * sz.k.restore_row_secs
+    k = sz.k
+    cpu = (work.rows_applied - work.change_rows) * k.restore_row_secs + work.change_rows * k.change_row_secs
+    per_byte = cpu / work.bytes_read
     yield from r.work(work.bytes_read, per_byte, sz.ldm, 1.0 / sz.host.disk_read, "restore")
     r.span(ri.RESTORE_FRAGMENTS, t0)
 
@@ -227,18 +234,30 @@ def _local_lcp(r: NodeRestart, t0: float) -> Generator[Event, Any, None]:
     yield flow.done
     facts.local_lcp_secs = env.now - t0
     # the local LCP is now this node's newest checkpoint (an initial restart's only one)
-    rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size)
+    rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
     node.history = [rec] if r.initial else [rec, *node.history]
     node.redo_floor = env.now  # 7.6 activates REDO logging after the local LCP
 
 
-def cluster_started(r: NodeRestart) -> Generator[Event, Any, None]:
-    """A system restart's nodes are recoverable once the cluster has started: no LCP to wait for."""
-    rt, node = r.rt, r.node
-    node.redo_floor = rt.env.now  # a system restart logs again once the cluster is started
-    r.span(ri.WAIT_LCP_FOR_RESTART, rt.env.now)
+def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
+    """Every system restart runs an LCP before any transaction starts (DbdihMain.cpp,
+    ZNDB_SPH5, ST_SYSTEM_RESTART: immediateLcpStart), at the restart's write speed: full up to
+    7.5, partial from 7.6, of the changes the REDO just re-applied since the restored LCP."""
+    rt, node, facts = r.rt, r.node, r.run.facts
+    sz, env = rt.sz, rt.env
+    t0 = env.now
+    changes = rt.plan.node_changes_since(r.redo_from, r.crash)
+    size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
+    facts.local_lcp_bytes = size
+    flow = rt.writes.flow(node, size, rt.writes.speed(node))
+    yield flow.done
+    yield env.timeout(sz.table_description_secs)
+    facts.local_lcp_secs = env.now - t0
+    rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
+    node.history = [rec, *node.history]
+    node.redo_floor = env.now  # the cluster logs again once it has started
+    r.span(ri.WAIT_LCP_FOR_RESTART, t0)
     _rejoin(rt, node)
-    yield from ()
 
 
 def _rejoin(rt: Runtime, node: Node) -> None:
@@ -314,7 +333,7 @@ TAIL: dict[str, tuple[Step, ...]] = {
         skipped(ri.STARTING_NODE_TO_REQUEST_LOCAL_RECOVERY),
         *_LOCAL_RECOVERY,
         skipped(ri.TO_SYNCHRONIZE_STARTING_NODE),
-        cluster_started,
+        system_restart_lcp,
         skipped(ri.WAIT_SUBSCRIPTION_HANDOVER),
     ),
 }

@@ -12,6 +12,7 @@ import numpy as np
 import simpy
 from simpy.events import Event
 
+from ndbsim.engine.cliffs import cliff_warnings
 from ndbsim.engine.fluid import FluidSystem
 from ndbsim.engine.lcp_master import LcpMaster, settles_first
 from ndbsim.engine.lcp_writes import LcpWrites
@@ -32,9 +33,18 @@ class Runtime:
         self.scenario: Scenario = resolved.scenario
         self.rng = rng
         self.sz: Sizing = sizing_of(resolved, features_of(resolved.profile.mechanisms, resolved.config))
-        self.speeds = WriteSpeeds(self.sz)
+        self.speeds = WriteSpeeds(self.sz, self.scenario.simulation.horizon)
         self.plan: Plan = make_plan(resolved, self.sz, self.speeds, rng)
         self.warnings: list[str] = list(self.plan.warnings)
+        s = self.scenario
+        self.warnings += cliff_warnings(
+            self.sz.cfg,
+            "node" if s.restart.type == "rolling" else s.restart.type,
+            self.sz.ldm,
+            s.host.cpu_cores * s.host.threads_per_core,
+            s.data.index_entries > 0,
+            resolved.profile.mechanisms.partial_lcp_available,
+        )
         self.env = simpy.Environment()
         self.fluid = FluidSystem(self.env)
         sz = self.sz

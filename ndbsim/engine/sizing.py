@@ -98,7 +98,7 @@ def sizing_of(resolved: Resolved, features: Features) -> Sizing:
         k=resolved.profile.constants,
         cfg=cfg,
         features=features,
-        policy=policy_for(cfg, features, s.data.tables),
+        policy=policy_for(cfg, features, s.data.lcp_tables),
         data_nodes=s.cluster.data_nodes,
         replicas=replicas,
         groups=s.cluster.data_nodes // replicas,
@@ -109,5 +109,5 @@ def sizing_of(resolved: Resolved, features: Features) -> Sizing:
         gcp=cfg["TimeBetweenGlobalCheckpoints"] / 1000.0,
         redo_capacity=cfg["NoOfFragmentLogParts"] * cfg["NoOfFragmentLogFiles"] * cfg["FragmentLogFileSize"],
         lcp_trigger_bytes=4.0 * 2 ** cfg["TimeBetweenLocalCheckpoints"],
-        table_description_secs=s.data.tables * LCP_TABLE_DESCRIPTION_SECS,
+        table_description_secs=s.data.table_count * LCP_TABLE_DESCRIPTION_SECS,
     )

@@ -4,9 +4,12 @@ parameters, the LDM threads' CPU load, restarts in the cluster, the REDO fill
 
 from __future__ import annotations
 
+import math
+
 from ndbsim.engine.node import Node
+from ndbsim.engine.proposed_speed import ALERT_RAISE, proposed_speed, proposing_cycle
 from ndbsim.engine.sizing import Sizing
-from ndbsim.engine.workload import Rates
+from ndbsim.engine.workload import Changes, Rates
 
 LDM_BUSY_HOLD = 0.90
 """Backup.cpp's CPU feedback (calculate_disk_write_speed, reference §2.4): above this LDM
@@ -20,25 +23,58 @@ LDM_BUSY_BACK_OFF = 0.95
 class WriteSpeeds:
     """LCP write speeds of one cluster, in bytes/s."""
 
-    def __init__(self, sizing: Sizing):
+    def __init__(self, sizing: Sizing, horizon: float = math.inf):
         self.sz = sizing
-        self._normal: dict[int, tuple[Rates, float]] = {}
+        self.horizon = horizon
+        """An LCP cycle longer than this counts as idle (``simulation.horizon``)."""
+        self._normal: dict[int, tuple[Rates, float, float]] = {}
 
     def normal(self, rates: Rates) -> float:
         """LCP write speed with no restart anywhere (memoised per workload segment's Rates)."""
+        return self._speeds(rates)[0]
+
+    def proposal(self, rates: Rates) -> float:
+        """EnableRedoControl's proposed speed in the steady cycle of ``rates``, before any alert
+        level's raise (0 without EnableRedoControl or a partial LCP)."""
+        return self._speeds(rates)[1]
+
+    def _speeds(self, rates: Rates) -> tuple[float, float]:
         hit = self._normal.get(id(rates))
         if hit is not None and hit[0] is rates:
-            return hit[1]
-        speed = min(self._configured(rates), self.disk_write_left(rates))
-        self._normal[id(rates)] = (rates, speed)
-        return speed
+            return hit[1], hit[2]
+        left = self.disk_write_left(rates)
+        proposal = 0.0
+        if self.sz.features.redo_control and self.sz.features.partial_lcp:
+            proposal = self._proposal(rates, left)
+        speed = min(self._configured(rates, proposal), left)
+        self._normal[id(rates)] = (rates, speed, proposal)
+        return speed, proposal
 
-    def _configured(self, rates: Rates) -> float:
+    def _proposal(self, rates: Rates, left: float) -> float:
+        """EnableRedoControl's proposal in the steady cycle where the LCP writes at the larger of
+        MaxDiskWriteSpeed and the proposal itself (``proposing_cycle``); Backup.cpp proposes
+        from the partial LCP's parts formula, so only a partial LCP is proposed for."""
+        sz = self.sz
+        share = 1.0 / sz.groups
+        node_rates = Changes(rates.updates * share, rates.inserts * share, rates.deletes * share, rates.bytes * share)
+        trigger = sz.lcp_trigger_bytes / rates.bytes if rates.bytes > 0 else math.inf
+        if trigger > self.horizon:
+            return 0.0
+        floor = min(sz.cfg["MaxDiskWriteSpeed"], left)
+        rec, cycle, _ = proposing_cycle(
+            sz.policy, sz.data_bytes, sz.rows, node_rates, floor, left, sz.lcp_overhead_secs(), trigger
+        )
+        return proposed_speed(sz.policy, sz.data_bytes, sz.rows, rec.bytes, cycle)
+
+    def _configured(self, rates: Rates, proposal: float = 0.0) -> float:
+        """The speed the CPU feedback settles at between MinDiskWriteSpeed and the maximum,
+        which EnableRedoControl's ``proposal`` raises ("used to increase the maximum speed used
+        in the adaptive disk write speed algorithm", Backup.cpp measure_change_speed)."""
         sz = self.sz
         cfg = sz.cfg
         if sz.features.legacy_speed_parameters:
             return cfg["DiskCheckpointSpeed"]
-        lo, hi = cfg["MinDiskWriteSpeed"], cfg["MaxDiskWriteSpeed"]
+        lo, hi = cfg["MinDiskWriteSpeed"], max(cfg["MaxDiskWriteSpeed"], proposal)
         if sz.features.adaptive_write_speed:
             # CPU feedback of Backup.cpp: up while the LDM threads are below 90% busy,
             # held between 90% and 95%, down above 95%.
@@ -70,4 +106,7 @@ class WriteSpeeds:
             speed = max(speed, cfg["MaxDiskWriteSpeedOwnRestart"])
         elif redo_alert == 1:
             speed = max(speed, cfg["MaxDiskWriteSpeedOtherNodeRestart"])
+        if redo_alert:  # the proposal's extra at the level, within what the disk has left
+            raised = ALERT_RAISE[redo_alert] * self.proposal(rates)
+            speed = max(speed, min(raised, self.disk_write_left(rates)))
         return speed

@@ -28,13 +28,14 @@ from ndbsim.restart_info import COLUMNS
 FITTED = (
     "memory_touch_rate",
     "restore_row_secs",
+    "change_row_secs",
     "redo_byte_secs",
     "index_entry_secs",
     "hyperthread_gain",
     "copy_row_secs",
     "suma_handover_gcps",
 )
-"""The seven free constants; what each means physically is in ``Constants``' docstrings."""
+"""The eight free constants; what each means physically is in ``Constants``' docstrings."""
 
 BOUNDS = {"hyperthread_gain": (0.01, 1.0)}
 """Physical bounds: a second hardware thread adds between nothing and a whole core. Every other
@@ -71,12 +72,9 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
 
     def residuals(x: np.ndarray) -> np.ndarray:
         k = constants_at(x)
-        out = []
-        for case in fit_cases:
-            for row in compare(case, predict(case, k)):
-                if not row.info:
-                    out.append(row.error / row.allowed)
-        return np.array(out)
+        return np.array(
+            [row.error / row.allowed for case in fit_cases for row in compare(case, predict(case, k)) if not row.info]
+        )
 
     sol = least_squares(
         residuals,

@@ -142,6 +142,7 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
     if w.before_restart is not None and w.before_restart.duration > 0:
         burst = {k: (v if v is not None else steady[k]) for k, v in _rates(w.before_restart).items()}
         burst["duration"] = w.before_restart.duration
+    tables = s.data.table_amounts()
     ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], resolved.profile.mechanisms.multithreaded)
     simulated = {
         "version": s.version,
@@ -157,11 +158,11 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
         },
         "data": {
             "size": s.data.size,
-            "rows": s.data.row_count,
-            "rows_from_row_size": not s.data.rows,
-            "tables": s.data.tables,
-            "ordered_indexes": s.data.ordered_indexes,
-            "disk_data_size": s.data.disk_data_size,
+            "rows": sum(t.rows for t in tables),
+            "rows_from_row_size": not s.data.rows and not isinstance(s.data.tables, list),
+            "tables": s.data.table_count,
+            "ordered_indexes": round(sum(t.ordered_indexes for t in tables)),
+            "disk_data_size": sum(t.disk_data for t in tables),
             "DataMemory": cfg["DataMemory"],
         },
         "host": {
@@ -220,12 +221,12 @@ def input_notes(resolved: Any, where: dict[str, str]) -> list[str]:
             "your cluster; start one with ndbsim init --config-ini YOUR.ini"
         )
     else:
-        for section in ("host", "data", "workload"):
-            if not any(k == section or k.startswith(section + ".") for k in where):
-                notes.append(
-                    f"{section}: not given, so ndbsim's defaults were simulated (listed under defaulted); "
-                    f"set {section}.* in the scenario or with --set"
-                )
+        notes.extend(
+            f"{section}: not given, so ndbsim's defaults were simulated (listed under defaulted); "
+            f"set {section}.* in the scenario or with --set"
+            for section in ("host", "data", "workload")
+            if not any(k == section or k.startswith(section + ".") for k in where)
+        )
     return notes
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import textwrap
 from functools import cache
 from pathlib import Path
@@ -85,7 +86,7 @@ def field_docs(model: type[BaseModel]) -> dict[str, str]:
         except (OSError, TypeError):
             continue
         body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-        for a, b in zip(body, body[1:]):
+        for a, b in itertools.pairwise(body):
             if (
                 isinstance(a, ast.AnnAssign)
                 and isinstance(a.target, ast.Name)

@@ -32,8 +32,21 @@ def test_an_innodb_sweep_row_equals_ndbsim_run_with_its_seed():
     df = ndbsim.sweep(INNODB_FILE, {"workload.run_time": [60, 120]}, seed=3, workers=1, progress=False)
     row = df.iloc[1]
     p = subprocess.run(
-        [sys.executable, "-m", "ndbsim", "run", str(INNODB_FILE), "--set", "workload.run_time=120"]
-        + ["--seed", str(row["seed"]), "-n", "1", "--format", "json"],
+        [
+            sys.executable,
+            "-m",
+            "ndbsim",
+            "run",
+            str(INNODB_FILE),
+            "--set",
+            "workload.run_time=120",
+            "--seed",
+            str(row["seed"]),
+            "-n",
+            "1",
+            "--format",
+            "json",
+        ],
         capture_output=True,
         text=True,
     )

@@ -38,7 +38,7 @@ class Flow:
         self.done = Event(env)
         self.name = name
         self.lcp_size = 0.0
-        """Bytes an LCP flow writes (set by ``Cluster.lcp_flow``; 0 for other flows)."""
+        """Bytes an LCP flow writes (set by ``LcpWrites.flow``; 0 for other flows)."""
 
 
 class _Alarm:

@@ -6,9 +6,9 @@ from ndbsim.innodb.model import InnodbReplication, InnodbResult, run_scenario, s
 from ndbsim.innodb.scenario import InnodbScenario, scenario_from_dict
 
 __all__ = [
-    "Constants",
     "DEFAULTS",
     "FREE_CONSTANTS",
+    "Constants",
     "InnodbReplication",
     "InnodbResult",
     "InnodbScenario",

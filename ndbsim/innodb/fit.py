@@ -73,12 +73,11 @@ def calibrate(cases: list[dict]) -> dict:
     x0 = np.log([defaults[k] for k in FREE_CONSTANTS])
     sol = least_squares(resid, x0, method="trf", x_scale=1.0, diff_step=1e-6, xtol=1e-12, ftol=1e-12)
     fitted = consts(sol.x)
-    out = {
+    return {
         "constants": {k: fitted[k] for k in FREE_CONSTANTS},
         "residuals": {_case_name(c): rel(c, fitted) for c in cases},
         "fitted_on": [_case_name(c) for c in fit],
     }
-    return out
 
 
 def save_calibrated(result: dict, path: Path | None = None) -> None:

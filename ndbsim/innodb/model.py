@@ -117,21 +117,20 @@ class InnodbResult(ReplicatedSummary):
         """One row per replication and phase: secs, start, end (relative to the start of mysqld)."""
         import pandas as pd
 
-        rows = []
-        for i, r in enumerate(self.replications):
-            first, last = phase_bounds(r.spans)
-            for p in PHASES:
-                rows.append(
-                    {
-                        "replication": i,
-                        "phase": p,
-                        "secs": r.phases[p],
-                        "start": first.get(p, 0.0),
-                        "end": last.get(p, 0.0),
-                        "in_downtime": p in DOWNTIME_PHASES,
-                        "status": r.status,
-                    }
-                )
+        rows = [
+            {
+                "replication": i,
+                "phase": p,
+                "secs": r.phases[p],
+                "start": first.get(p, 0.0),
+                "end": last.get(p, 0.0),
+                "in_downtime": p in DOWNTIME_PHASES,
+                "status": r.status,
+            }
+            for i, r in enumerate(self.replications)
+            for first, last in [phase_bounds(r.spans)]
+            for p in PHASES
+        ]
         return pd.DataFrame(rows)
 
 

@@ -12,8 +12,8 @@ A change costs what it touches. Flows interact only through the resources they s
 change reallocates only the group of flows linked to the resources it changed (found by walking
 resource -> flows -> resources); every other flow keeps its rate. Progress is kept lazily: a
 flow's ``remaining`` holds at ``since`` and is brought forward only when its rate changes or it
-may be finishing. Two heaps, of finish times and of the times a flow comes within its tolerance
-of the end, give the next timer and the flows due without looking at the others.
+may be finishing. A heap of finish times gives the next timer, and the flows that may be within
+their tolerance of the end, without looking at the others.
 """
 
 from __future__ import annotations
@@ -100,8 +100,9 @@ class FluidSystem:
         """Started or re-capped flows that use no resource (only their cap limits them)."""
         self._finish: list[tuple[float, int, int, Flow]] = []
         """Heap of (finish time, seq, token, flow) for the timer."""
-        self._due: list[tuple[float, int, int, Flow]] = []
-        """Heap of (time the flow is within its tolerance of the end, seq, token, flow)."""
+        self._slack = 0.0
+        """The most seconds before its finish time that a flow in the heap counts as finished
+        (its tolerance at its rate): flows finishing this close to now are the candidates."""
         self._seq = 0
         self._tokens = 0
         self._held = 0
@@ -194,18 +195,21 @@ class FluidSystem:
             self._deferred = True
             return
         now = self.env._now
-        done = self._pop_due(now, 0.0)
-        if done:
-            self._reap(done, now)
+        heap = self._finish
+        if heap and heap[0][0] <= now + self._slack + 1e-12 * max(1.0, abs(now)):
+            done = self._pop_due(now, 0.0)
+            if done:
+                self._reap(done, now)
         if not self.flows:
             self._alarms.clear()
             self._dirty.clear()
             self._lone.clear()
-            self._finish.clear()
-            self._due.clear()
+            heap.clear()
+            self._slack = 0.0
             self._timer, self._pending = None, math.nan
             return
-        self._reallocate(now)
+        if self._dirty or self._lone:
+            self._reallocate(now)
         self._arm()
 
     def _arm(self) -> None:
@@ -249,9 +253,9 @@ class FluidSystem:
     def _pop_due(self, now: float, resolution: float) -> list[Flow]:
         """The flows left with no more than their tolerance (plus ``resolution`` seconds at
         their rate) at ``now``; their remaining work is set to 0."""
-        heap = self._due
+        heap = self._finish
         flows = self.flows
-        limit = now + resolution
+        limit = now + resolution + self._slack
         limit += 1e-12 * max(1.0, abs(limit))  # candidates only: the test below decides
         done: list[Flow] = []
         keep: list[tuple[float, int, int, Flow]] = []
@@ -272,7 +276,8 @@ class FluidSystem:
 
     def _reap(self, done: list[Flow], now: float) -> None:
         """Finish ``done``, in start order."""
-        done.sort(key=_seq)
+        if len(done) > 1:
+            done.sort(key=_seq)
         for f in done:
             self._remove(f)
         for f in done:
@@ -283,11 +288,12 @@ class FluidSystem:
         flows that use none. A group is found by walking resource -> flows -> resources, so the
         cost is the size of the groups touched, not of the cluster."""
         free = self.free
+        retime = self._retime
         if self._lone:
             lone, self._lone = self._lone, []
             for f in lone:
                 if f in self.flows:
-                    self._set_rate(f, _own_bottleneck(f, free), now)
+                    retime(f, f.rate, _own_bottleneck(f, free), now)
         if not self._dirty:
             return
         dirty, self._dirty = self._dirty, {}
@@ -296,56 +302,63 @@ class FluidSystem:
         for r0 in dirty:
             if r0 in seen:
                 continue
+            first = users.get(r0)
+            if not first:
+                continue
+            if len(first) == 1:  # the common case: a flow that shares none of its resources
+                f = next(iter(first))
+                keys = f.keys
+                for q in keys:
+                    if len(users[q]) != 1:
+                        break
+                else:
+                    seen.update(keys)
+                    rate = _own_bottleneck(f, free)
+                    if rate != f.rate or f.token < 0:
+                        retime(f, f.rate, rate, now)
+                    continue
             seen.add(r0)
             stack = [r0]
             group: dict[Flow, None] = {}
             while stack:
-                for f in users.get(stack.pop(), ()):
+                for f in users[stack.pop()]:
                     if f not in group:
                         group[f] = None
                         for q in f.keys:
                             if q not in seen:
                                 seen.add(q)
                                 stack.append(q)
-            if not group:
-                continue
-            if len(group) == 1:
-                f = next(iter(group))
-                self._set_rate(f, _own_bottleneck(f, free), now)
-            else:
-                members = sorted(group, key=_seq)
-                old = [f.rate for f in members]
-                _fill_group(members, self.capacity, free)
-                for f, was in zip(members, old):
-                    if f.rate != was:
-                        x, f.rate = f.rate, was
-                        self._set_rate(f, x, now)
+            members = sorted(group, key=_seq)
+            old = [f.rate for f in members]
+            _fill_group(members, self.capacity, free)
+            for f, was in zip(members, old):
+                if f.rate != was or f.token < 0:
+                    retime(f, was, f.rate, now)
         if len(self._finish) > HEAP_SLACK * len(self.flows) + 64:
             self._rebuild_heaps()
 
-    def _set_rate(self, f: Flow, rate: float, now: float) -> None:
-        """Bring ``f``'s progress up to now at its old rate, then run it at ``rate``."""
-        if rate == f.rate and f.token >= 0:
-            return
-        if now > f.since:
-            f.remaining -= f.rate * (now - f.since)
-            f.since = now
+    def _retime(self, f: Flow, was: float, rate: float, now: float) -> None:
+        """Bring ``f``'s progress up to now at its old rate ``was``, then run it at ``rate``:
+        a new entry in the heap of finish times."""
+        since = f.since
+        if now > since:
+            f.remaining -= was * (now - since)
+            f.since = since = now
         f.rate = rate
-        self._push(f)
-
-    def _push(self, f: Flow) -> None:
         self._tokens += 1
         token = f.token = self._tokens
-        if f.rate > 0:
-            finish = f.since + f.remaining / f.rate
-            heapq.heappush(self._finish, (finish if finish > f.since else f.since, f.seq, token, f))
-            heapq.heappush(self._due, (f.since + (f.remaining - f.tolerance) / f.rate, f.seq, token, f))
+        if rate > 0:
+            finish = since + f.remaining / rate
+            heapq.heappush(self._finish, (finish if finish > since else since, f.seq, token, f))
+            slack = f.tolerance / rate
+            if slack > self._slack:
+                self._slack = slack
 
     def _rebuild_heaps(self) -> None:
         self._finish.clear()
-        self._due.clear()
+        self._slack = 0.0
         for f in self.flows:
-            self._push(f)
+            self._retime(f, f.rate, f.rate, f.since)
 
     def _wake(self, timer: Event) -> None:
         if timer is not self._timer:

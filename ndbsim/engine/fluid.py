@@ -436,8 +436,8 @@ def _fill_group(active: list[Flow], capacity: dict[str, float], free: dict[str, 
             if f.rate >= f.cap * (1 - 1e-12):
                 continue
             if saturated:
-                d = f.demand
-                if any(r in saturated and d[r] > 0 for r in d):
+                need = f.demand
+                if any(r in saturated and need[r] > 0 for r in need):
                     continue
             still.append(f)
         if len(still) == len(active):

@@ -2,8 +2,9 @@
 
 ndbsim is measured against two anchors of the same restart (``anchors.py``): a toy SimPy model
 with ndbsim's process structure, and the closed-form arithmetic. Times are given as ratios to
-them, each measured in alternation with ndbsim in one process (a shared machine's speed drifts
-by tens of percent within a minute). Prints:
+them, each measured in alternation with ndbsim in one process, as the least CPU time of several
+rounds (on a shared machine wall time drifts by tens of percent within a minute, and other
+processes' load inflates it; the least CPU time is the cost of the work itself). Prints:
   * the default 2-node node restart through ``ndbsim.simulate``: ratio to the toy and to the
     closed form (and the engine alone, ``run_resolved`` on a resolved scenario)
   * rolling restarts of 4 to 144 nodes, idle and under 1M updates/s: ratio to the toy at each
@@ -83,7 +84,7 @@ def rolling(nodes: int, loaded: bool) -> list[str]:
 
 
 def alternate(work: dict[str, Callable[[int], object]], rounds: int, repeat: int = 1) -> dict[str, float]:
-    """Median seconds per call of each of ``work``, the callables run in turn ``rounds`` times
+    """Least CPU seconds per call of each of ``work``, the callables run in turn ``rounds`` times
     (``repeat`` calls each, seeds 1, 2, ...), so that all see the same machine."""
     times: dict[str, list[float]] = {k: [] for k in work}
     for fn in work.values():  # warm caches and imports
@@ -91,12 +92,20 @@ def alternate(work: dict[str, Callable[[int], object]], rounds: int, repeat: int
     seed = 0
     for _ in range(rounds):
         for k, fn in work.items():
-            t = time.perf_counter()
+            t = time.process_time()
             for i in range(repeat):
                 fn(seed + i + 1)
-            times[k].append((time.perf_counter() - t) / repeat)
+            times[k].append((time.process_time() - t) / repeat)
         seed += repeat
-    return {k: statistics.median(v) for k, v in times.items()}
+    return {k: min(v) for k, v in times.items()}
+
+
+def cpu_self_and_children() -> float:
+    """CPU seconds (user + system) used so far by this process and its finished children."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def anchors_of(overrides: list[str] | None) -> dict[str, Callable[[int], object]]:
@@ -122,35 +131,48 @@ def events_at(overrides: list[str]) -> tuple[int, str]:
     return r.first.events, r.status
 
 
-def sweep_rate(n: int, workers: int) -> tuple[float, float, int]:
+def sweep_rate(n: int, workers: int) -> tuple[float, float, float, int]:
+    """(wall seconds, runs/s, CPU seconds per run over all processes, runs not ok)."""
+    cpu = cpu_self_and_children()
     t = time.perf_counter()
     df = sweep(
         SWEEP_BASE, SWEEP_FACTORS, mode="random", samples=n, replications=1, seed=1, workers=workers, progress=False
     )
     dt = time.perf_counter() - t
-    return dt, n / dt, int((df["status"] != "ok").sum())
+    return dt, n / dt, (cpu_self_and_children() - cpu) / n, int((df["status"] != "ok").sum())
 
 
-def whole_process(args: list[str], k: int = 7) -> float:
-    """Median wall time of ``ndbsim ARGS`` as a new process (the installed script, else -m)."""
+def whole_process(args: list[str], k: int = 7) -> tuple[float, float]:
+    """Median wall time and median CPU time of ``ndbsim ARGS`` as a new process (the installed
+    script, else -m)."""
+    import resource
+
     exe = shutil.which("ndbsim", path=os.path.dirname(sys.executable)) or shutil.which("ndbsim")
     cmd = [exe, *args] if exe else [sys.executable, "-m", "ndbsim", *args]
-    times = []
+    wall, cpu = [], []
     for _ in range(k):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        wall.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return statistics.median(wall), statistics.median(cpu)
 
 
-def bare_python(k: int = 7) -> float:
-    """Median wall time of ``python -c pass``: the floor of any whole-process figure."""
-    times = []
+def bare_python(k: int = 7) -> tuple[float, float]:
+    """Median wall and CPU time of ``python -c pass``: the floor of any whole-process figure."""
+    import resource
+
+    wall, cpu = [], []
     for _ in range(k):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        wall.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def restart_memory() -> float:
@@ -197,8 +219,9 @@ def main() -> None:
     ev = run_resolved(sc.load(None), seed=1, replications=1).first.events
     toy_ev = toy_restart(closed_form(sc.load(None)))[1]
     print(
-        f"default 2-node node restart: ndbsim.simulate {m['ndbsim'] * 1e3:.3f} ms = {m['ndbsim'] / m['toy']:.2f}x the "
-        f"toy ({m['toy'] * 1e3:.3f} ms), {m['ndbsim'] / m['closed']:.0f}x the closed form "
+        f"default 2-node node restart (CPU): ndbsim.simulate {m['ndbsim'] * 1e3:.3f} ms = "
+        f"{m['ndbsim'] / m['toy']:.2f}x the toy ({m['toy'] * 1e3:.3f} ms), "
+        f"{m['ndbsim'] / m['closed']:.0f}x the closed form "
         f"({m['closed'] * 1e6:.0f} us) [target <= {TARGETS['default_vs_toy']}x the toy: "
         f"{ok(m['ndbsim'] <= TARGETS['default_vs_toy'] * m['toy'])}]"
     )
@@ -215,12 +238,12 @@ def main() -> None:
             ov = rolling(n, loaded)
             w = anchors_of(ov)
             del w["engine"]
-            med = alternate(w, 3 if n >= 72 else 5, repeat=1 if n >= 36 else 5)
+            med = alternate(w, 3 if n >= 72 else 5, repeat=1 if n >= 36 else 4)
             r = run_resolved(sc.load(None, ov), seed=1, replications=1)
             plan = closed_form(sc.load(None, ov))
             toy_secs, toy_ev = toy_restart(plan)
             rows.append((n, med, r, toy_ev, plan.total, toy_secs))
-        print(f"rolling restart of N nodes (8.0.30), {label}:")
+        print(f"rolling restart of N nodes (8.0.30), {label} (CPU ms):")
         print("      N   ndbsim ms   toy ms   ratio  closed us   events  toy events   restart s (ndbsim/toy/closed)")
         for n, med, r, toy_ev, total, toy_secs in rows:
             print(
@@ -267,7 +290,7 @@ def main() -> None:
 
     # -- sweeps, the command line, memory ------------------------------------------------------
     for workers in (1, 2):
-        dt, rate, bad = sweep_rate(n_sweep, workers)
+        dt, rate, cpu, bad = sweep_rate(n_sweep, workers)
         verdict = (
             f"target >= {TARGETS['sweep_runs_per_s']:,} runs/s on 2 workers: {ok(rate >= TARGETS['sweep_runs_per_s'])}"
             if workers == 2
@@ -275,23 +298,26 @@ def main() -> None:
         )
         print(
             f"sweep of {n_sweep:,} node restarts, {workers} worker{'s' if workers > 1 else ''}: {dt:.2f} s, "
-            f"{rate:,.0f} runs/s ({bad} not ok) [{verdict}]"
+            f"{rate:,.0f} runs/s ({bad} not ok) [{verdict}]; {cpu * 1e3:.3f} CPU ms per run over all processes, "
+            f"so {workers / cpu:,.0f} runs/s on {workers} idle core{'s' if workers > 1 else ''}"
         )
     main_mib, worker_mib = peak_rss_mib()
     print(
         f"memory: one restart allocates at most {restart_memory() / 1024:.0f} KiB; peak RSS over the sweeps: "
         f"{main_mib:.0f} MiB here, {worker_mib:.0f} MiB in the largest worker"
     )
-    floor = bare_python()
-    hs = whole_process(["--help"])
-    cs = whole_process(["run"])
+    floor, floor_cpu = bare_python()
+    hs, hs_cpu = whole_process(["--help"])
+    cs, cs_cpu = whole_process(["run"])
     print(
-        f"ndbsim --help: median {hs:.3f} s of 7 "
-        f"[target <= {TARGETS['help_secs']} s: {ok(hs <= TARGETS['help_secs'])}]; "
-        f"ndbsim run (cold start): median {cs:.3f} s of 7 "
-        f"[target <= {TARGETS['cold_start_secs']} s: {ok(cs <= TARGETS['cold_start_secs'])}]; "
-        f"python -c pass: {floor:.3f} s"
+        f"ndbsim --help: median {hs:.3f} s of 7 (CPU {hs_cpu:.3f} s) "
+        f"[target <= {TARGETS['help_secs']} s: {ok(hs <= TARGETS['help_secs'])}]"
     )
+    print(
+        f"ndbsim run (cold start): median {cs:.3f} s of 7 (CPU {cs_cpu:.3f} s) "
+        f"[target <= {TARGETS['cold_start_secs']} s: {ok(cs <= TARGETS['cold_start_secs'])}]"
+    )
+    print(f"  python -c pass: median {floor:.3f} s (CPU {floor_cpu:.3f} s), the floor of both")
 
     if a.profile:
         import cProfile

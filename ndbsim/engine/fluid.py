@@ -32,8 +32,12 @@ UNBOUNDED_RATE = 1e30
 """Rate given to a flow that no resource and no cap limits (a numeric stand-in for infinity)."""
 
 HEAP_SLACK = 4
-"""The heaps are rebuilt from the live flows once they hold this many entries per flow (entries
-of rates since changed are dropped lazily; a memory bound, not a model value)."""
+"""The heap of finish times is rebuilt from the live flows once it holds this many entries per
+flow (entries of rates since changed are dropped lazily; a memory bound, not a model value)."""
+
+CANDIDATE_MARGIN = 1e-12
+"""Relative margin on the finish times that pick the flows tested for finishing: the round-off
+of ``since + remaining / rate`` (float round-off, not a model value; the exact test decides)."""
 
 
 class Flow:
@@ -196,7 +200,7 @@ class FluidSystem:
             return
         now = self.env._now
         heap = self._finish
-        if heap and heap[0][0] <= now + self._slack + 1e-12 * max(1.0, abs(now)):
+        if heap and heap[0][0] <= now + self._slack + CANDIDATE_MARGIN * max(1.0, abs(now)):
             done = self._pop_due(now, 0.0)
             if done:
                 self._reap(done, now)
@@ -256,7 +260,7 @@ class FluidSystem:
         heap = self._finish
         flows = self.flows
         limit = now + resolution + self._slack
-        limit += 1e-12 * max(1.0, abs(limit))  # candidates only: the test below decides
+        limit += CANDIDATE_MARGIN * max(1.0, abs(limit))
         done: list[Flow] = []
         keep: list[tuple[float, int, int, Flow]] = []
         while heap and heap[0][0] <= limit:

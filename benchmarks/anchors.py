@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Generator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import simpy
@@ -26,6 +27,7 @@ from simpy.events import Event
 from ndbsim.engine.checkpoint import policy_for
 from ndbsim.engine.restart import MISSED_HEARTBEATS
 from ndbsim.engine.workload import Changes
+from ndbsim.features import features_of
 from ndbsim.profiles import (
     HEARTBEAT_INCLUSION_SECS,
     LCP_TABLE_DESCRIPTION_SECS,
@@ -71,7 +73,8 @@ class Plan:
 def closed_form(resolved: Resolved, phase: float = 0.5) -> Plan:
     """The restart of ``resolved`` as arithmetic. ``phase``: where in the LCP cycle it begins."""
     s, cfg = resolved.scenario, resolved.config
-    k, mech = resolved.profile.constants, resolved.profile.mechanisms
+    k = resolved.profile.constants
+    mech = features_of(resolved.profile.mechanisms, cfg)
     h, d, w = s.host, s.data, s.workload
     gcp = cfg["TimeBetweenGlobalCheckpoints"] / 1000.0
     replicas = cfg["NoOfReplicas"]
@@ -99,7 +102,7 @@ def closed_form(resolved: Resolved, phase: float = 0.5) -> Plan:
         return c
 
     rate, during = per_node(None), per_node(w.during_restart)
-    policy = policy_for(cfg, mech.partial_lcp_available, d.tables, mech.insert_recovery_work)
+    policy = policy_for(cfg, mech, d.tables)
     speed = cfg["DiskCheckpointSpeed"] if mech.legacy_speed_parameters else cfg["MaxDiskWriteSpeed"]
     speed = min(speed, h.disk_write)
     overhead = gcp + rows * SCAN_ROW_SECS / ldm_cores + d.tables * LCP_TABLE_DESCRIPTION_SECS
@@ -195,9 +198,9 @@ class _Share:
         if self.flows:
             version = self.version
             timer = self.env.timeout(min(self.flows.values()) * len(self.flows))
-            timer.callbacks.append(lambda _, v=version: self._wake(v))
+            timer.callbacks.append(partial(self._wake, version))
 
-    def _wake(self, version: int) -> None:
+    def _wake(self, version: int, _timer: Event) -> None:
         if version == self.version:
             self._advance()
             for ev in self.flows:  # the flow this timer was for ends now, whatever the round-off
@@ -220,8 +223,8 @@ def toy_restart(plan: Plan) -> tuple[float, int]:
         steady = math.isfinite(plan.lcp_cycle)
         while True:
             if not steady and not waiters:  # idle: an LCP only when a starting node asks for one
-                kick[0] = Event(env)
-                yield kick[0]
+                ask = kick[0] = Event(env)
+                yield ask
             mine, waiters[:] = list(waiters), []  # who asks later waits for the next LCP
             yield env.all_of([shares[i].start(plan.lcp_secs) for i in range(plan.nodes) if up[i]])
             for ev in mine:

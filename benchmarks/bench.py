@@ -74,8 +74,9 @@ def rolling(nodes: int, loaded: bool) -> list[str]:
         "cluster.config.NoOfFragmentLogFiles=1000",
     ]
     if loaded:
-        return sets + [f"workload.updates_per_s={LOADED_UPDATES:g}"]
-    return sets + [
+        return [*sets, f"workload.updates_per_s={LOADED_UPDATES:g}"]
+    return [
+        *sets,
         "workload.updates_per_s=0",
         "workload.inserts_per_s=0",
         "workload.deletes_per_s=0",
@@ -269,18 +270,17 @@ def main() -> None:
 
     # -- events against data size -------------------------------------------------------------
     for load, extra in (("default load", []), ("idle cluster", ["workload.before_restart=null"])):
-        counts = []
-        for size in (
+        sizes = (
             ["data.size=1GB", "data.rows=null"],
             ["data.size=16TB", "data.rows=null", "cluster.config.DataMemory=16T"],
-        ):
-            counts.append(events_at(size + extra))
+        )
+        counts = [events_at(size + extra) for size in sizes]
         print(
             f"events per default restart, {load}: 1 GB {counts[0][0]} ({counts[0][1]}), "
             f"16 TB {counts[1][0]} ({counts[1][1]})"
         )
     counts = [
-        events_at(rolling(4, True) + [f"data.size={s}", f"cluster.config.DataMemory={m}"])
+        events_at([*rolling(4, True), f"data.size={s}", f"cluster.config.DataMemory={m}"])
         for s, m in (("1GB", "2G"), ("16TB", "16T"))
     ]
     print(

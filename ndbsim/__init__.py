@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ndbsim.simulate import simulate
     from ndbsim.sweep import sweep
 
-__all__ = ["InputError", "Result", "simulate", "sweep", "use_constants", "__version__"]
+__all__ = ["InputError", "Result", "__version__", "simulate", "sweep", "use_constants"]
 
 _LAZY = {
     "Result": "ndbsim.result",

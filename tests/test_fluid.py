@@ -146,7 +146,7 @@ def test_a_change_reallocates_only_the_flows_linked_to_it():
 
 
 def test_cancelling_the_flow_that_linked_two_groups_frees_both():
-    env, fs = system(cpu=4.0, disk=2.0)
+    _env, fs = system(cpu=4.0, disk=2.0)
     x = fs.transfer(1e6, {"cpu": 1.0, "disk": 1.0})
     y = fs.transfer(1e6, {"cpu": 1.0})
     z = fs.transfer(1e6, {"disk": 1.0})

@@ -42,18 +42,18 @@ of ``since + remaining / rate`` (float round-off, not a model value; the exact t
 
 class Flow:
     __slots__ = (
-        "remaining",
-        "since",
-        "tolerance",
-        "demand",
-        "keys",
         "cap",
-        "rate",
+        "demand",
         "done",
-        "name",
+        "keys",
         "lcp_size",
+        "name",
+        "rate",
+        "remaining",
         "seq",
+        "since",
         "token",
+        "tolerance",
     )
 
     def __init__(
@@ -71,7 +71,7 @@ class Flow:
         self.done = Event(env)
         self.name = name
         self.lcp_size = 0.0
-        """Bytes an LCP flow writes (set by ``Cluster.lcp_flow``; 0 for other flows)."""
+        """Bytes an LCP flow writes (set by ``LcpWrites.flow``; 0 for other flows)."""
         self.seq = seq
         """Start order: groups are filled and finished flows reaped in this order."""
         self.token = -1
@@ -79,7 +79,7 @@ class Flow:
 
 
 class _Alarm:
-    __slots__ = ("at", "fn", "flows")
+    __slots__ = ("at", "flows", "fn")
 
     def __init__(self, at: float, fn: Callable[[], None], flows: tuple[Flow, ...]):
         self.at, self.fn, self.flows = at, fn, flows

@@ -25,6 +25,7 @@ import simpy
 from simpy.events import Event
 
 from ndbsim.engine.checkpoint import policy_for
+from ndbsim.engine.copy import COPY_STEPS_MAX
 from ndbsim.engine.restart import MISSED_HEARTBEATS
 from ndbsim.engine.workload import Changes
 from ndbsim.features import features_of
@@ -36,9 +37,6 @@ from ndbsim.profiles import (
 )
 from ndbsim.scenario import Resolved
 from ndbsim.threads import core_equivalents, ldm_threads
-
-COPY_STEPS_MAX = 32
-"""The copy runs table by table in at most this many steps, as in ndbsim's restart pipeline."""
 
 TRIGGER_WORD_BYTES = 4.0
 """TimeBetweenLocalCheckpoints is the base-2 logarithm of the 4-byte words written between two
@@ -102,10 +100,10 @@ def closed_form(resolved: Resolved, phase: float = 0.5) -> Plan:
         return c
 
     rate, during = per_node(None), per_node(w.during_restart)
-    policy = policy_for(cfg, mech, d.tables)
+    policy = policy_for(cfg, mech, d.lcp_tables)
     speed = cfg["DiskCheckpointSpeed"] if mech.legacy_speed_parameters else cfg["MaxDiskWriteSpeed"]
     speed = min(speed, h.disk_write)
-    overhead = gcp + rows * SCAN_ROW_SECS / ldm_cores + d.tables * LCP_TABLE_DESCRIPTION_SECS
+    overhead = gcp + rows * SCAN_ROW_SECS / ldm_cores + d.table_count * LCP_TABLE_DESCRIPTION_SECS
 
     def steady(r: Changes) -> tuple[Any, float]:
         written = TRIGGER_WORD_BYTES * 2 ** cfg["TimeBetweenLocalCheckpoints"]
@@ -130,16 +128,16 @@ def closed_form(resolved: Resolved, phase: float = 0.5) -> Plan:
     p["downtime"] = s.restart.downtime
     p["memory"] = (cfg["DataMemory"] + (cfg.get("IndexMemory") or 0.0)) / (k.memory_touch_rate * h.core_speed)
     p["heartbeat"] = HEARTBEAT_INCLUSION_SECS
-    p["metadata"] = d.tables * METADATA_SECS_PER_TABLE
+    p["metadata"] = d.table_count * METADATA_SECS_PER_TABLE
     p["include"] = phase * gcp  # the next global checkpoint
     work = policy.restore_work(size, rows, [rec], rec)
     p["restore"] = max(work.rows_applied * k.restore_row_secs / ldm_cores, work.bytes_read / h.disk_read)
     since = lcp + phase * cycle if math.isfinite(cycle) else 0.0
     p["redo"] = (rate.bytes * since + logged) * k.redo_byte_secs / ldm_cores
-    fragments = d.tables * ldm * replicas
+    fragments = d.table_count * ldm * replicas
     build = cfg["BuildIndexThreads"]
     threads = min(build, fragments, h.cpu_cores * h.threads_per_core) if build > 0 and fragments > 1 else ldm
-    p["index"] = rows * d.ordered_indexes / d.tables * k.index_entry_secs / cores(threads)
+    p["index"] = d.index_entries * k.index_entry_secs / cores(threads)
     down = sum(p.values())
     cap = cfg["MaxParallelCopyInstances"]
     changed = min(rows, during.rows * down)  # rows changed since the crash
@@ -160,7 +158,7 @@ def closed_form(resolved: Resolved, phase: float = 0.5) -> Plan:
     # the starting node then waits for the live nodes' next LCP to complete
     wait = lcp + phase * (cycle - lcp) if math.isfinite(cycle) else lcp
     total = len(waves) * (sum(p.values()) + wait)
-    steps = min(d.tables, COPY_STEPS_MAX)
+    steps = min(d.table_count, COPY_STEPS_MAX)
     return Plan(p, lcp, cycle, waves, n, steps, total)
 
 

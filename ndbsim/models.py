@@ -140,7 +140,9 @@ class NdbModel:
         return f"{s.version}, profile {prepared.profile.name}, {s.restart.type} restart"
 
     def with_constants(self, prepared: sc.Resolved, constants: Constants) -> sc.Resolved:
-        return sc.Resolved(prepared.scenario, replace(prepared.profile, constants=constants), prepared.config)
+        return sc.Resolved(
+            prepared.scenario, replace(prepared.profile, constants=constants), prepared.config, prepared.upgrade
+        )
 
     def streams(self, seed: int, n: int) -> list[np.random.Generator]:
         return streams(seed, n)

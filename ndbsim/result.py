@@ -167,13 +167,13 @@ class Result(ReplicatedSummary):
             for n in rep.nodes
         ]
         waves = []
-        for w in sorted({n["wave"] for n in nodes}):
-            mine = [n for n in nodes if n["wave"] == w]
-            start, end = min(n["start_secs"] for n in mine), max(n["end_secs"] for n in mine)
+        for w in sorted({n.wave for n in rep.nodes}):
+            mine = [n for n in rep.nodes if n.wave == w]
+            start, end = min(n.start for n in mine) - t0, max(n.end for n in mine) - t0
             waves.append(
                 {
                     "wave": w,
-                    "nodes": [n["node_id"] for n in mine],
+                    "nodes": [n.node_id for n in mine],
                     "start_secs": start,
                     "end_secs": end,
                     "secs": end - start,

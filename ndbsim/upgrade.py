@@ -48,9 +48,9 @@ ONLINE_TYPES = ("node", "initial", "rolling", "initial-rolling")
 restart procedure)."""
 
 
-def needs_initial(old: Version, new: Version) -> Version | None:
-    """The file-format release an upgrade from ``old`` to ``new`` crosses, or None."""
-    return next((b for b in INITIAL_ACROSS if old < b <= new), None)
+def needs_initial(old: Version, new: Version) -> list[Version]:
+    """The file-format releases (``INITIAL_ACROSS``) an upgrade from ``old`` to ``new`` crosses."""
+    return [b for b in INITIAL_ACROSS if old < b <= new]
 
 
 def _supported_from(new: Version) -> dict[tuple[int, int], int] | None:
@@ -95,11 +95,11 @@ def check_upgrade(version: str, target: str, restart_type: str) -> None:
             f"from {version}; upgrade in stages, first to one of those",
             field=field,
         )
-    crossed = needs_initial(old, new)
-    if crossed is not None and restart_type not in INITIAL_TYPES:
+    crossed = " and ".join(".".join(map(str, b)) for b in needs_initial(old, new))
+    if crossed and restart_type not in INITIAL_TYPES:
         raise InputError(
-            f"a {restart_type} restart cannot upgrade {version} to {target}: NDB {'.'.join(map(str, crossed))} "
-            "changed the data nodes' file formats (partial LCP, disk data), so every data node must "
-            "restart with --initial; use restart.type=initial-rolling",
+            f"a {restart_type} restart cannot upgrade {version} to {target}: NDB {crossed} changed the data "
+            "nodes' file formats (disk data; the partial LCP in 7.6.4), so every data node must restart "
+            "with --initial; use restart.type=initial-rolling",
             field="restart.type",
         )

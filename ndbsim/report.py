@@ -73,10 +73,14 @@ def schedule_lines(result: Result) -> list[str]:
     sch = result.schedule()
     n = len(result.replications)
     which = f"replication {sch['replication'] + 1} of {n}, the median window; " if n > 1 else ""
-    out = [
-        f"schedule ({which}from the first node's stop)",
-        f"{'wave':>6s}{'node':>6s}  {'release':<10s}{'start':>12s}{'end':>12s}{'node total':>12s}",
-    ]
+    up = result.scenario.get("restart", {}).get("upgrade_to")
+    out = [f"schedule ({which}from the first node's stop)"]
+    if up:
+        out.append(
+            f"upgrade {result.version} → {up}: each node comes back on {up}; the cluster's LCP stays "
+            f"{result.version}'s until every node runs {up}"
+        )
+    out.append(f"{'wave':>6s}{'node':>6s}  {'release':<10s}{'start':>12s}{'end':>12s}{'node total':>12s}")
     for x in sch["nodes"]:
         out.append(
             f"{x['wave']:>6d}{x['node_id']:>6d}  {x['release']:<10s}"

@@ -81,15 +81,17 @@ def schedule_lines(result: Result) -> list[str]:
             f"{result.version}'s until every node runs {up}"
         )
     out.append(f"{'wave':>6s}{'node':>6s}  {'release':<10s}{'start':>12s}{'end':>12s}{'node total':>12s}")
-    for x in sch["nodes"]:
-        out.append(
-            f"{x['wave']:>6d}{x['node_id']:>6d}  {x['release']:<10s}"
-            f"{_secs(x['start_secs'])}{_secs(x['end_secs'])}{_secs(x['node_total_secs'])}"
-        )
+    out.extend(
+        f"{x['wave']:>6d}{x['node_id']:>6d}  {x['release']:<10s}"
+        f"{_secs(x['start_secs'])}{_secs(x['end_secs'])}{_secs(x['node_total_secs'])}"
+        for x in sch["nodes"]
+    )
     waves = sch["waves"]
-    for w in waves:
-        ids = ", ".join(map(str, w["nodes"]))
-        out.append(f"wave {w['wave']} (node{'s' if len(w['nodes']) > 1 else ''} {ids}): {_secs(w['secs']).strip()}")
+    out.extend(
+        f"wave {w['wave']} (node{'s' if len(w['nodes']) > 1 else ''} {', '.join(map(str, w['nodes']))}): "
+        + _secs(w["secs"]).strip()
+        for w in waves
+    )
     if len(waves) > 1:
         parts = " + ".join(_secs(w["secs"]).strip() for w in waves)
         out.append(f"window: {_secs(sch['window_secs']).strip()} = {parts}")

@@ -290,9 +290,18 @@ class Workload(WorkloadRates):
     (the default scenario gives one for seed 003's "heavy insert activity right before the restart")."""
 
 
+def _version_text(v: Any) -> Any:
+    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+ROLLING_TYPES = ("rolling", "initial-rolling")
+"""Restart types that restart the nodes wave by wave, one member of every node group at a time."""
+
+
 class Restart(_Model):
-    type: Literal["node", "initial", "system", "rolling"] = "node"
-    """``node``, ``initial`` (--initial), ``system`` (all nodes) or ``rolling``. Default node: seed 003's
+    type: Literal["node", "initial", "system", "rolling", "initial-rolling"] = "node"
+    """``node``, ``initial`` (--initial), ``system`` (all nodes), ``rolling`` (node restarts wave by
+    wave) or ``initial-rolling`` (every node with --initial, wave by wave). Default node: seed 003's
     node restart, the default scenario."""
     nodes: list[int] | None = None
     """Node ids to restart. Default None: the highest-numbered node for node and initial restarts
@@ -308,6 +317,9 @@ class Restart(_Model):
     ``host-failure`` or ``network-failure``: the sockets stay open until the live nodes miss 4
     heartbeats, 4–5 × HeartbeatIntervalDbDb (reference §9). Default planned: seed 003 performed
     its node restarts by hand."""
+    upgrade_to: Annotated[str | None, BeforeValidator(_version_text)] = None
+    """The NDB release each restarted node comes back on (an online upgrade, ``ndbsim.upgrade``).
+    Default None: the nodes restart on ``version``."""
 
 
 MAX_REPLICATIONS = 100_000
@@ -341,10 +353,6 @@ class Cluster(_Model):
     version profile's default (``profiles._COMMON`` and the family's overrides)."""
 
 
-def _version_text(v: Any) -> Any:
-    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
-
-
 class Scenario(_Model):
     name: str = "unnamed scenario"
     """Label shown in reports; a placeholder by default."""
@@ -375,15 +383,24 @@ class Scenario(_Model):
 class Resolved:
     """A scenario with its profile and fully resolved config.ini parameters."""
 
-    __slots__ = ("config", "node_ids", "profile", "scenario")
+    __slots__ = ("config", "node_ids", "profile", "scenario", "upgrade")
 
-    def __init__(self, scenario: Scenario, profile: Profile, config: dict[str, Any], node_ids: list[int] | None = None):
+    def __init__(
+        self,
+        scenario: Scenario,
+        profile: Profile,
+        config: dict[str, Any],
+        node_ids: list[int] | None = None,
+        upgrade: Resolved | None = None,
+    ):
         self.scenario = scenario
         """The scenario as the engine reads it: data nodes numbered 1..data_nodes."""
         self.profile = profile
         self.config = config
         self.node_ids = node_ids
         """``cluster.node_ids``: engine node i is NDB NodeId ``node_ids[i - 1]``; None when 1..N."""
+        self.upgrade = upgrade
+        """The release the restarted nodes come back on (restart.upgrade_to), resolved; None: no upgrade."""
 
     def node_id(self, index: int) -> int:
         """The NDB NodeId of the engine's data node ``index`` (1-based)."""
@@ -396,6 +413,8 @@ class Resolved:
             d["cluster"]["node_ids"] = list(self.node_ids)
             if d["restart"]["nodes"]:
                 d["restart"]["nodes"] = [self.node_id(i) for i in d["restart"]["nodes"]]
+        if d["restart"].get("upgrade_to") is None:
+            del d["restart"]["upgrade_to"]  # a scenario without an upgrade is written as it was given
         return d
 
 
@@ -629,9 +648,28 @@ def resolve(scenario: Scenario, source: str | None = None) -> Resolved:
         if node_ids is not None:
             scenario = _engine_numbering(scenario, node_ids)
         _check_consistency(scenario, profile, config, node_ids)
+        upgrade = _resolve_upgrade(scenario, node_ids) if scenario.restart.upgrade_to is not None else None
     except InputError as e:
         raise (e.located(source) if source else e) from None
-    return Resolved(scenario, profile, config, list(node_ids) if node_ids else None)
+    return Resolved(scenario, profile, config, list(node_ids) if node_ids else None, upgrade)
+
+
+def _resolve_upgrade(s: Scenario, node_ids: list[int] | None) -> Resolved:
+    """The release ``restart.upgrade_to`` names, resolved with the scenario's own config.ini: a
+    restarted node reads the same config.ini, with the new release's defaults where it sets
+    nothing (``ndbsim.upgrade`` checks the path)."""
+    from ndbsim.upgrade import check_upgrade
+
+    target = str(s.restart.upgrade_to)
+    check_upgrade(s.version, target, s.restart.type)
+    new = s.model_copy(update={"version": target, "restart": s.restart.model_copy(update={"upgrade_to": None})})
+    profile = profile_for(target)
+    config = config_params.resolve(profile.defaults, s.cluster.config)
+    try:
+        _check_consistency(new, profile, config, node_ids)
+    except InputError as e:
+        raise InputError(f"on the upgrade's release {target}: {e.message}", field=e.field) from None
+    return Resolved(new, profile, config, list(node_ids) if node_ids else None)
 
 
 def _engine_numbering(s: Scenario, node_ids: list[int]) -> Scenario:
@@ -675,7 +713,7 @@ def _check_live_replica(s: Scenario, replicas: int, nodes: int, node_ids: list[i
             "is impossible; use restart.type=system or raise NoOfReplicas",
             field="cluster.config.NoOfReplicas",
         )
-    if kind == "rolling":
+    if kind in ROLLING_TYPES:
         return  # one member of each node group at a time
     chosen = set(s.restart.nodes or [nodes])
     for first in range(1, nodes + 1, replicas):

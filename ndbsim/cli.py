@@ -45,7 +45,7 @@ def run(
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim import scenario as sc
-    from ndbsim.io import check_output_path
+    from ndbsim.io import check_not_inputs, check_output_path
     from ndbsim.scenario import MAX_REPLICATIONS
     from ndbsim.simulate import run_resolved
 
@@ -64,6 +64,10 @@ def run(
             raise InputError(
                 f"{str(gantt)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png", field="--gantt"
             )
+    check_not_inputs(
+        {"--output": output, "--gantt": gantt},
+        {"scenario": scenario, "--config-ini": config_ini, "--constants": constants},
+    )
     source = str(scenario) if scenario else None
     raw = sc.load_raw(scenario)
     notes: list[str] = []
@@ -249,7 +253,7 @@ def calibrate(
 
     from ndbsim.calibrate import case_from_restart_info, run_calibration, save_calibration
     from ndbsim.calibration import case_from_data
-    from ndbsim.io import atomic_write_text, check_output_path
+    from ndbsim.io import atomic_write_text, check_not_inputs, check_output_path
     from ndbsim.profiles import CALIBRATED_FILE
 
     # Every check of the options first, then the fit in memory, then the files: bad input or a
@@ -271,6 +275,7 @@ def calibrate(
     directory = _cases_dir(cases)
     target = Path(output) if output is not None else CALIBRATED_FILE
     check_output_path(target, "--output")
+    check_not_inputs({"--output": target}, {"--restart-info": restart_info, "--scenario": scenario})
     if target == CALIBRATED_FILE:  # the package's own files: the InnoDB constants are written beside
         from ndbsim.innodb.constants import CALIBRATED as INNODB_CALIBRATED
 
@@ -288,6 +293,9 @@ def calibrate(
 
         case_file = directory / f"user-{Path(restart_info).stem}.yaml"
         check_output_path(case_file, "--cases")
+        check_not_inputs(
+            {"--output": target, "--cases": case_file}, {"--restart-info": restart_info, "--scenario": scenario}
+        )
         sc.load(scenario)  # must be valid
         case = case_from_restart_info(restart_info, scenario, node)
         extra.append(case_from_data(case, case_file))
@@ -328,7 +336,7 @@ def sweep(
         raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
-    from ndbsim.io import check_output_path
+    from ndbsim.io import check_not_inputs, check_output_path
     from ndbsim.sweep import check_scheduler
 
     parse_shard(shard)
@@ -338,9 +346,16 @@ def sweep(
     spec = load_sweep(sweep_file)
     target = output if output is not None else spec["output"]
     option = "--output" if output is not None else "output"
+    in_file = None if output is not None else str(sweep_file)
     if target is not None and Path(target).suffix.lower() not in (".csv", ".parquet", ".pq"):
-        raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field=option)
-    check_output_path(target, option)
+        raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field=option, source=in_file)
+    try:
+        check_output_path(target, option)
+        check_not_inputs(
+            {option: target}, {"sweep": sweep_file, "base scenario": spec["base"], "--constants": constants}
+        )
+    except InputError as e:
+        raise (e.located(in_file) if in_file else e) from None
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
@@ -379,6 +394,9 @@ def main(argv: list[str] | None = None) -> None:
     if debug:
         args.remove("--debug")
     try:
+        from ndbsim.io import check_output_args
+
+        check_output_args(args)
         rc = app(args=args, prog_name="ndbsim", standalone_mode=False)
         if isinstance(rc, int) and rc:
             sys.exit(rc)

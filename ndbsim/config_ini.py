@@ -14,6 +14,12 @@ from typing import Any
 
 from ndbsim import config_params
 from ndbsim.errors import InputError, did_you_mean
+from ndbsim.safe_load import MAX_TEXT_BYTES, read_text
+
+MAX_LINE_LENGTH = 1024
+"""NDB's config.ini line buffer, in bytes with the terminator: ``const int MAX_LINE_LENGTH = 1024``
+in storage/ndb/src/mgmsrv/InitConfigFileParser.cpp (``InitConfigFileParser::parseConfig`` reads
+each line with ``fgets(line, MAX_LINE_LENGTH, file)``), so a line holds at most 1,023 characters."""
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
 """A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
@@ -46,23 +52,18 @@ them and none bears on restart time, so they are read without a note."""
 def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     """(``cluster`` mapping, names of skipped parameters)."""
     p = Path(path)
-    if not p.exists():
-        raise InputError(f"file not found: {str(p)!r}; check the path", field="--config-ini")
-    if p.is_dir():
-        raise InputError(f"{str(p)!r} is a directory; give an NDB config.ini file", field="--config-ini")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not a text file; give an NDB config.ini", source=str(p)) from None
-    except OSError as err:
-        raise InputError(
-            f"cannot read the file ({err.strerror}); check the path and its permissions", source=str(p)
-        ) from None
+    text = read_text(p, MAX_TEXT_BYTES, field="--config-ini", what="NDB config.ini")
     section: str | None = None
     defaults: dict[str, Any] = {}
     node_sections: list[dict[str, Any]] = []
     skipped: list[str] = []
     for lineno, line in enumerate(text.splitlines(), 1):
+        if len(line) >= MAX_LINE_LENGTH:
+            raise InputError(
+                f"line {lineno}, column 1: {len(line):,} characters long; NDB reads at most "
+                f"{MAX_LINE_LENGTH - 1:,} per line, so shorten it",
+                source=str(p),
+            )
         stripped = line.split("#", 1)[0].split(";", 1)[0].strip()
         if not stripped:
             continue
@@ -162,3 +163,14 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
             f"config.ini has no [ndbd] section: the scenario's {'' if nodes is None else f'{nodes} '}data nodes kept"
         )
     return cluster
+
+
+def check_line_length(value: str, field: str) -> None:
+    """A config.ini value must fit on one of NDB's config.ini lines (``MAX_LINE_LENGTH``): a longer
+    ThreadConfig could not be written in a real config.ini, and parsing it would cost time for nothing."""
+    if len(value) >= MAX_LINE_LENGTH:
+        raise InputError(
+            f"{value[:40]!r}... is {len(value):,} characters; NDB's config.ini takes at most "
+            f"{MAX_LINE_LENGTH - 1:,} per line, so shorten it",
+            field=field,
+        )

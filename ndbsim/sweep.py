@@ -54,6 +54,7 @@ signed 64-bit value keeps the sampler apart from every point (a choice of ours).
 
 def load_sweep(path: str | Path) -> dict[str, Any]:
     """Read a sweep file into ``sweep()`` keyword arguments (plus ``output``), checking it."""
+    from ndbsim.io import check_separator
     from ndbsim.scenario import read_yaml
 
     src = str(path)
@@ -81,6 +82,7 @@ def load_sweep(path: str | Path) -> dict[str, Any]:
     out = raw.get("output")
     if out is not None and not isinstance(out, str):
         raise InputError(f"{out!r} is not a file name; write e.g. output: results.csv", field="output", source=src)
+    check_separator(out or "", "output", src)
     kwargs = {
         "base": base,
         "factors": raw.get("factors"),

@@ -57,6 +57,7 @@ def run(
         )
     if seed is not None and seed < 0:
         raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    _announce(replications)
     check_output_path(output, "--output")
     if gantt is not None:
         check_output_path(gantt, "--gantt")
@@ -126,6 +127,14 @@ def run(
         atomic_write_text(output, text)
     else:
         sys.stdout.write(text)
+
+
+def _announce(replications: int | None) -> None:
+    from ndbsim.budget import announcement
+
+    notice = announcement(replications or 1, 1, "replications")
+    if notice:
+        typer.echo(notice, err=True)
 
 
 def _run_format(format: str | None, output: Path | None) -> str:
@@ -393,6 +402,9 @@ def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in args
     if debug:
         args.remove("--debug")
+    from ndbsim import stop
+
+    stop.install()
     try:
         from ndbsim.io import check_output_args
 
@@ -408,6 +420,9 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         typer.echo("ndbsim: interrupted", err=True)
         sys.exit(130)
+    except stop.Terminated:
+        typer.echo("ndbsim: terminated", err=True)
+        sys.exit(stop.TERMINATED_EXIT)
     except Exception as e:
         code = getattr(e, "exit_code", None)
         if type(e).__name__ == "Exit":

@@ -23,6 +23,7 @@ from ndbsim.errors import InputError
 from ndbsim.io import atomic_write_text, check_output_path
 from ndbsim.profiles import CALIBRATED_FILE, Constants, reload_calibration
 from ndbsim.restart_info import COLUMNS
+from ndbsim.safe_load import MAX_TEXT_BYTES, read_limited
 
 FITTED = (
     "memory_touch_rate",
@@ -239,7 +240,7 @@ def _read_csv(csv_path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]
             field="--restart-info",
         )
     try:
-        data = p.read_bytes()
+        data = read_limited(p, MAX_TEXT_BYTES, what="restart_info CSV export")
     except OSError as err:
         raise InputError(
             f"cannot read {src!r} ({err.strerror}); check its permissions", field="--restart-info"

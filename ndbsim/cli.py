@@ -404,7 +404,16 @@ def main(argv: list[str] | None = None) -> None:
         args.remove("--debug")
     from ndbsim import stop
 
-    stop.install()
+    previous = stop.install()
+    try:
+        _main(args, debug)
+    finally:
+        stop.restore(previous)
+
+
+def _main(args: list[str], debug: bool) -> None:
+    from ndbsim import stop
+
     try:
         from ndbsim.io import check_output_args
 

@@ -142,6 +142,9 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
             source=source,
         )
     scenario_config = dict(raw["cluster"]["config"])
+    for key in scenario_config:  # config.ini wins over the scenario's spelling of the same name too
+        if key not in cluster["config"] and (config_params.canonical_name(key) or key) in cluster["config"]:
+            del raw["cluster"]["config"][key]
     raw["cluster"]["config"].update(cluster["config"])
     if "data_nodes" in cluster:
         raw["cluster"]["data_nodes"] = cluster["data_nodes"]

@@ -42,17 +42,11 @@ class MalformedYaml(InputError):
     """YAML that does not parse (as opposed to YAML that parses but breaks a bound)."""
 
 
-def read_text(path: str | Path, limit: int, field: str | None = None, what: str = "file") -> str:
-    """A file's text (UTF-8, a leading BOM dropped), refusing more than ``limit`` bytes before
-    reading them all (``/dev/zero`` included). Missing paths and directories are errors too."""
-    p = Path(path)
-    src = str(p)
-    if not p.exists():
-        raise InputError(f"file not found: {src!r}; check the path", field=field)
-    if p.is_dir():
-        raise InputError(f"{src!r} is a directory; give a {what}", field=field)
+def read_limited(path: Path, limit: int, field: str | None = None, what: str = "file") -> bytes:
+    """A file's bytes, refusing more than ``limit`` before reading them all."""
+    src = str(path)
     try:
-        with open(p, "rb") as f:
+        with open(path, "rb") as f:
             data = f.read(limit + 1)
     except OSError as err:
         raise InputError(
@@ -63,6 +57,19 @@ def read_text(path: str | Path, limit: int, field: str | None = None, what: str 
             f"larger than {limit // 1024:,} KiB, more than any {what} needs; give the right file or split it",
             source=src,
         )
+    return data
+
+
+def read_text(path: str | Path, limit: int, field: str | None = None, what: str = "file") -> str:
+    """A file's text (UTF-8, a leading BOM dropped), refusing more than ``limit`` bytes before
+    reading them all (``/dev/zero`` included). Missing paths and directories are errors too."""
+    p = Path(path)
+    src = str(p)
+    if not p.exists():
+        raise InputError(f"file not found: {src!r}; check the path", field=field)
+    if p.is_dir():
+        raise InputError(f"{src!r} is a directory; give a {what}", field=field)
+    data = read_limited(p, limit, field, what)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -20,9 +20,19 @@ def _raise_terminated(signum: int, frame: Any) -> None:
     raise Terminated
 
 
-def install() -> None:
-    """Turn SIGTERM into ``Terminated`` in this (the main) process."""
-    signal.signal(signal.SIGTERM, _raise_terminated)
+def install() -> Any:
+    """Turn SIGTERM into ``Terminated`` in this (the main) process; returns the handler it replaced
+    (None off the main thread, where signals cannot be handled)."""
+    try:
+        return signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:
+        return None
+
+
+def restore(previous: Any) -> None:
+    """Put back the SIGTERM handler ``install`` replaced (the CLI can run inside another program)."""
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def worker_init() -> None:

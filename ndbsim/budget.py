@@ -4,6 +4,7 @@ long but legal work (a big sweep, ``run -n 100000``) before it starts."""
 from __future__ import annotations
 
 from ndbsim.errors import InputError
+from ndbsim.units import shown
 
 MAX_SWEEP_RUNS = 2_000_000
 """Most runs (points × replications) one sweep makes: every run is one row held in memory
@@ -22,8 +23,10 @@ def check_sweep_runs(points: int, replications: int, source: str | None = None) 
     """Refuse a sweep of more than ``MAX_SWEEP_RUNS`` runs before any is made."""
     runs = points * replications
     if runs > MAX_SWEEP_RUNS:
+        reps = f"{replications:,}" if replications < 10**15 else shown(replications)
+        many = f"{runs:,}" if runs < 10**15 else "over 10^15"
         raise InputError(
-            f"{points:,} point{'s' if points != 1 else ''} × {replications:,} replications is {runs:,} runs, "
+            f"{points:,} point{'s' if points != 1 else ''} × {reps} replications is {many} runs, "
             f"more than one sweep makes ({MAX_SWEEP_RUNS:,}); use fewer replications or points, or several sweeps",
             field="replications",
             source=source,

@@ -419,6 +419,8 @@ def _main(args: list[str], debug: bool) -> None:
 
         check_output_args(args)
         rc = app(args=args, prog_name="ndbsim", standalone_mode=False)
+        if rc == 130:  # click turns a KeyboardInterrupt into this return code, silently
+            typer.echo("ndbsim: interrupted", err=True)
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except InputError as e:

@@ -70,7 +70,9 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
         k = constants_at(x)
         out = []
         for case in fit_cases:
-            for row in compare(case, predict(case, k)):
+            figures = predict(case, k)
+            check_finishes(case, figures)
+            for row in compare(case, figures):
                 if not row.info:
                     out.append(row.error / row.allowed)
         return np.array(out)
@@ -97,6 +99,18 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
             for r in compare(case, predict(case, fitted))
         }
     return fitted, report
+
+
+def check_finishes(case: Case, figures: dict[str, float]) -> None:
+    """A fit case whose restart never finishes has no residual to fit (least_squares would stop
+    on a non-finite one): that is the case's input error, named with its file."""
+    total = figures.get("total_restart_secs")
+    if total is not None and not math.isfinite(total):
+        raise InputError(
+            f"case {case.name!r}: its restart never finishes (total {total}), e.g. the copy phase cannot "
+            "catch up with the workload during the restart; fix its scenario or remove the case",
+            source=str(case.path),
+        )
 
 
 def write_calibration(

@@ -562,6 +562,19 @@ add(
     Case("constants-packaged-copy", ["run", "--constants", "k.yaml"], {"k.yaml": CONSTANTS}, code=0),
 )
 
+NEVER_FINISHES = SCENARIO.replace(
+    "during_restart: {updates_per_s: 0, inserts_per_s: 0}",
+    "during_restart: {updates_per_s: 50000000, inserts_per_s: 0}",
+)
+add(
+    Case(
+        "calibrate-copy-never-converges",
+        ["calibrate", "--restart-info", "ri.csv", "--scenario", "nc.yaml", "--cases", "cal", "-o", "o.yaml"],
+        {**BASE, "nc.yaml": NEVER_FINISHES},
+        needles=("user-ri", "never finishes"),
+    ),
+)
+
 # 8. Messages that name the file --------------------------------------------------------------
 add(
     Case(

@@ -487,17 +487,15 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
 
 
 def check_within_horizon(s: Scenario) -> None:
-    """The times a scenario gives must fit in its horizon: a restart that cannot start (or a
-    burst that cannot end) before the horizon is a typo, not a stuck restart."""
+    """The node's downtime is part of its restart, which must fit in the horizon: a restart that
+    cannot even start before the horizon is a typo, not a stuck restart."""
     horizon = s.simulation.horizon
-    burst = s.workload.before_restart.duration if s.workload.before_restart else 0.0
-    for field, secs in (("restart.downtime", s.restart.downtime), ("workload.before_restart.duration", burst)):
-        if secs >= horizon:
-            raise InputError(
-                f"{secs:.6g} s is not within simulation.horizon ({secs_text(horizon)}); "
-                "shorten it or raise simulation.horizon",
-                field=field,
-            )
+    if s.restart.downtime >= horizon:
+        raise InputError(
+            f"{s.restart.downtime:.6g} s is not within simulation.horizon ({secs_text(horizon)}); "
+            "shorten it or raise simulation.horizon",
+            field="restart.downtime",
+        )
 
 
 MIN_ROW_BYTES = 16.0

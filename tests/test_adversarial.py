@@ -613,10 +613,10 @@ add(
         needles=("horizon",),
     ),
     Case(
-        "burst-beyond-horizon",
-        ["validate", "s.yaml", "--set", "workload.before_restart.duration=300h"],
+        "burst-beyond-a-year",
+        ["validate", "s.yaml", "--set", "workload.before_restart.duration=9000h"],
         BASE,
-        needles=("workload.before_restart.duration",),
+        needles=("workload.before_restart.duration", "year"),
     ),
     Case(
         "horizon-1e20",

@@ -210,14 +210,15 @@ def _bounded(v: float, field: str, source: str | None) -> float:
     """A range bound as a float within ``units.MAX_MAGNITUDE`` (so ``high - low`` stays finite)."""
     from ndbsim.units import MAX_MAGNITUDE, shown
 
-    x = float(v) if abs(v) <= MAX_MAGNITUDE else math.inf
-    if not abs(x) <= MAX_MAGNITUDE:
+    if isinstance(v, float) and not math.isfinite(v):
+        return v  # the range check names it "not a finite number"
+    if abs(v) > MAX_MAGNITUDE:
         raise InputError(
             f"{shown(v)} is beyond any scenario value (at most 2^64 in size); give a realistic bound",
             field=field,
             source=source,
         )
-    return x
+    return float(v)
 
 
 def _flag(v: Any, field: str, source: str | None) -> bool:

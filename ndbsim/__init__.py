@@ -8,4 +8,4 @@ from ndbsim.result import Result
 from ndbsim.simulate import simulate
 from ndbsim.sweep import sweep
 
-__all__ = ["InputError", "Result", "simulate", "sweep", "use_constants", "__version__"]
+__all__ = ["InputError", "Result", "__version__", "simulate", "sweep", "use_constants"]

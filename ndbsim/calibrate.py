@@ -11,7 +11,7 @@ import csv
 import io
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import yaml
 from ndbsim.calibration import DEFAULT_DIR, MAX_SECS, Case, compare, load_cases, predict
 from ndbsim.errors import InputError
 from ndbsim.io import atomic_write_text, check_output_path
+from ndbsim.models import Model
 from ndbsim.profiles import CALIBRATED_FILE, Constants, reload_calibration
 from ndbsim.restart_info import COLUMNS
 from ndbsim.safe_load import MAX_TEXT_BYTES, read_limited
@@ -28,13 +29,14 @@ from ndbsim.safe_load import MAX_TEXT_BYTES, read_limited
 FITTED = (
     "memory_touch_rate",
     "restore_row_secs",
+    "change_row_secs",
     "redo_byte_secs",
     "index_entry_secs",
     "hyperthread_gain",
     "copy_row_secs",
     "suma_handover_gcps",
 )
-"""The seven free constants; what each means physically is in ``Constants``' docstrings."""
+"""The eight free constants; what each means physically is in ``Constants``' docstrings."""
 
 BOUNDS = {"hyperthread_gain": (0.01, 1.0)}
 """Physical bounds: a second hardware thread adds between nothing and a whole core. Every other
@@ -53,7 +55,7 @@ def _round(x: float) -> float:
 def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
     from scipy.optimize import least_squares
 
-    fit_cases = [c for c in cases if c.role == "fit" and not c.innodb]
+    fit_cases = [c for c in cases if c.role == "fit" and c.model.constants_file is None]
     if not fit_cases:
         raise InputError("no NDB case has role: fit; mark at least one calibration case as fit")
     start = Constants()
@@ -72,9 +74,7 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
         for case in fit_cases:
             figures = predict(case, k)
             check_finishes(case, figures)
-            for row in compare(case, figures):
-                if not row.info:
-                    out.append(row.error / row.allowed)
+            out.extend(row.error / row.allowed for row in compare(case, figures) if not row.info)
         return np.array(out)
 
     sol = least_squares(
@@ -120,7 +120,7 @@ def write_calibration(
         "# written by": "ndbsim calibrate; do not edit by hand",
         "shared": {
             "constants": {n: getattr(constants, n) for n in FITTED},
-            "fitted_on": sorted(c.name for c in cases if c.role == "fit" and not c.innodb),
+            "fitted_on": sorted(c.name for c in cases if c.role == "fit" and c.model.constants_file is None),
             "residuals": residuals,
         },
     }
@@ -130,23 +130,22 @@ def write_calibration(
 
 @dataclass
 class Calibration:
-    """A finished fit, not yet written: the NDB constants and residuals, the cases fitted and,
-    when the directory has InnoDB cases, the InnoDB fit (``ndbsim.innodb.calibrate``'s result)."""
+    """A finished fit, not yet written: the NDB constants and residuals, the cases fitted and the
+    fits of the models with constants of their own (InnoDB's, when the directory has its cases)."""
 
     constants: Constants
     ndb_residuals: dict[str, Any]
     cases: list[Case]
-    innodb: dict | None = None
+    own: list[tuple[Model, dict[str, Any]]] = field(default_factory=list)
 
     @property
     def residuals(self) -> dict[str, Any]:
-        """Every fitted case's residuals, NDB then InnoDB (what ``ndbsim calibrate`` prints)."""
-        if self.innodb is None:
-            return self.ndb_residuals
-        return {
-            **self.ndb_residuals,
-            **{name: {"total_restart_secs": round(float(v), 4)} for name, v in self.innodb["residuals"].items()},
-        }
+        """Every fitted case's residuals, NDB then the models with their own constants (what
+        ``ndbsim calibrate`` prints); those models fit the total only."""
+        out = dict(self.ndb_residuals)
+        for _, fitted in self.own:
+            out.update({name: {"total_restart_secs": round(float(v), 4)} for name, v in fitted["residuals"].items()})
+        return out
 
 
 def run_calibration(directory: Path | str = DEFAULT_DIR, extra: Iterable[Case] = ()) -> Calibration:
@@ -158,23 +157,18 @@ def run_calibration(directory: Path | str = DEFAULT_DIR, extra: Iterable[Case] =
         names = {c.path.name for c in extra}
         cases = sorted([c for c in cases if c.path.name not in names] + extra, key=lambda c: c.path.name)
     constants, residuals = fit(cases)
-    innodb = None
-    if any(c.innodb for c in cases):
-        from ndbsim.innodb import calibrate as fit_innodb
-        from ndbsim.innodb import load_cases as innodb_cases
-
-        innodb = fit_innodb(innodb_cases(directory))
-    return Calibration(constants, residuals, cases, innodb)
+    models = {id(c.model): c.model for c in cases if c.model.constants_file is not None}
+    own = [(m, m.fit_constants(Path(directory))) for m in models.values()]
+    return Calibration(constants, residuals, cases, own)
 
 
 def save_calibration(result: Calibration, output: Path = CALIBRATED_FILE, innodb_output: Path | None = None) -> None:
     """Write a finished fit: the NDB constants to ``output``; the InnoDB ones to ``innodb_output``
     or, when ``output`` is the package's own file, to the package's InnoDB file."""
     write_calibration(result.constants, result.ndb_residuals, result.cases, output)
-    if result.innodb is not None and (innodb_output is not None or Path(output) == CALIBRATED_FILE):
-        from ndbsim.innodb import save_calibrated
-
-        save_calibrated(result.innodb, innodb_output)
+    if innodb_output is not None or Path(output) == CALIBRATED_FILE:
+        for model, fitted in result.own:
+            model.save_constants(fitted, innodb_output)
 
 
 def calibrate(
@@ -323,8 +317,8 @@ def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | N
     parsed = []
     for line, row in rows:
         node = _node_id(row["node_id"], line, src)
-        total = row["total_restart_secs"]
-        parsed.append((node, None if total in NULLS else _seconds(total, "total_restart_secs", line, src), line, row))
+        cell = row["total_restart_secs"]
+        parsed.append((node, None if cell in NULLS else _seconds(cell, "total_restart_secs", line, src), line, row))
     if node_id is not None:
         nodes = ", ".join(str(n) for n in sorted({r[0] for r in parsed}))
         parsed = [r for r in parsed if r[0] == node_id]

@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -17,12 +17,13 @@ from pydantic_core import PydanticCustomError
 from ndbsim import scenario as sc
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.fields import StrictModel
+from ndbsim.load import prepare, read
+from ndbsim.models import Model, model_of
+from ndbsim.paths import CASES_DIR
 from ndbsim.profiles import Constants
-from ndbsim.restart_info import PHASES
 
-DEFAULT_DIR = Path(__file__).resolve().parents[1] / "calibration"
-"""The repository's ``calibration/`` directory: one YAML case per published restart timing
-(calibration/README.md); ``ndbsim check`` and ``ndbsim calibrate`` read it by default."""
+DEFAULT_DIR = CASES_DIR
+"""The repository's ``calibration/`` directory (``ndbsim.paths.CASES_DIR``)."""
 PHASE_REL_TOL = 0.10
 """A phase is within tolerance at ±10% ..."""
 PHASE_ABS_TOL = 5.0
@@ -106,7 +107,7 @@ def _fix_for_number(loc: tuple[Any, ...]) -> str:
     return "write seconds such as 35"
 
 
-def _describe(e: dict[str, Any]) -> InputError:
+def _describe(e: Mapping[str, Any]) -> InputError:
     """pydantic's first error in a case file, as 'FIELD: VALUE is ...; FIX'."""
     loc = tuple(e.get("loc", ()))
     fld = _path(loc) or "case"
@@ -200,8 +201,8 @@ class Case:
     source: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def innodb(self) -> bool:
-        return self.raw.get("kind") == "innodb"
+    def model(self) -> Model:
+        return model_of(self.raw)
 
 
 def _figure(name: str, spec: FigureSpec, rel: float, abs_: float, where: str, src: str) -> Figure:
@@ -220,18 +221,6 @@ def _figure(name: str, spec: FigureSpec, rel: float, abs_: float, where: str, sr
             source=src,
         )
     return fig
-
-
-def _check_scenario(raw: dict[str, Any], src: str) -> None:
-    """The case's scenario (after its overrides) must itself be valid."""
-    from ndbsim.innodb import is_innodb
-
-    if is_innodb(raw):
-        from ndbsim.innodb import scenario_from_dict
-
-        scenario_from_dict(raw, src)
-    else:
-        sc.resolve(sc.scenario_from_dict(raw, src), src)
 
 
 def case_from_data(data: Any, path: Path | str) -> Case:
@@ -258,11 +247,11 @@ def case_from_data(data: Any, path: Path | str) -> Case:
         raise _describe(first).located(src) from None
     if isinstance(spec.scenario, str) and spec.scenario.strip():
         try:
-            raw = sc.load_raw(path.parent / spec.scenario)
+            raw, _ = sc.raw_from(path.parent / spec.scenario)
         except InputError as e:
             raise (e if e.source else InputError(e.message, field="scenario", source=src)) from None
     elif isinstance(spec.scenario, dict):
-        raw = copy.deepcopy(spec.scenario)
+        raw = spec.scenario
     else:
         raise InputError(
             f"{sc.shown_value(spec.scenario)} is not a scenario; give a scenario file path or an inline "
@@ -270,19 +259,8 @@ def case_from_data(data: Any, path: Path | str) -> Case:
             field="scenario",
             source=src,
         )
-    for i, a in enumerate(spec.overrides or []):
-        try:
-            sc.set_override(raw, a)
-        except InputError as e:
-            raise InputError(e.message, field=f"overrides[{i}]", source=src) from None
-    from ndbsim.innodb import is_innodb
-
-    if is_innodb(raw):
-        from ndbsim.innodb.model import PHASES as INNODB_PHASES
-
-        known, fix = INNODB_PHASES, f"use one of the InnoDB phases {', '.join(INNODB_PHASES)}"
-    else:
-        known, fix = PHASES, "use a restart_info phase column (ndbsim.restart_info.PHASES), e.g. secs_exec_redo_log"
+    loaded = read(raw, source=src, overrides=spec.overrides or [], overrides_field="overrides")
+    known, fix = loaded.model.phases, loaded.model.phase_fix
     pub = spec.published
     if not pub.total_restart_secs.value > 0:
         raise InputError(
@@ -302,12 +280,12 @@ def case_from_data(data: Any, path: Path | str) -> Case:
                 f"{name!r} is not a phase ndbsim predicts{did_you_mean(name, known)}; {fix}", field=where, source=src
             )
         figures.append(_figure(name, fspec, PHASE_REL_TOL, PHASE_ABS_TOL, where, src))
-    _check_scenario(raw, src)
+    prepare(loaded)  # the case's scenario, after its overrides, must itself be valid
     return Case(
         name=path.stem,
         path=path,
         role=spec.role,
-        raw=raw,
+        raw=loaded.raw,
         replications=1 if spec.replications is None else spec.replications,
         seed=1 if spec.seed is None else spec.seed,
         figures=figures,
@@ -335,17 +313,11 @@ def load_cases(directory: Path | str = DEFAULT_DIR) -> list[Case]:
 def predict(case: Case, constants: Constants | None = None, replications: int | None = None) -> dict[str, float]:
     """Median total and phases of a case, with ``constants`` in place of the calibrated ones."""
     n = replications or case.replications
-    if case.innodb:
-        from ndbsim.innodb import simulate_innodb
-
-        res = simulate_innodb(case.raw, seed=case.seed, replications=n)
-        return {"total_restart_secs": res.total_restart_secs, **res.phases()}
-    from ndbsim.simulate import run_resolved
-
-    resolved = sc.resolve(sc.scenario_from_dict(case.raw, str(case.path)), str(case.path))
+    model = case.model
+    prepared = model.prepare(case.raw, str(case.path))
     if constants is not None:
-        resolved = sc.Resolved(resolved.scenario, replace(resolved.profile, constants=constants), resolved.config)
-    result = run_resolved(resolved, seed=case.seed, replications=n)
+        prepared = model.with_constants(prepared, constants)
+    result = model.run(prepared, seed=case.seed, replications=n)
     return {"total_restart_secs": result.total_restart_secs, **result.phases()}
 
 

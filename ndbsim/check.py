@@ -130,8 +130,7 @@ def format_check(rows: list[Row], found: list[Claim]) -> str:
         )
     if found:
         lines.append("")
-        for c in found:
-            lines.append(f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}")
+        lines += [f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}" for c in found]
     bad = sum(not r.ok for r in rows) + sum(not c.ok for c in found)
     lines.append("")
     lines.append(

@@ -44,10 +44,9 @@ def run(
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
-    from ndbsim import scenario as sc
     from ndbsim.io import check_not_inputs, check_output_path
+    from ndbsim.load import load
     from ndbsim.scenario import MAX_REPLICATIONS
-    from ndbsim.simulate import run_resolved
 
     format = _run_format(format, output)
     _use_constants(constants)
@@ -69,54 +68,20 @@ def run(
         {"--output": output, "--gantt": gantt},
         {"scenario": scenario, "--config-ini": config_ini, "--constants": constants},
     )
-    source = str(scenario) if scenario else None
-    raw = sc.load_raw(scenario)
-    notes: list[str] = []
-    if config_ini is not None:
-        from ndbsim.config_ini import merge_config_ini
-
-        cluster = merge_config_ini(raw, config_ini, source, notes)
-    for a in set_:
-        sc.set_override(raw, a)
-    rows_note = sc.fixed_rows_note(raw, {sc.override_key(a) for a in set_}, "add --set data.rows=null")
-    if rows_note:
-        notes.append(rows_note)
-    from ndbsim.innodb import is_innodb
-
-    innodb = is_innodb(raw)
-    if not innodb:
-        try:
-            resolved = sc.resolve(sc.scenario_from_dict(raw, source), source)
-        except InputError as e:
-            ini_keys = {f"cluster.config.{k}" for k in cluster["config"]} if config_ini is not None else set()
-            if config_ini is not None and "data_nodes" in cluster:
-                ini_keys.add("cluster.data_nodes")
-            if e.field in ini_keys and not any(sc.override_key(a) == e.field for a in set_):
-                raise InputError(f"{e.message} (value from {config_ini})", field=e.field, source=e.source) from None
-            raise
+    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
     if seed == 0:
         import secrets
 
         seed = secrets.randbelow(2**31 - 1) + 1
         typer.echo(f"ndbsim: seed {seed}", err=True)
-    if innodb:
-        from ndbsim.innodb import simulate_innodb
-
-        try:
-            result = simulate_innodb(raw, seed=seed, replications=replications)
-        except InputError as e:
-            raise (e.located(source) if source else e) from None
-    else:
-        result = run_resolved(resolved, seed=seed, replications=replications)
+    result = loaded.run(seed, replications)
     if format == "json":
         text = result.to_json() + "\n"
     elif format == "csv":
         text = result.to_csv()
     else:
-        from ndbsim.report import innodb_table, phase_table
-
         ini = str(config_ini) if config_ini else None
-        text = innodb_table(result) if innodb else phase_table(result, notes, set_, ini)
+        text = loaded.model.table(result, loaded.notes, set_, ini)
     if gantt is not None:
         from ndbsim.plot import gantt as draw
 
@@ -166,27 +131,10 @@ def validate(
 ) -> None:
     """Check a scenario file, with the --set and --config-ini a run would use; print what is
     wrong (exit 2) or that it is valid (exit 0)."""
-    from ndbsim import scenario as sc
-    from ndbsim.innodb import is_innodb
+    from ndbsim.load import load
 
-    raw = sc.load_raw(scenario)
-    if config_ini is not None:
-        from ndbsim.config_ini import merge_config_ini
-
-        merge_config_ini(raw, config_ini, str(scenario), [])
-    for a in set_:
-        sc.set_override(raw, a)
-    if is_innodb(raw):
-        from ndbsim.innodb import scenario_from_dict
-
-        s = scenario_from_dict(raw, str(scenario))
-        typer.echo(f"{scenario}: valid (InnoDB crash recovery, {s.version})")
-        return
-    resolved = sc.resolve(sc.scenario_from_dict(raw, str(scenario)), str(scenario))
-    typer.echo(
-        f"{scenario}: valid ({resolved.scenario.version}, profile {resolved.profile.name}, "
-        f"{resolved.scenario.restart.type} restart)"
-    )
+    loaded = load(scenario, config_ini=config_ini, overrides=set_)
+    typer.echo(f"{scenario}: valid ({loaded.model.summary(loaded.prepared)})")
 
 
 @app.command()
@@ -203,7 +151,7 @@ def params(version: str = typer.Option("7.6.6", "--version", help="NDB version."
             continue
         p = PARAMS[name]
         rng = f"{show(p.kind, p.lo)}–{show(p.kind, p.hi)}" if p.lo is not None else ""
-        typer.echo(f"{name:38s} {str(prof.defaults.get(name, '')):>10s}  {p.kind:5s} {rng}")
+        typer.echo(f"{name:38s} {prof.defaults.get(name, '')!s:>10s}  {p.kind:5s} {rng}")
     if unused:
         typer.echo(f"not in NDB {version}, ignored if set: {', '.join(unused)}")
 
@@ -285,10 +233,12 @@ def calibrate(
     target = Path(output) if output is not None else CALIBRATED_FILE
     check_output_path(target, "--output")
     check_not_inputs({"--output": target}, {"--restart-info": restart_info, "--scenario": scenario})
-    if target == CALIBRATED_FILE:  # the package's own files: the InnoDB constants are written beside
-        from ndbsim.innodb.constants import CALIBRATED as INNODB_CALIBRATED
+    if target == CALIBRATED_FILE:  # the package's own files: models with their own constants write beside
+        from ndbsim.models import MODELS
 
-        check_output_path(INNODB_CALIBRATED, "--output")
+        for model in MODELS.values():
+            if model.constants_file is not None:
+                check_output_path(model.constants_file, "--output")
     if target.suffix.lower() in (".yaml", ".yml") and target.resolve().parent == directory.resolve():
         raise InputError(
             f"{str(target)!r} is in the cases directory, where it would be read as a calibration "
@@ -297,7 +247,7 @@ def calibrate(
         )
     case_file: Path | None = None
     extra = []
-    if restart_info is not None:
+    if restart_info is not None and scenario is not None:  # --scenario was required above
         from ndbsim import scenario as sc
 
         case_file = directory / f"user-{Path(restart_info).stem}.yaml"

@@ -116,15 +116,8 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
 
 def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, notes: list[str]) -> dict[str, Any]:
     """Put a config.ini's [ndbd default] parameters and data-node count into the scenario
-    mapping ``raw`` (they win over the file's), note what was skipped, and return what was read."""
-    from ndbsim.innodb import is_innodb
-
-    if is_innodb(raw):
-        raise InputError(
-            f"{str(path)!r} configures NDB data nodes, but the scenario is InnoDB; drop --config-ini",
-            field="--config-ini",
-            source=source,
-        )
+    mapping ``raw`` (they win over the file's), note what was skipped, and return what was read.
+    Only NDB scenarios take one: ``ndbsim.load.read`` asks the scenario's model first."""
     cluster, skipped = read_config_ini(path)
     raw.setdefault("cluster", {})
     if not isinstance(raw["cluster"], dict):

@@ -4,6 +4,7 @@ work is done (``check_output_path``), so bad ones fail at once with exit 2."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -72,10 +73,8 @@ def atomic_write(path: str | Path, writer: Callable[[str], None], option: str = 
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException as e:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         if isinstance(e, OSError):
             raise InputError(
                 f"cannot write {str(path)!r}: {e.strerror or e}; choose another output path", field=option

@@ -8,29 +8,48 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+TO_COMPLETE_NODE_FAILURE = "secs_to_complete_node_failure"
+TO_ALLOCATE_NODE_ID = "secs_to_allocate_node_id"
+MEMORY_TOUCH = "secs_memory_touch"
+TO_INCLUDE_IN_HEARTBEAT_PROTOCOL = "secs_to_include_in_heartbeat_protocol"
+UNTIL_WAIT_FOR_NDBCNTR_MASTER = "secs_until_wait_for_ndbcntr_master"
+WAIT_FOR_NDBCNTR_MASTER = "secs_wait_for_ndbcntr_master"
+TO_GET_START_PERMITTED = "secs_to_get_start_permitted"
+TO_WAIT_FOR_LCP_FOR_COPY_META_DATA = "secs_to_wait_for_lcp_for_copy_meta_data"
+TO_COPY_META_DATA = "secs_to_copy_meta_data"
+TO_INCLUDE_NODE = "secs_to_include_node"
+STARTING_NODE_TO_REQUEST_LOCAL_RECOVERY = "secs_starting_node_to_request_local_recovery"
+RESTORE_FRAGMENTS = "secs_restore_fragments"
+UNDO_DISK_DATA = "secs_undo_disk_data"
+EXEC_REDO_LOG = "secs_exec_redo_log"
+INDEX_REBUILD = "secs_index_rebuild"
+TO_SYNCHRONIZE_STARTING_NODE = "secs_to_synchronize_starting_node"
+WAIT_LCP_FOR_RESTART = "secs_wait_lcp_for_restart"
+WAIT_SUBSCRIPTION_HANDOVER = "secs_wait_subscription_handover"
+
 PHASES: tuple[str, ...] = (
-    "secs_to_complete_node_failure",
-    "secs_to_allocate_node_id",
-    "secs_memory_touch",
-    "secs_to_include_in_heartbeat_protocol",
-    "secs_until_wait_for_ndbcntr_master",
-    "secs_wait_for_ndbcntr_master",
-    "secs_to_get_start_permitted",
-    "secs_to_wait_for_lcp_for_copy_meta_data",
-    "secs_to_copy_meta_data",
-    "secs_to_include_node",
-    "secs_starting_node_to_request_local_recovery",
-    "secs_restore_fragments",
-    "secs_undo_disk_data",
-    "secs_exec_redo_log",
-    "secs_index_rebuild",
-    "secs_to_synchronize_starting_node",
-    "secs_wait_lcp_for_restart",
-    "secs_wait_subscription_handover",
+    TO_COMPLETE_NODE_FAILURE,
+    TO_ALLOCATE_NODE_ID,
+    MEMORY_TOUCH,
+    TO_INCLUDE_IN_HEARTBEAT_PROTOCOL,
+    UNTIL_WAIT_FOR_NDBCNTR_MASTER,
+    WAIT_FOR_NDBCNTR_MASTER,
+    TO_GET_START_PERMITTED,
+    TO_WAIT_FOR_LCP_FOR_COPY_META_DATA,
+    TO_COPY_META_DATA,
+    TO_INCLUDE_NODE,
+    STARTING_NODE_TO_REQUEST_LOCAL_RECOVERY,
+    RESTORE_FRAGMENTS,
+    UNDO_DISK_DATA,
+    EXEC_REDO_LOG,
+    INDEX_REBUILD,
+    TO_SYNCHRONIZE_STARTING_NODE,
+    WAIT_LCP_FOR_RESTART,
+    WAIT_SUBSCRIPTION_HANDOVER,
 )
 """restart_info's phase columns in NDB's order, plus ``secs_memory_touch`` (CONTRACT §2)."""
 
-OWN_PHASES: tuple[str, ...] = ("secs_memory_touch",)
+OWN_PHASES: tuple[str, ...] = (MEMORY_TOUCH,)
 """ndbsim's rows that restart_info has no column for: memory allocation and touch, which NDB
 counts inside its early phases (reference §10)."""
 
@@ -39,12 +58,7 @@ COLUMNS: tuple[str, ...] = tuple(p for p in PHASES if p not in OWN_PHASES)
 (NdbinfoTables.cpp, [DOC-RI]; reference §1.1). Not here: node_id, the two status columns,
 secs_for_local_recovery (the sum of ``LOCAL_RECOVERY``) and total_restart_secs."""
 
-LOCAL_RECOVERY: tuple[str, ...] = (
-    "secs_restore_fragments",
-    "secs_undo_disk_data",
-    "secs_exec_redo_log",
-    "secs_index_rebuild",
-)
+LOCAL_RECOVERY: tuple[str, ...] = (RESTORE_FRAGMENTS, UNDO_DISK_DATA, EXEC_REDO_LOG, INDEX_REBUILD)
 """``secs_for_local_recovery`` is the sum of these ([PRO-NDB] sample, reference §1.1)."""
 
 Span = tuple[str, float, float]

@@ -16,7 +16,29 @@ from ndbsim.engine.run import Replication
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ndbsim.engine.restart import NodeRun
+
 from ndbsim.restart_info import LOCAL_RECOVERY, PHASES, node_phases, phase_bounds
+
+
+def _phase_rows(i: int, r: Replication, n: NodeRun) -> list[dict[str, Any]]:
+    """Node ``n``'s rows of ``to_frame``: one per phase, times relative to the start of the replication's first node."""
+    t0 = min((a for _, a, _ in n.spans), default=n.start)
+    base = r.nodes[0].start
+    secs = node_phases(n.spans)
+    firsts, lasts = phase_bounds(n.spans)
+    return [
+        {
+            "replication": i,
+            "node_id": n.node_id,
+            "phase": p,
+            "secs": secs[p],
+            "start": firsts.get(p, t0) - base,
+            "end": lasts.get(p, t0) - base,
+            "status": r.status,
+        }
+        for p in PHASES
+    ]
 
 
 def _median(xs: list[float]) -> float:
@@ -118,31 +140,16 @@ class Result(ReplicatedSummary):
         """Per replication, node and phase: seconds, start and end (relative to the crash)."""
         import pandas as pd
 
-        rows = []
+        rows: list[dict[str, Any]] = []
         for i, r in enumerate(self.replications):
             for n in r.nodes:
-                t0 = min((a for _, a, _ in n.spans), default=n.start)
-                base = self.replications[i].nodes[0].start
-                secs = node_phases(n.spans)
-                firsts, lasts = phase_bounds(n.spans)
-                for p in PHASES:
-                    rows.append(
-                        {
-                            "replication": i,
-                            "node_id": n.node_id,
-                            "phase": p,
-                            "secs": secs[p],
-                            "start": firsts.get(p, t0) - base,
-                            "end": lasts.get(p, t0) - base,
-                            "status": r.status,
-                        }
-                    )
+                rows.extend(_phase_rows(i, r, n))
         return pd.DataFrame(rows)
 
     # -- serialisation ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         nodes = []
-        facts = {n.node_id: n.facts for n in self.first.nodes}
+        facts = {n.node_id: n.facts.as_dict() for n in self.first.nodes}
         for nid in self.node_ids():
             ph = self.phases(nid)
             info = dict(ph)

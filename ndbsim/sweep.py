@@ -27,22 +27,23 @@ import math
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.budget import announcement, check_sweep_runs
 from ndbsim.errors import InputError, did_you_mean
+from ndbsim.records import CHECKPOINT_FIGURES, Outcome, SweepRow, frame
 from ndbsim.stop import stop_pool, worker_init
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ndbsim.models import Model
+
 MODES = ("grid", "zip", "random")
 """Sweep modes: ``grid`` (cartesian product of the factor lists), ``zip`` (lists taken in step) and
 ``random`` (``samples`` draws from ranges or lists). ndbsim's own design; ``grid`` is the default."""
-CHECKPOINT_FIGURES = ("lcp_secs", "lcp_bytes", "redo_bytes_needed", "redo_capacity_bytes")
-"""Steady-state checkpoint figures copied into every NDB sweep row, named as in
-``engine.run.checkpoint_figures`` (NaN for InnoDB and failed points)."""
 SWEEP_KEYS = ("name", "base", "set", "factors", "mode", "samples", "replications", "seed", "output")
 """The keys a sweep file may have (the format in this module's docstring); others are errors."""
 _SAMPLING_KEY = 2**63 - 1
@@ -268,7 +269,7 @@ def make_points(
             raise InputError("random mode needs samples: N", field="samples", source=source)
         n = _whole(samples, "samples", source, 1)
         _check_size(n, "samples", source)
-        ranges = []
+        ranges: list[tuple[str, Any, Any]] = []
         for k in keys:
             spec = factors[k]
             if isinstance(spec, list):
@@ -348,7 +349,7 @@ def make_points(
 
 
 # ---------------------------------------------------------------------------------------
-# Running points (the hot path: no pandas, plain tuples)
+# Running points (the hot path: no pandas, flat records)
 
 
 def point_seed(seed: int, index: int) -> int:
@@ -379,110 +380,37 @@ def with_values(base_raw: dict[str, Any], keys: Sequence[str], values: Sequence[
     return raw
 
 
-def _phases(innodb: bool) -> tuple[str, ...]:
-    if innodb:
-        from ndbsim.innodb.model import PHASES
-    else:
-        from ndbsim.restart_info import PHASES
-    return PHASES
-
-
-def columns(keys: Sequence[str], innodb: bool = False) -> list[str]:
-    return [
-        "point",
-        "replication",
-        "seed",
-        *keys,
-        *_phases(innodb),
-        "total_restart_secs",
-        *CHECKPOINT_FIGURES,
-        "events",
-        "status",
-        "reason",
-    ]
-
-
 def run_chunk(
     base_raw: dict[str, Any],
     keys: Sequence[str],
     replications: int,
     seed: int,
     chunk: Iterable[tuple[int, tuple[Any, ...]]],
-) -> list[tuple[Any, ...]]:
-    """Run the points ``(index, factor values)`` of one chunk; rows as plain tuples."""
-    from ndbsim import scenario as sc
-    from ndbsim.engine.run import simulate_once
-    from ndbsim.restart_info import node_phases
-    from ndbsim.simulate import streams
+) -> list[SweepRow]:
+    """Run the points ``(index, factor values)`` of one chunk. Replication ``r`` of a point is
+    replication ``r`` of ``ndbsim run --seed SEED`` with the point's seed (its row's ``seed``):
+    the model seeds both."""
+    from ndbsim.models import model_of
 
-    innodb = base_raw.get("kind") == "innodb"
-    PHASES = _phases(innodb)
+    model = model_of(base_raw)
+    prepare = model.point_preparer(base_raw, list(keys))
     nan = math.nan
-    blank_phases = (nan,) * len(PHASES)
-    blank_ckpt = (nan,) * len(CHECKPOINT_FIGURES)
-    rows: list[tuple[Any, ...]] = []
-    sections = {} if innodb else sc.sections_of(base_raw)
-    changed = {k.split(".")[0] for k in keys}
+    failed = Outcome((nan,) * len(model.phases), nan, (nan,) * len(CHECKPOINT_FIGURES), 0, "error", "")
+    rows: list[SweepRow] = []
     for index, values in chunk:
         pseed = point_seed(seed, index)
-        head = (index,)
+        done = 0
         try:
-            raw = with_values(base_raw, keys, values)
-            if innodb:
-                from ndbsim.innodb import simulate_innodb
-
-                for rep in range(replications):
-                    res = simulate_innodb(raw, seed=point_seed(pseed, rep), replications=1)
-                    one = res.replications[0]
-                    rows.append(
-                        (
-                            *head,
-                            rep,
-                            pseed,
-                            *values,
-                            *(one.phases[p] for p in PHASES),
-                            one.total_restart_secs,
-                            *blank_ckpt,
-                            one.events,
-                            one.status,
-                            one.reason,
-                        )
-                    )
-                continue
-            resolved = sc.resolve(sc.scenario_reusing(raw, sections, changed))
-            for rep, rng in enumerate(streams(pseed, replications)):
-                r = simulate_once(resolved, rng)
-                if r.nodes:
-                    node = max(r.nodes, key=lambda n: n.end - n.start)
-                    phases = tuple(node_phases(node.spans).values())
-                else:
-                    phases = blank_phases
-                ck = r.checkpoint
-                rows.append(
-                    (
-                        *head,
-                        rep,
-                        pseed,
-                        *values,
-                        *phases,
-                        r.total_restart_secs,
-                        ck["lcp_secs"],
-                        ck["lcp_bytes"],
-                        ck["redo_bytes_needed"],
-                        ck["redo_capacity_bytes"],
-                        r.events,
-                        r.status,
-                        r.reason,
-                    )
-                )
-        except Exception as e:  # noqa: BLE001 - a failing point is a row, never the end of the sweep
-            done = {row[1] for row in rows if row[0] == index}
+            prepared = prepare(with_values(base_raw, keys, values))
+            for outcome in model.outcomes(prepared, pseed, replications):
+                rows.append(SweepRow(index, done, pseed, values, outcome))
+                done += 1
+        except Exception as e:
             msg = " ".join(str(e).split()) or type(e).__name__
             if not isinstance(e, InputError):
                 msg = f"{type(e).__name__}: {msg}"
-            for rep in range(replications):
-                if rep not in done:
-                    rows.append((*head, rep, pseed, *values, *blank_phases, nan, *blank_ckpt, 0, "error", msg))
+            error = replace(failed, reason=msg)
+            rows.extend(SweepRow(index, rep, pseed, values, error) for rep in range(done, replications))
     return rows
 
 
@@ -490,7 +418,7 @@ def _chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _pool_context():
+def _pool_context() -> Any:
     import multiprocessing as mp
 
     methods = mp.get_all_start_methods()
@@ -526,7 +454,7 @@ def sweep(
     ``index % N == I - 1``. ``overrides``: ``"dotted.key=value"`` settings applied to the base
     for every point (after a sweep file's ``set:``).
     """
-    from ndbsim import scenario as sc
+    from ndbsim.load import read
 
     if factors is None and isinstance(base, (str, Path)):
         spec = load_sweep(base)
@@ -555,24 +483,19 @@ def sweep(
         workers = _whole(workers, "--workers", source, 1)
     sh = parse_shard(shard, source)
 
-    base_raw, base_src = sc.raw_from(base)
-    base_src = base_src or source
-    for assignment in overrides:
-        sc.set_override(base_raw, assignment)
-    rows_note = sc.fixed_rows_note(
-        base_raw,
-        {*factors, *(sc.override_key(a) for a in overrides)},
-        "set data.rows=null (set: in the sweep file, or --set)",
+    loaded = read(
+        base,
+        overrides=overrides,
+        varied=factors,
+        rows_fix="set data.rows=null (set: in the sweep file, or --set)",
     )
-    if rows_note:
+    if loaded.notes:
         import warnings
 
-        warnings.warn(rows_note, UserWarning, stacklevel=2)
-    innodb = isinstance(base_raw, dict) and base_raw.get("kind") == "innodb"
-    model = None
-    if innodb:
-        from ndbsim.innodb import InnodbScenario as model
-    points = make_points(factors, mode, samples, seed, source, model=model)
+        for note in loaded.notes:
+            warnings.warn(note, UserWarning, stacklevel=2)
+    base_raw, base_src, model = loaded.raw, loaded.source or source, loaded.model
+    points = make_points(factors, mode, samples, seed, source, model=model.factor_model)
     keys = list(points[0])
     # Dry validation of the first point: a factor that cannot be set is the sweep file's error.
     for k, v in points[0].items():
@@ -584,10 +507,10 @@ def sweep(
     # what is wrong with it is something the factors set: then some point must be valid (the
     # first BASE_RESCUE_POINTS are tried, so the verdict does not hang on the points' order).
     try:
-        _check_scenario(base_raw, base_src, innodb)
+        model.prepare(copy.deepcopy(base_raw), base_src)
     except InputError:
         if not any(
-            _is_valid(with_values(base_raw, keys, list(p.values())), base_src, innodb)
+            _is_valid(model, with_values(base_raw, keys, list(p.values())), base_src)
             for p in points[:BASE_RESCUE_POINTS]
         ):
             raise
@@ -598,8 +521,8 @@ def sweep(
 
     check_sweep_runs(len(work), replications, source)
     rows = _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size)
-    rows.sort(key=lambda r: (r[0], r[1]))
-    return _frame(rows, keys, innodb)
+    rows.sort(key=lambda r: (r.point, r.replication))
+    return frame(rows, keys, model.phases)
 
 
 BASE_RESCUE_POINTS = 1_000
@@ -607,27 +530,26 @@ BASE_RESCUE_POINTS = 1_000
 bound on the cost of the check: 1,000 validations take about a tenth of a second)."""
 
 
-def _check_scenario(raw: dict[str, Any], source: str | None, innodb: bool) -> None:
-    """Validate a scenario mapping as a run would (an InputError names what is wrong)."""
-    from ndbsim import scenario as sc
-
-    if innodb:
-        from ndbsim.innodb import scenario_from_dict as innodb_scenario
-
-        innodb_scenario(copy.deepcopy(raw), source)
-    else:
-        sc.resolve(sc.scenario_from_dict(copy.deepcopy(raw), source), source)
-
-
-def _is_valid(raw: dict[str, Any], source: str | None, innodb: bool) -> bool:
+def _is_valid(model: Model, raw: dict[str, Any], source: str | None) -> bool:
+    """Whether ``raw`` validates as a run would validate it."""
     try:
-        _check_scenario(raw, source, innodb)
+        model.prepare(copy.deepcopy(raw), source)
     except InputError:
         return False
     return True
 
 
-def _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size):
+def _execute(
+    base_raw: dict[str, Any],
+    keys: list[str],
+    replications: int,
+    seed: int,
+    work: list[tuple[int, tuple[Any, ...]]],
+    workers: int | None,
+    scheduler: Any,
+    progress: bool,
+    chunk_size: int | None,
+) -> list[SweepRow]:
     from tqdm import tqdm
 
     total = len(work) * replications
@@ -635,7 +557,7 @@ def _execute(base_raw, keys, replications, seed, work, workers, scheduler, progr
     if notice:
         print(notice, file=sys.stderr)
     bar = tqdm(total=total, unit="run", desc="sweep", disable=not progress, smoothing=0.1, dynamic_ncols=True)
-    rows: list[tuple[Any, ...]] = []
+    rows: list[SweepRow] = []
     try:
         if scheduler is not None:
             _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, chunk_size)
@@ -683,7 +605,7 @@ def _connect(client_type: Any, address: str) -> Any:
     def connect() -> None:
         try:
             out["client"] = client_type(address, timeout=SCHEDULER_TIMEOUT)
-        except Exception as e:  # noqa: BLE001 - refused, unknown host, timeout, not a Dask server
+        except Exception as e:
             out["error"] = e
 
     t = threading.Thread(target=connect, name="ndbsim-dask-connect", daemon=True)
@@ -720,7 +642,17 @@ def _chunk_size(points: int, workers: int) -> int:
     return max(1, min(500, math.ceil(points / (workers * 8))))
 
 
-def _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, chunk_size):
+def _run_dask(
+    base_raw: dict[str, Any],
+    keys: list[str],
+    replications: int,
+    seed: int,
+    work: list[tuple[int, tuple[Any, ...]]],
+    scheduler: Any,
+    bar: Any,
+    rows: list[SweepRow],
+    chunk_size: int | None,
+) -> None:
     from dask.distributed import Client, as_completed
 
     own = not isinstance(scheduler, Client)
@@ -741,15 +673,6 @@ def _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, ch
     finally:
         if own:
             client.close()
-
-
-def _frame(rows: list[tuple[Any, ...]], keys: Sequence[str], innodb: bool = False):
-    import pandas as pd
-
-    df = pd.DataFrame.from_records(rows, columns=columns(keys, innodb))
-    for c in ("point", "replication", "seed", "events"):
-        df[c] = df[c].astype("int64")
-    return df
 
 
 def write_frame(df: pd.DataFrame, path: str | Path) -> None:

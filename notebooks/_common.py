@@ -76,18 +76,18 @@ def files_per_unit(checkpoint: dict, no_of_fragment_log_files: int) -> float:
 
 
 __all__ = [
+    "GROUP_COLORS",
+    "PHASE_GROUPS",
     "ROOT",
     "SCENARIOS",
     "GiB",
     "MiB",
-    "PHASE_GROUPS",
-    "GROUP_COLORS",
     "default_scenario",
-    "grouped_phases",
-    "pct",
-    "size_overrides",
     "files_per_unit",
-    "pd",
-    "np",
+    "grouped_phases",
     "ndbsim",
+    "np",
+    "pct",
+    "pd",
+    "size_overrides",
 ]

@@ -50,15 +50,13 @@ def _rnd(samples: int) -> str:
 def _bomb(width: int, levels: int, where: str = "expect") -> str:
     """A "billion laughs" document: ``width ** levels`` values from ``levels`` short lines."""
     lines = [f"{where}:", f"  l0: &l0 [{', '.join(['lol'] * width)}]"]
-    for i in range(1, levels):
-        lines.append(f"  l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]")
+    lines += [f"  l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]" for i in range(1, levels)]
     return "\n".join(lines) + f"\nname: *l{levels - 1}\n"
 
 
 def _flow_bomb(width: int, levels: int) -> str:
     parts = [f"&a0 [{', '.join(['x'] * width)}]"]
-    for i in range(1, levels):
-        parts.append(f"&a{i} [{', '.join([f'*a{i - 1}'] * width)}]")
+    parts += [f"&a{i} [{', '.join([f'*a{i - 1}'] * width)}]" for i in range(1, levels)]
     return "[" + ", ".join(parts) + "]"
 
 

@@ -51,7 +51,7 @@ def test_every_scenario_runs_as_json(path):
     p = ndbsim("run", str(path), "--format", "json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
-    assert d["status"] in ("ok", "non-converging", "redo-overload", "stuck")
+    assert d["status"] == "ok", d.get("reason")  # every shipped scenario is a restart that completes
     assert d["total_restart_secs"] > 0
     if d.get("kind") != "innodb":
         assert d["scenario"]["cluster"]["config"]["NoOfReplicas"] >= 1  # resolved scenario embedded
@@ -202,7 +202,9 @@ def test_constants_file_from_calibrate_is_used_by_run_and_check(tmp_path, root):
     touch = [json.loads(slow.stdout)["phases"]["secs_memory_touch"], base["phases"]["secs_memory_touch"]]
     assert touch[0] == pytest.approx(2 * touch[1])
     p = ndbsim("check", "--constants", str(mine), "--no-claims")
-    assert p.returncode == 1 and "secs_memory_touch" in p.stdout  # seed 003's 26 s no longer fits
+    assert (
+        p.returncode == 1 and "secs_memory_touch" in p.stdout
+    )  # seed 003's published 26 s is out of tolerance at half the rate
     bad = tmp_path / "bad.yaml"
     bad.write_text("x: 1\n")
     p = ndbsim("run", "--constants", str(bad))

@@ -34,7 +34,9 @@ def test_events_do_not_depend_on_data_size():
     small = sim(None, "data.size=1GB", *idle)
     big = sim(None, "data.size=16TB", *idle)
     assert small.first.events == big.first.events
-    assert big.total_restart_secs > 10 * small.total_restart_secs - 1e5  # sanity: both ran
+    # both restarts complete, and 16 000 times the data takes far longer in simulated time
+    assert small.status == big.status == "ok"
+    assert big.total_restart_secs > 5 * small.total_restart_secs
 
 
 def test_events_bounded_under_load_from_1gb_to_16tb(root):
@@ -50,8 +52,8 @@ def test_events_bounded_under_load_from_1gb_to_16tb(root):
         )
         ev.append(r.first.events)
     # No event per row or page, and identical LCP cycles are skipped by arithmetic: 16,000
-    # times the data (and more than four times the LCPs) gives about the same events.
-    assert ev[1] < 1.25 * ev[0]
+    # times the data (and ten times the LCPs) gives about the same events.
+    assert ev[1] < 1.3 * ev[0]
 
 
 def test_doubling_datamemory_doubles_memory_touch():
@@ -109,7 +111,7 @@ def test_initial_restart_copies_everything_and_is_slower(root):
     normal = sim(root / "scenarios/mysql70-6gb-normal.yaml")
     initial = sim(root / "scenarios/mysql70-6gb-initial.yaml")
     assert phases(initial)["secs_restore_fragments"] == 0
-    assert initial.first.nodes[0].facts["copied_rows"] >= 30e6 * 0.999
+    assert initial.first.nodes[0].facts.copied_rows >= 30e6 * 0.999
     assert initial.total_restart_secs > normal.total_restart_secs
 
 
@@ -181,10 +183,10 @@ def test_redo_control_speeds_up_the_steady_lcp_and_averts_error_410():
     assert c_on["redo_bytes_needed"] < c_on["redo_capacity_bytes"] < c_off["redo_bytes_needed"]
 
 
-def test_redo_control_acts_while_an_lcp_runs():
-    """Under the default scenario's load burst an LCP at MaxDiskWriteSpeed=20M would let 32 MiB/s
-    of changes overload the log; EnableRedoControl re-reads the fill during the LCP and speeds it
-    up once the REDO passes an alert level, so the peak ends above 40% but below the log."""
+def test_redo_control_proposes_a_write_speed_that_keeps_pace_with_the_changes():
+    """At MaxDiskWriteSpeed=20M the LCPs of 32 MiB/s of changes fall behind and the log
+    overloads; EnableRedoControl proposes the speed the changes call for (Backup.cpp
+    calculate_checkpoint_rate, x1.25), so the LCPs keep pace and the log stays far from full."""
     load = (
         "version=8.0.35",
         "cluster.config.MaxDiskWriteSpeed=20M",
@@ -195,15 +197,15 @@ def test_redo_control_acts_while_an_lcp_runs():
     off = sim(None, *load, "cluster.config.EnableRedoControl=false")
     assert off.status == "redo-overload"
     assert on.status == "ok"
+    assert on.first.checkpoint["lcp_write_speed"] > 20 * 2**20
     fill = on.first.checkpoint["redo_peak_bytes"] / on.first.checkpoint["redo_capacity_bytes"]
-    assert 0.4 < fill < 1.0
+    assert fill < 0.4
 
 
-def test_redo_control_holds_the_fill_at_its_alert_level():
-    """With EnableRedoControl a small log is held near 40% full: the LCPs alternate between the
-    normal and the faster speed, so a node restart applies the REDO of that fill. A larger log
-    the control never acts on lets more REDO gather, so the restart cannot get faster with the
-    log's size (seed of the audit: 8.0, 50k updates/s, 16 to 256 log files)."""
+def test_redo_control_makes_the_restart_independent_of_the_log_size():
+    """With EnableRedoControl the proposal keeps the LCPs in pace with 50k updates/s: the REDO
+    stays below the high alert level whatever the log's size, so neither a smaller nor a larger
+    log changes the restart (the audit's seed: 8.0, 16 to 256 log files)."""
     load = (
         "version=8.0.30",
         "data.rows=null",
@@ -211,17 +213,13 @@ def test_redo_control_holds_the_fill_at_its_alert_level():
         "workload.updates_per_s=50000",
         "workload.during_restart=null",
     )
-    totals, redo_secs = [], []
+    totals = []
     for files in (16, 32, 64, 256):
         r = sim(None, *load, f"cluster.config.NoOfFragmentLogFiles={files}")
         cp = r.first.checkpoint
-        fill = cp["redo_peak_bytes"] / cp["redo_capacity_bytes"]
-        if files <= 32:
-            assert 0.4 <= fill < 0.6, (files, fill)
+        assert cp["redo_peak_bytes"] < 0.4 * cp["redo_capacity_bytes"], files
         totals.append(r.total_restart_secs)
-        redo_secs.append(r.phases()["secs_exec_redo_log"])
-    assert totals == sorted(totals) and totals[0] < totals[-1]
-    assert redo_secs == sorted(redo_secs) and redo_secs[0] > 1.0
+    assert max(totals) <= 1.01 * min(totals)
 
 
 def test_parameters_a_release_does_not_have_are_ignored_with_a_warning():
@@ -248,8 +246,8 @@ def test_51_node_down_three_lcps_falls_back_to_full_copy(root):
     path = root / "scenarios/mysql51-1gb-onr-2000ups.yaml"
     quick = sim(path, "restart.downtime=0s")
     long = sim(path, "restart.downtime=30m")
-    assert "full_copy_fallback" not in quick.first.nodes[0].facts
-    assert long.first.nodes[0].facts.get("full_copy_fallback") == 1.0
+    assert quick.first.nodes[0].facts.full_copy_fallback is None
+    assert long.first.nodes[0].facts.full_copy_fallback == 1.0
 
 
 def test_dataframe_api():
@@ -267,7 +265,7 @@ def test_absurd_write_rate_is_redo_overload_not_a_hang():
 @pytest.mark.parametrize("path", ["scenarios/mysql51-1gb-onr-2000ups.yaml", LEGACY, BASE])
 def test_a_long_downtime_does_not_fill_the_redo_log(root, path):
     """A node that is down logs nothing, and the live nodes keep cutting their log tail: the
-    REDO peak must not grow with the downtime (a false error 410 before this was fixed)."""
+    REDO peak does not grow with the downtime, so a long downtime raises no error 410."""
     extra = [] if "mysql51" in path else ["workload.during_restart=null", "workload.updates_per_s=5000"]
     short = sim(root / path, *extra)
     long = sim(root / path, *extra, "restart.downtime=2h")
@@ -301,7 +299,7 @@ def test_deletes_cannot_ship_more_rows_than_the_table_holds():
         "cluster.config.NoOfFragmentLogFiles=1000",
     )
     assert r.status == "ok"
-    assert r.first.nodes[0].facts["copied_rows"] <= 300e6 * (1 + 1e-9)
+    assert r.first.nodes[0].facts.copied_rows <= 300e6 * (1 + 1e-9)
 
 
 def test_copy_events_do_not_grow_with_the_number_of_tables(root):
@@ -309,6 +307,22 @@ def test_copy_events_do_not_grow_with_the_number_of_tables(root):
     few = sim(path, "data.tables=32", replications=1)
     many = sim(path, "data.tables=2000", replications=1)
     assert many.first.events <= few.first.events * 1.1
+
+
+def _schema(tables: int) -> str:
+    """``tables`` tables as a list, a tenth of them holding 90% of 40G (a skewed schema)."""
+    big = max(1, tables // 10)
+    sizes = [(0.9 if i < big else 0.1) * 40 * 2**30 / (big if i < big else tables - big) for i in range(tables)]
+    listed = ", ".join(f"{{name: t{i}, size: {b!r}, ordered_indexes: 2}}" for i, b in enumerate(sizes))
+    return f"data.tables=[{listed}]"
+
+
+def test_a_per_table_schema_of_2000_tables_costs_no_more_events_than_32(root):
+    path = root / "scenarios/rolling-4-nodes-8.0.yaml"
+    few = sim(path, "data.size=40G", "data.ordered_indexes=64", _schema(32), replications=1)
+    many = sim(path, "data.size=40G", "data.ordered_indexes=4000", _schema(2000), replications=1)
+    assert few.status == many.status == "ok"
+    assert many.first.events <= few.first.events
 
 
 def test_partial_lcp_starts_with_764():
@@ -342,13 +356,13 @@ def test_inserts_during_a_restart_are_copied_only_as_far_as_datamemory_holds():
         "workload.before_restart=null",
     )
     assert r.status == "ok"
-    assert r.first.nodes[0].facts["copied_rows"] <= 4e6 * (1 + 1e-9)  # 2G of DataMemory at 512 B a row
+    assert r.first.nodes[0].facts.copied_rows <= 4e6 * (1 + 1e-9)  # 2G of DataMemory at 512 B a row
     assert any("error 827" in w for w in r.warnings)
 
 
 def test_a_two_pass_initial_restart_counts_both_copies():
     r = sim(None, "restart.type=initial", "workload.during_restart.updates_per_s=1000")
-    assert r.first.nodes[0].facts["copied_rows"] > 300e6  # the full first pass plus the changes
+    assert r.first.nodes[0].facts.copied_rows > 300e6  # the full first pass plus the changes
 
 
 def test_a_long_planned_downtime_is_not_counted_against_the_horizon(root):

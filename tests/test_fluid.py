@@ -50,7 +50,7 @@ def test_a_capped_flow_leaves_the_rest_to_the_other():
 def test_max_min_across_two_resources():
     # x uses cpu and disk, y only disk: disk (cap 6) is the bottleneck shared 3/3;
     # z uses only cpu and gets what x leaves of the cpu (10 - 3)
-    env, fs = system(cpu=10.0, disk=6.0)
+    _, fs = system(cpu=10.0, disk=6.0)
     x = fs.transfer(1e6, {"cpu": 1.0, "disk": 1.0})
     y = fs.transfer(1e6, {"disk": 1.0})
     z = fs.transfer(1e6, {"cpu": 1.0})
@@ -58,7 +58,7 @@ def test_max_min_across_two_resources():
 
 
 def test_fixed_load_and_cancel_change_the_shares_at_once():
-    env, fs = system(net=100.0)
+    _, fs = system(net=100.0)
     a = fs.transfer(1e6, {"net": 1.0})
     fs.set_fixed_loads({"net": 60.0})
     assert a.rate == pytest.approx(40.0)

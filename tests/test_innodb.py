@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from ndbsim.errors import InputError
-from ndbsim.innodb import FREE_CONSTANTS, Constants, is_innodb, load_cases, load_constants, simulate_innodb
+from ndbsim.innodb import FREE_CONSTANTS, Constants, load_cases, load_constants, simulate_innodb
+from ndbsim.models import INNODB, NDB, model_of
 from tests.conftest import ROOT
 
 SCEN = ROOT / "scenarios"
@@ -104,7 +105,7 @@ def test_events_independent_of_log_size():
 
 def test_api_shape():
     r = raw("bp52g-flash")
-    assert is_innodb(r) and not is_innodb({"version": "7.6.6"})
+    assert model_of(r) is INNODB and model_of({"version": "7.6.6"}) is NDB
     res = simulate_innodb(r, replications=3)
     d = res.to_dict()
     for k in ("name", "kind", "total_restart_secs", "phases", "status", "warnings", "replications", "scenario"):

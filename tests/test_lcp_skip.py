@@ -31,7 +31,7 @@ CASES = [
     ("scenarios/rolling-4-nodes-8.0.yaml", []),
     ("scenarios/mysql51-1gb-onr-2000ups.yaml", ["restart.downtime=20m"]),
     ("scenarios/mysql70-6gb-initial.yaml", []),
-    # found in review: the REDO fill (EnableRedoControl) still rising after two equal cycles
+    # two equal cycles while the REDO fill (EnableRedoControl) is still rising: not yet steady
     (
         "scenarios/rolling-4-nodes-8.0.yaml",
         [
@@ -123,7 +123,7 @@ ALERTED = [
     "cluster.config.FragmentLogFileSize=20M",
     "workload.updates_per_s=100000",
 ]
-"""Every live LCP starts below 40% of the log and crosses it while it writes (found in review)."""
+"""Every live LCP starts below 40% of the log and crosses it while it writes."""
 
 
 def test_identical_cycles_sped_up_by_redo_control_are_skipped_with_the_same_results(root):

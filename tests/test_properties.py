@@ -106,7 +106,7 @@ def test_more_ldm_threads_never_slow_restore_or_redo(s):
     many["cluster"]["config"]["MaxNoOfExecutionThreads"] = 32
     ra, rb = run(few), run(many)
     a, b = ra.phases(), rb.phases()
-    fa, fb = ra.first.nodes[0].facts, rb.first.nodes[0].facts
+    fa, fb = ra.first.nodes[0].facts.as_dict(), rb.first.nodes[0].facts.as_dict()
     for phase, work in (("secs_restore_fragments", "restore_bytes"), ("secs_exec_redo_log", "redo_bytes")):
         if fa[work] > 0 and fb[work] > 0:
             assert le(b[phase] / fb[work], a[phase] / fa[work]), (phase, a[phase], fa[work], b[phase], fb[work])

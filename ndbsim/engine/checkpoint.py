@@ -9,9 +9,12 @@ Formulas: reference §2.2 (Backup::calculate_number_of_parts, lcp_simulator.cc) 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ndbsim.engine.workload import Changes
+from ndbsim.features import Features
 from ndbsim.profiles import DELETE_RECOVERY_WORK, PARTIAL_LCP_PARTS
 
 
@@ -24,8 +27,21 @@ class LcpRecord:
     pct: float
     """Fraction of the 2048 parts written as ALL ROWS (1.0 for a full LCP)."""
     changed_rows: float
+    """Rows written as CHANGE rows: updated and inserted since the previous LCP."""
     changed_bytes: float
     bytes: float
+    inserted_rows: float = 0.0
+    """Of ``changed_rows``, the rows inserted since the previous LCP: no older LCP holds them,
+    so a restore applies them once, never as a duplicate of an older ALL-ROWS copy."""
+
+
+@dataclass(frozen=True)
+class Era:
+    """``count`` identical LCPs, each like ``record``, older than the simulated history: the
+    steady cycle of a workload that ran for that many cycles (``math.inf``: for ever) before."""
+
+    record: LcpRecord
+    count: float
 
 
 @dataclass(frozen=True)
@@ -34,6 +50,9 @@ class RestoreWork:
     rows_applied: float
     lcps: int
     """LCP files a restore reads back through (1 for a full LCP)."""
+    change_rows: float = 0.0
+    """Of ``rows_applied``, the CHANGE rows (WRITE by ROWID) applied on top of an older
+    ALL-ROWS copy; the rest are ALL-ROWS rows (INSERT by ROWID)."""
 
 
 class CheckpointPolicy:
@@ -49,32 +68,53 @@ class CheckpointPolicy:
         raise NotImplementedError
 
     def restore_work(
-        self, data_bytes: float, rows: float, history: list[LcpRecord], steady: LcpRecord | None
+        self,
+        data_bytes: float,
+        rows: float,
+        history: list[LcpRecord],
+        steady: LcpRecord | None,
+        older: list[Era] | None = None,
     ) -> RestoreWork:
+        """What a restore reads and applies: ``history`` is the node's completed LCPs, newest
+        first; ``older`` the eras of identical LCPs before them, newest first (default: the
+        ``steady`` LCP for ever)."""
         raise NotImplementedError
+
+    def design_bound_bytes(self, data_bytes: float) -> float:
+        """The most a restore reads by design: the LCP files on disk (``data_bytes`` for a
+        full LCP)."""
+        return data_bytes
 
     def steady_state(
         self,
         data_bytes: float,
         rows: float,
         row_rates: Changes,
-        write_speed: float,
+        write_speed: float | Callable[[float, float], float],
         overhead_secs: float,
         trigger_secs: float,
     ) -> tuple[LcpRecord, float]:
         """The LCP cycle the node settles into: LCPs start every ``cycle`` seconds, the larger
         of the LCP's own duration and the time the stream takes to write the
         TimeBetweenLocalCheckpoints threshold (``trigger_secs``). Returns the record of one
-        LCP and the cycle length: the fixed point of T = size(changes during T) / speed."""
+        LCP and the cycle length: the fixed point of T = size(changes during T) / speed.
+        ``write_speed`` is bytes/s, or a function of (the LCP's size, the cycle) giving it,
+        for a speed proposed from the changes themselves (EnableRedoControl)."""
+        speed_at = write_speed if callable(write_speed) else None
+        fixed = 0.0 if callable(write_speed) else write_speed
+
+        def duration_of(size: float, cycle: float) -> float:
+            return size / (speed_at(size, cycle) if speed_at else fixed) + overhead_secs
+
         if not math.isfinite(trigger_secs):  # an idle cluster starts no LCPs
             size, pct = self.lcp_size(data_bytes, rows, Changes())
-            duration = size / write_speed + overhead_secs
+            duration = duration_of(size, math.inf)
             return LcpRecord(-duration, 0.0, pct, 0.0, 0.0, size), math.inf
-        cycle = max(data_bytes / write_speed + overhead_secs, trigger_secs)
+        cycle = max(duration_of(data_bytes, math.inf), trigger_secs)
         duration = cycle
-        for _ in range(60):
+        for _ in range(PROPOSING_ITERATIONS if speed_at else STEADY_ITERATIONS):
             size, pct = self.lcp_size(data_bytes, rows, _scale(row_rates, cycle))
-            duration = size / write_speed + overhead_secs
+            duration = duration_of(size, cycle)
             new = max(duration, trigger_secs)
             if abs(new - cycle) <= 1e-6 * cycle:
                 cycle = new
@@ -82,10 +122,26 @@ class CheckpointPolicy:
             cycle = 0.5 * (cycle + new)
         c = _scale(row_rates, cycle)
         size, pct = self.lcp_size(data_bytes, rows, c)
-        duration = size / write_speed + overhead_secs
+        duration = duration_of(size, cycle)
         return LcpRecord(
-            start=-duration, end=0.0, pct=pct, changed_rows=c.updates + c.inserts, changed_bytes=c.bytes, bytes=size
+            start=-duration,
+            end=0.0,
+            pct=pct,
+            changed_rows=c.updates + c.inserts,
+            changed_bytes=c.bytes,
+            bytes=size,
+            inserted_rows=c.inserts,
         ), cycle
+
+
+STEADY_ITERATIONS = 60
+"""Damped fixed-point steps for the steady LCP cycle at a fixed write speed; each halves the
+distance to the fixed point or better, so 60 reach float precision (a numerical resolution,
+not an NDB value)."""
+
+PROPOSING_ITERATIONS = 240
+"""The same for a speed proposed from the cycle itself, where a step closes only a tenth of
+the distance (0.9^240 < 1e-10; a numerical resolution)."""
 
 
 def _scale(rates: Changes, t: float) -> Changes:
@@ -102,7 +158,12 @@ class FullLcp(CheckpointPolicy):
         return data_bytes, 1.0
 
     def restore_work(
-        self, data_bytes: float, rows: float, history: list[LcpRecord], steady: LcpRecord | None
+        self,
+        data_bytes: float,
+        rows: float,
+        history: list[LcpRecord],
+        steady: LcpRecord | None,
+        older: list[Era] | None = None,
     ) -> RestoreWork:
         return RestoreWork(bytes_read=data_bytes, rows_applied=rows, lcps=1)
 
@@ -115,7 +176,7 @@ class PartialLcp(CheckpointPolicy):
     local_lcp_at_restart_end = True
     """A 7.6 node restart runs one local LCP before joining a distributed one (reference §3)."""
 
-    def __init__(self, recovery_work: float, insert_recovery_work: float, tables: int = 1):
+    def __init__(self, recovery_work: float, insert_recovery_work: float, tables: float = 1):
         self.p = recovery_work / 100.0
         self.insert_weight = insert_recovery_work / 100.0
         self.tables = max(1, tables)
@@ -143,33 +204,103 @@ class PartialLcp(CheckpointPolicy):
         return pct * data_bytes + (1.0 - pct) * changed_bytes, pct
 
     def restore_work(
-        self, data_bytes: float, rows: float, history: list[LcpRecord], steady: LcpRecord | None
+        self,
+        data_bytes: float,
+        rows: float,
+        history: list[LcpRecord],
+        steady: LcpRecord | None,
+        older: list[Era] | None = None,
     ) -> RestoreWork:
         """Walk back from the newest LCP until every part has an ALL-ROWS copy; each part is
-        restored from there and the CHANGE rows of every later LCP are applied on top."""
-        covered = 0.0
-        bytes_read = rows_applied = 0.0
-        n = 0
-        row_size = data_bytes / rows if rows else 0.0
+        restored from there and the CHANGE rows of every later LCP are applied on top
+        (Backup.cpp, "Partial LCP" comment; lcp_simulator.cc calculate_num_lcps). An ALL-ROWS
+        part holds the rows there were when its LCP ran: rows inserted since come only as CHANGE
+        rows of later LCPs, so inserts never duplicate an older copy and the older LCPs read
+        less. The walk ends with the oldest LCP kept, which is full (rule 4: a fragment's first
+        LCP is full)."""
+        walk = _RestoreWalk(data_bytes, rows)
         for rec in history:
-            if covered >= 1.0 - 1e-12:
+            if walk.done:
                 break
-            take = min(rec.pct, 1.0 - covered)
-            stale = max(0.0, 1.0 - covered - rec.pct)  # parts whose ALL copy is older
-            bytes_read += take * data_bytes + (1.0 - rec.pct) * rec.changed_rows * row_size
-            rows_applied += take * rows + stale * rec.changed_rows
-            covered += take
-            n += 1
-        if covered < 1.0 - 1e-12:
-            x = steady.pct if steady else 1.0
-            c = steady.changed_rows if steady else 0.0
-            m = math.ceil((1.0 - covered) / x - 1e-9)
-            # m identical LCPs: stale fraction after the j-th is 1 - covered - (j+1)·x
-            stale_sum = sum_positive_arithmetic(1.0 - covered - x, -x, m)
-            bytes_read += (1.0 - covered) * data_bytes + m * (1.0 - x) * c * row_size
-            rows_applied += (1.0 - covered) * rows + stale_sum * c
-            n += m
-        return RestoreWork(bytes_read=bytes_read, rows_applied=rows_applied, lcps=n)
+            walk.add(rec, 1)
+        eras = older if older is not None else [Era(steady or _FIRST, math.inf)]
+        for era in eras:
+            if walk.done:
+                break
+            walk.add(era.record, era.count)
+        if not walk.done:
+            walk.add(_FIRST, 1)
+        return RestoreWork(
+            bytes_read=walk.bytes_read, rows_applied=walk.rows_applied, lcps=walk.lcps, change_rows=walk.change_rows
+        )
+
+    def design_bound_bytes(self, data_bytes: float) -> float:
+        """Backup.cpp's design bound on the LCP files kept: (1 + p) × the data, plus up to
+        LCP_FILE_SLACK because whole files are deleted, not parts (reference §2.2)."""
+        return (1.0 + self.p + LCP_FILE_SLACK) * data_bytes
+
+
+LCP_FILE_SLACK = 0.125
+"""The ALL-ROWS parts of an LCP go to "1 file per 12.5% of the parts" and old files are deleted
+whole, so up to 12.5% of the data is kept beyond what a restore needs (Backup.cpp, reference
+§2.1-2.2)."""
+
+_FIRST = LcpRecord(-math.inf, -math.inf, 1.0, 0.0, 0.0, 0.0)
+"""A fragment's first LCP, which is full (Backup.cpp rule 4): where every restore walk ends."""
+
+
+class _RestoreWalk:
+    """Accumulates a restore's work while walking back through LCPs, newest first."""
+
+    def __init__(self, data_bytes: float, rows: float):
+        self.data_bytes, self.rows = data_bytes, rows
+        self.row_size = data_bytes / rows if rows else 0.0
+        self.covered = 0.0
+        """Share of the parts whose ALL-ROWS copy has been found."""
+        self.inserted_after = 0.0
+        """Rows inserted after the LCP being looked at (in the newer LCPs walked)."""
+        self.bytes_read = self.rows_applied = self.change_rows = 0.0
+        self.lcps = 0
+
+    @property
+    def done(self) -> bool:
+        return self.covered >= 1.0 - 1e-12
+
+    def add(self, rec: LcpRecord, count: float) -> None:
+        """``count`` LCPs like ``rec``, one after another going back (``math.inf``: as many as
+        the walk needs). The j-th takes min(x, left − j·x) of the parts as ALL ROWS, holding the
+        rows there were then (the rows now less those inserted since), and the parts still
+        without an ALL-ROWS copy, max(0, left − (j+1)·x), take its CHANGE rows."""
+        x, c, ins = rec.pct, rec.changed_rows, min(rec.inserted_rows, rec.changed_rows)
+        left = 1.0 - self.covered
+        if x <= 0.0:
+            x = 1.0 / PARTIAL_LCP_PARTS  # rule 5: at least one part
+        needed = math.ceil(left / x - 1e-9)
+        m = int(min(count, needed))
+        emptied = False
+        if ins > 0.0:
+            # going back, the table loses the rows inserted since: before the LCP by which
+            # all of today's rows were inserted it held none, and older LCPs hold nothing
+            before_empty = math.ceil(max(0.0, self.rows - self.inserted_after) / ins - 1e-9)
+            if before_empty < m:
+                m, emptied = max(1, before_empty), True
+        if m <= 0:
+            return
+        whole = m if m < needed or emptied else m - 1  # LCPs taking x each; the last takes the rest
+        taken = whole * x if whole == m else left
+        inserted = 0.0
+        if ins > 0.0 or self.inserted_after > 0.0:
+            inserted = x * (whole * self.inserted_after + ins * whole * (whole - 1) / 2.0)
+            if whole < m:
+                inserted += (left - whole * x) * (self.inserted_after + (m - 1) * ins)
+            inserted = min(inserted, taken * self.rows)  # no part holds fewer than no rows
+        stale = sum_positive_arithmetic(left - x, -x, m)
+        self.rows_applied += (taken * self.rows - inserted) + stale * c
+        self.change_rows += stale * c
+        self.bytes_read += (taken * self.data_bytes - inserted * self.row_size) + m * (1.0 - x) * c * self.row_size
+        self.covered = 1.0 if emptied else self.covered + taken
+        self.inserted_after += m * ins
+        self.lcps += m
 
 
 def sum_positive_arithmetic(first: float, step: float, count: int) -> float:
@@ -181,12 +312,10 @@ def sum_positive_arithmetic(first: float, step: float, count: int) -> float:
     return k * first + step * k * (k - 1) / 2.0
 
 
-def policy_for(
-    config: dict, partial_available: bool, tables: int, insert_recovery_work: bool = True
-) -> CheckpointPolicy:
-    """The version's checkpoint policy; before 7.6.5 (``insert_recovery_work`` False) inserted
-    rows count in full, whatever InsertRecoveryWork says."""
-    if partial_available and config.get("EnablePartialLcp"):
-        inserts = config["InsertRecoveryWork"] if insert_recovery_work else 100.0
+def policy_for(config: Mapping[str, Any], features: Features, tables: float) -> CheckpointPolicy:
+    """The checkpoint policy of a release under its config; before 7.6.5 (no
+    ``insert_recovery_work``) inserted rows count in full, whatever InsertRecoveryWork says."""
+    if features.partial_lcp:
+        inserts = config["InsertRecoveryWork"] if features.insert_recovery_work else 100.0
         return PartialLcp(config["RecoveryWork"], inserts, tables)
     return FullLcp()

@@ -25,7 +25,7 @@ UNBOUNDED_RATE = 1e30
 
 
 class Flow:
-    __slots__ = ("remaining", "tolerance", "demand", "keys", "cap", "rate", "done", "name", "lcp_size")
+    __slots__ = ("cap", "demand", "done", "keys", "lcp_size", "name", "rate", "remaining", "tolerance")
 
     def __init__(self, env: simpy.Environment, amount: float, demand: dict[str, float], cap: float, name: str):
         self.remaining = amount
@@ -38,11 +38,11 @@ class Flow:
         self.done = Event(env)
         self.name = name
         self.lcp_size = 0.0
-        """Bytes an LCP flow writes (set by ``Cluster.lcp_flow``; 0 for other flows)."""
+        """Bytes an LCP flow writes (set by ``LcpWrites.flow``; 0 for other flows)."""
 
 
 class _Alarm:
-    __slots__ = ("at", "fn", "flows")
+    __slots__ = ("at", "flows", "fn")
 
     def __init__(self, at: float, fn: Callable[[], None], flows: tuple[Flow, ...]):
         self.at, self.fn, self.flows = at, fn, flows

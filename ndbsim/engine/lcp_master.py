@@ -13,20 +13,24 @@ progress, mid-write if need be. So the events of a restart follow its steps, not
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Concatenate, NamedTuple, ParamSpec, Protocol, TypeVar
 
 import simpy
 from simpy.events import Event, Timeout
 
+from ndbsim.engine import clock
 from ndbsim.engine.checkpoint import LcpRecord
-from ndbsim.engine.fluid import Flow
+from ndbsim.engine.fluid import Flow, FluidSystem
+from ndbsim.engine.lcp_writes import LcpWrites
+from ndbsim.engine.node import Node
+from ndbsim.engine.plan import Plan
+from ndbsim.engine.redo import RedoLog
+from ndbsim.engine.sizing import Sizing
 from ndbsim.engine.workload import Changes
-
-if TYPE_CHECKING:
-    from ndbsim.engine.cluster import Cluster, Node
 
 HISTORY_KEPT = 64
 """Completed LCPs remembered per node, newest first. A restore walks back only until every
@@ -46,6 +50,16 @@ MIN_SKIPPED_CYCLES = 3
 fewer are as cheap to simulate."""
 
 
+class LcpSize(NamedTuple):
+    """What one node's LCP writes."""
+
+    bytes: float
+    pct: float
+    """Fraction of parts written in full."""
+    changes: Changes
+    """The changes since the node's newest LCP started."""
+
+
 @dataclass
 class LcpPlan:
     """One distributed LCP: who takes part, since when each has changes, what each writes."""
@@ -54,8 +68,8 @@ class LcpPlan:
     participants: list[Node]
     since: list[float]
     """Per participant, the start of its newest LCP: its changes are counted from there."""
-    sizes: dict[float, tuple[float, float, Changes]]
-    """Per distinct ``since``: (bytes written, fraction of parts written in full, changes)."""
+    sizes: dict[float, LcpSize]
+    """Per distinct ``since``: what the LCP of a node with changes since then writes."""
     flows: list[tuple[Node, Flow]] = field(default_factory=list)
     dropped: set[int] = field(default_factory=set)
     """Participants that failed during the LCP: it completes without them."""
@@ -77,9 +91,36 @@ class LcpPlan:
         return done + cap * (into - t), cap
 
 
-_Shape = tuple[tuple[Any, ...], tuple[float, ...], float, float]
-"""What must repeat for two LCPs to be the same cycle: (participants, each one's size and
-write duration then the LCP's length, start, period from the previous start)."""
+@dataclass(frozen=True)
+class _Shape:
+    """What must repeat for two LCPs to be the same cycle."""
+
+    who: tuple[Node, ...]
+    """The participants whose writes ran to the end."""
+    sizes: tuple[float, ...]
+    """Bytes each one wrote."""
+    durations: tuple[float, ...]
+    """Seconds each one's writes took."""
+    length: float
+    """Seconds from the LCP's start to its completion."""
+    cap_changes: tuple[float, ...]
+    """EnableRedoControl's speed changes, each as (seconds after the start, *the caps)."""
+    start: float
+    period: float
+    """Seconds since the previous LCP's start (nan for the first one seen)."""
+
+    def same_cycle(self, prev: _Shape) -> bool:
+        """Whether this LCP repeats ``prev``: same participants, sizes, durations, length,
+        speed changes and spacing, to ``STEADY_TOLERANCE``."""
+        if prev.who != self.who or math.isnan(prev.period):
+            return False
+        return (
+            _same(self.sizes, prev.sizes)
+            and _same(self.durations, prev.durations)
+            and _same((self.length,), (prev.length,))
+            and _same(self.cap_changes, prev.cap_changes)
+            and _same((self.period,), (prev.period,))
+        )
 
 
 def _same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
@@ -105,15 +146,47 @@ class _Skip:
     length: float
 
 
+class _Settles(Protocol):
+    def settle(self, interrupt: bool = True) -> None: ...
+
+
+S = TypeVar("S", bound=_Settles)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def settles_first(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
+    """The one rule of the skip: whatever reads or changes the cluster's LCP state from outside
+    the DIH loop first settles a skip under way (writes the cycles skipped so far and resumes
+    the one in progress), so that it sees, and changes, the cluster as if every cycle had been
+    simulated. Every such entry point carries this decorator."""
+
+    @functools.wraps(method)
+    def settled(self: S, *args: P.args, **kwargs: P.kwargs) -> R:
+        self.settle()
+        return method(self, *args, **kwargs)
+
+    return settled
+
+
 class LcpMaster:
     """DIH's LCP coordination for one cluster; ``start`` runs it as a SimPy process."""
 
-    def __init__(self, cluster: Cluster, last_start: float, first_start: float | None):
-        self.c = cluster
-        self.env = cluster.env
-        self.last_start = last_start
+    def __init__(
+        self,
+        env: simpy.Environment,
+        fluid: FluidSystem,
+        nodes: list[Node],
+        sz: Sizing,
+        plan: Plan,
+        redo: RedoLog,
+        writes: LcpWrites,
+    ):
+        self.env, self.fluid, self.nodes = env, fluid, nodes
+        self.sz, self.plan, self.redo, self.writes = sz, plan, redo, writes
+        self.last_start = plan.last_lcp_start
         """Start of the newest completed LCP (-inf for an idle cluster)."""
-        self.first_start = first_start
+        self.first_start = plan.first_lcp_start
         """An LCP already running at the start of the warm-up (a burst on an idle cluster)."""
         self.last_end = 0.0
         self.running: LcpPlan | None = None
@@ -131,18 +204,18 @@ class LcpMaster:
 
     # -- what the restarts see ----------------------------------------------------------
     @property
+    @settles_first
     def count(self) -> int:
         """LCPs completed so far (skipped ones included)."""
-        self.settle()
         return self._count
 
     def start(self) -> None:
         self._process = self.env.process(self._loop())
 
+    @settles_first
     def request(self) -> Event:
         """A starting node asks to take part in an LCP that starts after now; the event fires
         when such an LCP has completed."""
-        self.settle()
         done = Event(self.env)
         self._waiters.append(done)
         if self._sleeping:  # the master is waiting for the next trigger: start one now
@@ -151,9 +224,9 @@ class LcpMaster:
             self._process.interrupt("lcp requested")
         return done
 
+    @settles_first
     def idle(self) -> Event:
         """Fires when no LCP is running (for versions that cannot pause an LCP)."""
-        self.settle()
         if self.running is None:
             ev = Event(self.env)
             ev.succeed()
@@ -162,30 +235,30 @@ class LcpMaster:
             self._done = Event(self.env)
         return self._done
 
+    @settles_first
     def drop(self, node: Node) -> None:
         """A failed node leaves the running LCP: its writes stop and the LCP completes without
         it (DIH removes failed nodes from the LCP)."""
-        self.settle()
         plan = self.running
         if plan and node in plan.participants:
             plan.dropped.add(node.id)  # even if its writes are done: the LCP is not complete
             for n, flow in plan.flows:
                 if n is node:
-                    self.c.fluid.cancel(flow)
+                    self.fluid.cancel(flow)
 
+    @settles_first
     def refresh_speeds(self) -> None:
         """Re-cap the running LCP's writes after a node's restart state changed."""
-        self.settle()
         plan = self.running
         if plan:
-            c = self.c
-            with c.fluid.batch:
+            writes = self.writes
+            with self.fluid.batch:
                 for node, flow in plan.flows:
-                    c.fluid.set_cap(flow, c.lcp_flow_cap(flow, c.write_speed(node)))
+                    self.fluid.set_cap(flow, writes.cap(flow, writes.speed(node)))
 
     # -- the loop -----------------------------------------------------------------------
     def _loop(self) -> Generator[Event, Any, None]:
-        env, c = self.env, self.c
+        env, sz = self.env, self.sz
         while True:
             if self._resume is not None:  # the LCP a skip ended in
                 plan, table_left = self._resume
@@ -193,53 +266,65 @@ class LcpMaster:
                 yield from self._complete(plan, [], table_left)
                 continue
             if not self._waiters:
-                start_at = c.traffic.time_to_write(max(self.last_start, 0.0), c.lcp_trigger_bytes, math.inf)
-                start_at = max(start_at, self.last_end + c.gcp)
-                if self.first_start is not None:
-                    start_at, self.first_start = self.first_start, None
+                start_at = self._next_trigger()
                 # sleep until the trigger (an idle cluster: until a starting node asks)
                 self._sleeping = True
                 try:
-                    yield Event(env) if math.isinf(start_at) else Timeout(env, max(0.0, start_at - env._now))
+                    yield Event(env) if math.isinf(start_at) else Timeout(env, max(0.0, start_at - clock.now(env)))
                 except simpy.Interrupt:
                     pass
                 self._sleeping = False
                 if not self._waiters and env.now < start_at - 1e-9:
                     continue
-            if env.now < self.last_end + c.gcp:
-                yield env.timeout(self.last_end + c.gcp - env.now)
+            if env.now < self.last_end + sz.gcp:
+                yield env.timeout(self.last_end + sz.gcp - env.now)
             waiters, self._waiters = self._waiters, []
             plan = self._begin(env.now)
-            yield from self._complete(plan, waiters, c.table_description_secs)
+            yield from self._complete(plan, waiters, sz.table_description_secs)
             skip = self._skippable(plan)
             if skip is not None:
-                self._skip = skip
-                c.fluid.on_change = self.settle
-                until = next((s for s, _ in c.traffic.segments if s > env.now), math.inf)
-                try:
-                    yield Event(env) if math.isinf(until) else Timeout(env, until - env.now)
-                except simpy.Interrupt:
-                    pass
-                self.settle(interrupt=False)
+                yield from self._sleep_over(skip)
+
+    def _next_trigger(self) -> float:
+        """When the next LCP starts with no one asking: once the stream has written
+        TimeBetweenLocalCheckpoints' REDO since the last one began, and a GCP after it ended."""
+        sz = self.sz
+        start_at = self.plan.traffic.time_to_write(max(self.last_start, 0.0), sz.lcp_trigger_bytes, math.inf)
+        start_at = max(start_at, self.last_end + sz.gcp)
+        if self.first_start is not None:
+            start_at, self.first_start = self.first_start, None
+        return start_at
+
+    def _sleep_over(self, skip: _Skip) -> Generator[Event, Any, None]:
+        """Skip identical cycles until the stream's rates change or something settles the skip."""
+        env = self.env
+        self._skip = skip
+        self.fluid.on_change = self.settle
+        until = next((s for s, _ in self.plan.traffic.segments if s > env.now), math.inf)
+        try:
+            yield Event(env) if math.isinf(until) else Timeout(env, until - env.now)
+        except simpy.Interrupt:
+            pass
+        self.settle(interrupt=False)
 
     def _begin(self, t0: float) -> LcpPlan:
-        c = self.c
-        participants = [n for n in c.nodes if n.in_lcp and not n.down]
+        sz, writes = self.sz, self.writes
+        participants = [n for n in self.nodes if n.in_lcp and not n.down]
         # Nodes whose newest LCP started together have applied the same changes since:
         # their LCPs are the same size. Sized once per distinct start.
         plan = LcpPlan(t0, participants, [], {})
         for n in participants:
             n.redo_alert = 0  # the last LCP released REDO: the fill says the level again
-        with c.fluid.batch:
+        with self.fluid.batch:
             for n in participants:
                 since = n.history[0].start if n.history else -math.inf
                 sized = plan.sizes.get(since)
                 if sized is None:
-                    changes = c.node_changes_since(n, since, t0)
-                    size, pct = c.policy.lcp_size(c.data_bytes, c.rows, changes)
-                    sized = plan.sizes[since] = (size, pct, changes)
+                    changes = self.plan.node_changes_since(since, t0)
+                    size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
+                    sized = plan.sizes[since] = LcpSize(size, pct, changes)
                 plan.since.append(since)
-                plan.flows.append((n, c.lcp_flow(n, sized[0], c.write_speed(n))))
+                plan.flows.append((n, writes.flow(n, sized.bytes, writes.speed(n))))
         plan.first_caps = tuple(f.cap for _, f in plan.flows)
         self.running = plan
         self._watch_redo(plan)
@@ -249,11 +334,11 @@ class LcpMaster:
         """EnableRedoControl re-reads the REDO fill while an LCP runs (Backup.cpp recomputes its
         write speed every period, reference §2.4): wake when a participant's REDO next crosses
         an alert level, or the stream's rate changes, and re-cap the LCP's writes then."""
-        if not self.c.redo_control:
+        if not self.sz.features.redo_control:
             return
-        at, reach = self.c.next_redo_alert([n for n, _ in plan.flows])
+        at, reach = self.redo.next_alert([n for n, _ in plan.flows], clock.now(self.env))
         if not math.isinf(at):
-            self.c.fluid.alarm(at, lambda: self._redo_alert(plan, reach), [f for _, f in plan.flows])
+            self.fluid.alarm(at, lambda: self._redo_alert(plan, reach), [f for _, f in plan.flows])
 
     def _redo_alert(self, plan: LcpPlan, reach: list[tuple[Node, int]]) -> None:
         if self.running is not plan:
@@ -264,15 +349,15 @@ class LcpMaster:
         self.refresh_speeds()
         after = tuple(f.cap for _, f in plan.flows)
         if after != before:
-            plan.cap_changes.append((self.env._now - plan.start, after))
+            plan.cap_changes.append((clock.now(self.env) - plan.start, after))
         self._watch_redo(plan)
 
     def _complete(self, plan: LcpPlan, waiters: list[Event], table_secs: float) -> Generator[Event, Any, None]:
         for _, flow in plan.flows:  # the LCP ends with its last node
             yield flow.done
         yield Timeout(self.env, table_secs)
-        self.c.note_redo()  # the REDO is fullest just before an LCP completes
         t1 = self.env.now
+        self.redo.note(self.nodes, t1)  # the REDO is fullest just before an LCP completes
         records: dict[float, LcpRecord] = {}
         for n, since in zip(plan.participants, plan.since):
             if n.id in plan.dropped:
@@ -280,7 +365,9 @@ class LcpMaster:
             rec = records.get(since)
             if rec is None:
                 size, pct, ch = plan.sizes[since]
-                rec = records[since] = LcpRecord(plan.start, t1, pct, ch.updates + ch.inserts, ch.bytes, size)
+                rec = records[since] = LcpRecord(
+                    plan.start, t1, pct, ch.updates + ch.inserts, ch.bytes, size, ch.inserts
+                )
             n.history.insert(0, rec)
             del n.history[HISTORY_KEPT:]
         self.last_start = plan.start
@@ -294,44 +381,42 @@ class LcpMaster:
             w.succeed(t1)
 
     # -- skipping identical cycles --------------------------------------------------------
+    def _shape_of(self, plan: LcpPlan, prev: _Shape | None) -> _Shape:
+        start = plan.start
+        return _Shape(
+            who=tuple(n for n, _ in plan.flows),
+            sizes=tuple(f.lcp_size for _, f in plan.flows),
+            durations=tuple(clock.value(f.done) - start for _, f in plan.flows),
+            length=self.last_end - start,
+            cap_changes=tuple(x for at, caps in plan.cap_changes for x in (at, *caps)),
+            start=start,
+            period=start - prev.start if prev is not None else math.nan,
+        )
+
     def _skippable(self, plan: LcpPlan) -> _Skip | None:
         prev = self._shape
         self._shape = None
         if self._waiters or plan.dropped or not plan.flows:
             return None
-        start = plan.start
-        who = tuple(n for n, _ in plan.flows)
-        n = len(plan.flows)
-        values = (
-            *(f.lcp_size for _, f in plan.flows),
-            *(f.done._value - start for _, f in plan.flows),
-            self.last_end - start,
-        )
-        if plan.cap_changes:
-            values += tuple(x for at, caps in plan.cap_changes for x in (at, *caps))
-        period = start - prev[2] if prev is not None else math.nan
-        self._shape = (who, values, start, period)
-        if prev is None or prev[0] != who or math.isnan(prev[3]):
+        shape = self._shape = self._shape_of(plan, prev)
+        if prev is None or not shape.same_cycle(prev):
             return None
-        if not (_same(values, prev[1]) and _same((period,), (prev[3],))):
-            return None
-        length = values[2 * n]
-        durations = values[n : 2 * n]
-        newest = {id(n.history[0]) for n in plan.participants}
-        if len(newest) != 1:
+        if len({id(n.history[0]) for n in plan.participants}) != 1:
             return None
         if not self._alone(plan):
             return None
         # The cycles compared, and the REDO windows that set the next ones' write speed
         # (EnableRedoControl), must lie in one stretch of the stream and of every node's log.
-        back = start - (self.c.mech.redo_lcps_kept + 1) * period
-        if any(back < s <= self.env.now for s, _ in self.c.traffic.segments):
+        start, period, now = plan.start, shape.period, self.env.now
+        segments = self.plan.traffic.segments
+        back = start - (self.sz.features.redo_lcps_kept + 1) * period
+        if any(back < s <= now for s, _ in segments):
             return None
         if any(n.redo_floor > back for n in plan.participants):
             return None
-        gap = period - length
-        until = next((s for s, _ in self.c.traffic.segments if s > self.env.now), math.inf)
-        if gap < 0 or until - self.env.now < MIN_SKIPPED_CYCLES * period:
+        gap = period - shape.length
+        until = next((s for s, _ in segments if s > now), math.inf)
+        if gap < 0 or until - now < MIN_SKIPPED_CYCLES * period:
             return None
         return _Skip(
             plan=plan,
@@ -339,15 +424,15 @@ class LcpMaster:
             origin=self.last_end,
             period=period,
             gap=gap,
-            durations=durations,
-            length=length,
+            durations=shape.durations,
+            length=shape.length,
         )
 
     def _alone(self, plan: LcpPlan) -> bool:
         """Whether taking the LCP's flows out leaves every other flow's rate as it is: true
         when no resource they share would be saturated even with the LCP writing at its cap
         (under max-min sharing an unsaturated resource limits no flow)."""
-        fluid = self.c.fluid
+        fluid = self.fluid
         lcp_use: dict[str, float] = {}
         for _, f in plan.flows:
             for r, d in f.demand.items():
@@ -366,51 +451,54 @@ class LcpMaster:
         if skip is None:
             return
         self._skip = None
-        c = self.c
-        c.fluid.on_change = None
-        now = self.env._now
+        self.fluid.on_change = None
+        now = clock.now(self.env)
         elapsed = now - skip.origin
         whole = int(elapsed // skip.period) if elapsed > 0 else 0
         self._write_skipped(skip, whole)
         offset = elapsed - whole * skip.period
         if offset >= skip.gap:  # mid-LCP: start its writes where they would be
-            into = offset - skip.gap
-            start = now - into
-            tmpl = skip.plan
-            since = self.last_start if whole else tmpl.start
-            size, pct, changes = tmpl.sizes[tmpl.since[0]]
-            plan = LcpPlan(
-                start, list(tmpl.participants), [since] * len(tmpl.participants), {since: (size, pct, changes)}
-            )
-            for node in tmpl.participants:
-                node.redo_alert = 0
-            with c.fluid.batch:
-                for k, ((node, was), d) in enumerate(zip(tmpl.flows, skip.durations)):
-                    if into < d * (1.0 - STEADY_TOLERANCE):
-                        if tmpl.cap_changes:  # EnableRedoControl sped the writes up part-way
-                            done, cap = tmpl.progress(k, into)
-                            left = max(0.0, 1.0 - done)
-                        else:
-                            left, cap = 1.0 - into / d, was.cap
-                        flow = c.lcp_flow(node, size, c.write_speed(node), amount=left)
-                        flow.cap = cap  # the speed at this point of the cycle, as simulated
-                        plan.flows.append((node, flow))
-                plan.first_caps = tuple(f.cap for _, f in plan.flows)
-            writes = max(skip.durations)
-            table_left = c.table_description_secs if into < writes else max(0.0, skip.length - into)
-            self.running = plan
-            self._resume = (plan, table_left)
-            self._watch_redo(plan)
+            self._resume_mid_lcp(skip, whole, offset - skip.gap, now)
         if interrupt:
             assert self._process is not None
             self._process.interrupt("settle")
+
+    def _resume_mid_lcp(self, skip: _Skip, whole: int, into: float, now: float) -> None:
+        """Start the LCP a skip ended in, ``into`` seconds after its start, each node's writes
+        where they would be then."""
+        writes = self.writes
+        start = now - into
+        tmpl = skip.plan
+        since = self.last_start if whole else tmpl.start
+        size, pct, changes = tmpl.sizes[tmpl.since[0]]
+        plan = LcpPlan(
+            start, list(tmpl.participants), [since] * len(tmpl.participants), {since: LcpSize(size, pct, changes)}
+        )
+        for node in tmpl.participants:
+            node.redo_alert = 0
+        with self.fluid.batch:
+            for k, ((node, was), d) in enumerate(zip(tmpl.flows, skip.durations)):
+                if into < d * (1.0 - STEADY_TOLERANCE):
+                    if tmpl.cap_changes:  # EnableRedoControl sped the writes up part-way
+                        done, cap = tmpl.progress(k, into)
+                        left = max(0.0, 1.0 - done)
+                    else:
+                        left, cap = 1.0 - into / d, was.cap
+                    flow = writes.flow(node, size, writes.speed(node), amount=left)
+                    flow.cap = cap  # the speed at this point of the cycle, as simulated
+                    plan.flows.append((node, flow))
+            plan.first_caps = tuple(f.cap for _, f in plan.flows)
+        longest = max(skip.durations)
+        table_left = self.sz.table_description_secs if into < longest else max(0.0, skip.length - into)
+        self.running = plan
+        self._resume = (plan, table_left)
+        self._watch_redo(plan)
 
     def _write_skipped(self, skip: _Skip, whole: int) -> None:
         """Record ``whole`` skipped LCPs as if simulated: histories, counts and REDO peaks."""
         if whole <= 0:
             return
-        c = self.c
-        kept = c.mech.redo_lcps_kept
+        kept = self.sz.features.redo_lcps_kept
         tmpl = skip.record
         # the first kept + 1 (their REDO may reach back before the skip) and the last
         # HISTORY_KEPT (what the histories keep); the ones between change nothing
@@ -420,8 +508,8 @@ class LcpMaster:
             start = skip.origin + (i - 1) * skip.period + skip.gap
             end = skip.origin + i * skip.period
             if i <= kept + 1 or i == whole:
-                c.note_redo(end)
-            rec = LcpRecord(start, end, tmpl.pct, tmpl.changed_rows, tmpl.changed_bytes, tmpl.bytes)
+                self.redo.note(self.nodes, end)
+            rec = LcpRecord(start, end, tmpl.pct, tmpl.changed_rows, tmpl.changed_bytes, tmpl.bytes, tmpl.inserted_rows)
             for n in skip.plan.participants:
                 n.history.insert(0, rec)
                 del n.history[HISTORY_KEPT:]

@@ -2,20 +2,20 @@
 
 from ndbsim.innodb.constants import DEFAULTS, FREE_CONSTANTS, Constants, load_constants
 from ndbsim.innodb.fit import calibrate, load_cases, save_calibrated
-from ndbsim.innodb.model import InnodbReplication, InnodbResult, is_innodb, simulate_innodb
+from ndbsim.innodb.model import InnodbReplication, InnodbResult, run_scenario, simulate_innodb
 from ndbsim.innodb.scenario import InnodbScenario, scenario_from_dict
 
 __all__ = [
-    "Constants",
     "DEFAULTS",
     "FREE_CONSTANTS",
+    "Constants",
     "InnodbReplication",
     "InnodbResult",
     "InnodbScenario",
     "calibrate",
-    "is_innodb",
     "load_cases",
     "load_constants",
+    "run_scenario",
     "save_calibrated",
     "scenario_from_dict",
     "simulate_innodb",

@@ -8,20 +8,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ndbsim.calibration import DEFAULT_DIR
 from ndbsim.innodb.constants import FREE_CONSTANTS, as_dict, load_constants
 from ndbsim.innodb.model import simulate_innodb
 from ndbsim.innodb.scenario import load_raw
+from ndbsim.paths import CASES_DIR
 
 
 def load_cases(directory: str | Path | None = None) -> list[dict]:
     """The ``calibration/innodb-*.yaml`` cases, each with ``path`` and ``name`` filled in."""
-    import yaml
+    from ndbsim.safe_load import read_yaml_file
 
-    d = Path(directory) if directory else DEFAULT_DIR
+    d = Path(directory) if directory else CASES_DIR
     out = []
     for p in sorted(d.glob("innodb-*.yaml")):
-        case = yaml.safe_load(p.read_text(encoding="utf-8"))
+        case = read_yaml_file(p, "calibration case")
         case.setdefault("path", str(p))
         case.setdefault("name", p.stem)
         out.append(case)
@@ -32,7 +32,7 @@ def _case_scenario(case: dict) -> dict:
     sc = case["scenario"]
     if isinstance(sc, dict):
         return sc
-    base = Path(case.get("path") or case.get("file") or DEFAULT_DIR / "x.yaml").parent
+    base = Path(case.get("path") or case.get("file") or CASES_DIR / "x.yaml").parent
     p = Path(sc)
     return load_raw(p if p.is_absolute() else base / p)
 
@@ -70,12 +70,11 @@ def calibrate(cases: list[dict]) -> dict:
     x0 = np.log([defaults[k] for k in FREE_CONSTANTS])
     sol = least_squares(resid, x0, method="trf", x_scale=1.0, diff_step=1e-6, xtol=1e-12, ftol=1e-12)
     fitted = consts(sol.x)
-    out = {
+    return {
         "constants": {k: fitted[k] for k in FREE_CONSTANTS},
         "residuals": {_case_name(c): rel(c, fitted) for c in cases},
         "fitted_on": [_case_name(c) for c in fit],
     }
-    return out
 
 
 def save_calibrated(result: dict, path: Path | None = None) -> None:

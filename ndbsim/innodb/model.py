@@ -47,10 +47,6 @@ DOWNTIME_PHASES = ("secs_redo_scan", "secs_redo_apply")
 background afterwards and is not downtime (seed 002, comment 4)."""
 
 
-def is_innodb(raw: Any) -> bool:
-    return isinstance(raw, dict) and raw.get("kind") == "innodb"
-
-
 @dataclass
 class InnodbReplication:
     total_restart_secs: float
@@ -121,21 +117,20 @@ class InnodbResult(ReplicatedSummary):
         """One row per replication and phase: secs, start, end (relative to the start of mysqld)."""
         import pandas as pd
 
-        rows = []
-        for i, r in enumerate(self.replications):
-            first, last = phase_bounds(r.spans)
-            for p in PHASES:
-                rows.append(
-                    {
-                        "replication": i,
-                        "phase": p,
-                        "secs": r.phases[p],
-                        "start": first.get(p, 0.0),
-                        "end": last.get(p, 0.0),
-                        "in_downtime": p in DOWNTIME_PHASES,
-                        "status": r.status,
-                    }
-                )
+        rows = [
+            {
+                "replication": i,
+                "phase": p,
+                "secs": r.phases[p],
+                "start": first.get(p, 0.0),
+                "end": last.get(p, 0.0),
+                "in_downtime": p in DOWNTIME_PHASES,
+                "status": r.status,
+            }
+            for i, r in enumerate(self.replications)
+            for first, last in [phase_bounds(r.spans)]
+            for p in PHASES
+        ]
         return pd.DataFrame(rows)
 
 
@@ -218,6 +213,36 @@ def _replicate(s: InnodbScenario, c: Constants, redo_rate: float) -> InnodbRepli
     )
 
 
+def streams(seed: int, n: int) -> list[np.random.Generator]:
+    """One generator per replication, replication ``i`` seeded with ``[seed, i]``: every path
+    that runs InnoDB replications (``ndbsim run``, ``simulate``, sweeps, calibration) seeds here."""
+    return [np.random.default_rng([seed, i]) for i in range(n)]
+
+
+def replicate(s: InnodbScenario, c: Constants, rng: np.random.Generator) -> InnodbReplication:
+    """One replication: the redo rate drawn with ``s.simulation.jitter`` from ``rng``, then the
+    recovery."""
+    factor = math.exp(rng.normal(0.0, s.simulation.jitter)) if s.simulation.jitter > 0 else 1.0
+    return _replicate(s, c, s.workload.redo_bytes_per_sec * factor)
+
+
+def run_scenario(
+    s: InnodbScenario, seed: int | None = None, replications: int | None = None, constants: dict | None = None
+) -> InnodbResult:
+    """Simulate a validated InnoDB scenario; ``seed`` and ``replications`` default to its own."""
+    c = load_constants(constants)
+    seed = s.simulation.seed if seed is None else seed
+    n = s.simulation.replications if replications is None else replications
+    return InnodbResult(
+        name=s.name,
+        version=s.version,
+        seed=seed,
+        scenario=s.model_dump(mode="json"),
+        constants=as_dict(c),
+        replications=[replicate(s, c, rng) for rng in streams(seed, n)],
+    )
+
+
 def simulate_innodb(
     raw: dict | str | Path, seed: int | None = None, replications: int | None = None, constants: dict | None = None
 ) -> InnodbResult:
@@ -226,21 +251,4 @@ def simulate_innodb(
     if isinstance(raw, (str, Path)):
         source = str(raw)
         raw = load_raw(raw)
-    s = scenario_from_dict(raw, source)
-    c = load_constants(constants)
-    seed = s.simulation.seed if seed is None else seed
-    n = s.simulation.replications if replications is None else replications
-    base = s.workload.redo_bytes_per_sec
-    reps = []
-    for i in range(n):
-        rng = np.random.default_rng([seed, i])
-        factor = math.exp(rng.normal(0.0, s.simulation.jitter)) if s.simulation.jitter > 0 else 1.0
-        reps.append(_replicate(s, c, base * factor))
-    return InnodbResult(
-        name=s.name,
-        version=s.version,
-        seed=seed,
-        scenario=s.model_dump(mode="json"),
-        constants=as_dict(c),
-        replications=reps,
-    )
+    return run_scenario(scenario_from_dict(raw, source), seed, replications, constants)

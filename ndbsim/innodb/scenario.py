@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BeforeValidator, Field, ValidationError, model_validator
 
@@ -25,7 +25,7 @@ class Server(_Model):
     innodb_log_file_size: PositiveBytes = parse_bytes("4G")
     """Size of one redo log file. Default 4G: seed 002's 8G of log as 2 × 4G files, as its scenarios
     write it."""
-    innodb_log_files_in_group: int = Field(2, ge=2, le=100)
+    innodb_log_files_in_group: int = Field(default=2, ge=2, le=100)
     """Redo log files in the group; capacity = files × file size. Default 2 (MySQL 5.5's default,
     range 2–100), which with 4G files gives seed 002's 8G."""
 
@@ -66,7 +66,7 @@ class Workload(_Model):
     3KB for a tpcc-mysql transaction)."""
     run_time: Duration = 1800.0
     """Time the server ran before it was killed (seed 002: 30 min)."""
-    dirty_pct: float = Field(75.0, gt=0, le=100)
+    dirty_pct: float = Field(default=75.0, gt=0, le=100)
     """Dirty pages at the crash, % of the cached data (5.5 innodb_max_dirty_pages_pct = 75)."""
     data_size: PositiveBytes | None = None
     """Size of the data set; the cached part is min(buffer pool, data). Default: the buffer pool."""
@@ -84,16 +84,16 @@ class Workload(_Model):
     def redo_bytes_per_sec(self) -> float:
         if self.redo_rate is not None:
             return self.redo_rate
-        return float(self.tps) * float(self.redo_per_txn)
+        return float(cast(float, self.tps)) * float(cast(float, self.redo_per_txn))  # both given: _rate
 
 
 class Simulation(_Model):
-    seed: int = Field(1, ge=0)
+    seed: int = Field(default=1, ge=0)
     """Root seed of the replications' random streams. Default 1: any fixed value, for reproducible
     runs."""
-    replications: int = Field(1, ge=1, le=100_000)
+    replications: int = Field(default=1, ge=1, le=100_000)
     """Replications to run (the redo rate varies by ``jitter`` between them). Default 1."""
-    jitter: float = Field(0.05, ge=0, le=1)
+    jitter: float = Field(default=0.05, ge=0, le=1)
     """Relative spread (lognormal sigma) of the redo rate between replications. Default 0.05: a
     modelling choice (seed 002 reports one run per case, so no spread is published)."""
 
@@ -106,7 +106,7 @@ class InnodbScenario(_Model):
     name: str = "unnamed InnoDB scenario"
     """Label shown in reports; a placeholder by default."""
     kind: Literal["innodb"] = "innodb"
-    """Must be ``innodb``: the key ``is_innodb`` uses to tell these scenarios from NDB ones."""
+    """Must be ``innodb``: the key ``ndbsim.models.model_of`` reads to tell these scenarios from NDB ones."""
     version: Annotated[str, BeforeValidator(_version_text)] = "5.5.7-percona"
     """Server version, a label for reports. Default 5.5.7-percona: seed 002's Percona Server 5.5.7."""
     server: Server = Field(default_factory=Server)

@@ -38,6 +38,14 @@ class Constants:
     """Core-seconds to restore one row from an LCP file (row-by-row insert through
     LQHKEYREQ, [RESTORE]). Reference §10 derives ≈0.54 GB/s node-wide from seed 003 (7.5)."""
 
+    change_row_secs: float = 4.5e-6
+    """Core-seconds to apply one CHANGE row of a partial LCP at restore: a WRITE by ROWID, which
+    looks the rowid up (the row may be there from an older ALL-ROWS part) before it writes,
+    where an ALL-ROWS row is a plain INSERT by ROWID ([BACKUP] "Partial LCP", reference §2.1).
+    Seed 003: 7.6's restore took 2m15s against 7.5's 1m51s for the same 60 GB ("duplicate rows
+    across partial LCPs"); the docs' "RecoveryWork=40 makes the restore 10 to 15 percent faster"
+    than 60 is the same cost seen through the CHANGE rows' share."""
+
     redo_byte_secs: float = 1.0e-8
     """Core-seconds to apply one byte of REDO log (read, decode, re-execute the COMMITted
     operation) on an LDM thread. Fitted from seed 003's REDO phases."""

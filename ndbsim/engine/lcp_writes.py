@@ -1,0 +1,56 @@
+"""A node's LCP as a flow in the fluid system, and the speed it writes at now."""
+
+from __future__ import annotations
+
+import simpy
+
+from ndbsim.engine import clock
+from ndbsim.engine.fluid import Flow, FluidSystem
+from ndbsim.engine.node import Node
+from ndbsim.engine.plan import Plan
+from ndbsim.engine.redo import RedoLog
+from ndbsim.engine.sizing import Sizing
+from ndbsim.engine.write_speed import WriteSpeeds
+
+
+class LcpWrites:
+    """The LCP writes of one cluster's ``nodes``."""
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        fluid: FluidSystem,
+        nodes: list[Node],
+        sz: Sizing,
+        plan: Plan,
+        speeds: WriteSpeeds,
+        redo: RedoLog,
+    ):
+        self.env, self.fluid, self.nodes = env, fluid, nodes
+        self.sz, self.plan, self.speeds, self.redo = sz, plan, speeds, redo
+
+    def speed(self, node: Node) -> float:
+        """The speed ``node``'s LCP writes at now (``WriteSpeeds.of_node``)."""
+        now = clock.now(self.env)
+        rates = self.plan.traffic.at(now)
+        any_restarting = any(n.restarting for n in self.nodes)
+        alert = self.redo.alert_level(node, now) if self.sz.features.redo_control else 0
+        return self.speeds.of_node(node, rates, any_restarting, alert)
+
+    def flow(self, node: Node, size: float, speed: float, amount: float = 1.0) -> Flow:
+        """One node's LCP as a flow of one unit: it writes ``size`` bytes at no more than
+        ``speed`` and scans every row, each LDM thread its own fragments. ``amount`` < 1 is
+        the part left of an LCP already under way."""
+        sz = self.sz
+        flow = self.fluid.transfer(
+            amount,
+            {node.disk: size / sz.host.disk_write, node.cpu: sz.lcp_cpu(size)},
+            cap=sz.lcp_cap(size, speed),
+            name=f"lcp{node.id}",
+        )
+        flow.lcp_size = size
+        return flow
+
+    def cap(self, flow: Flow, speed: float) -> float:
+        """The cap of an LCP flow writing at ``speed``."""
+        return self.sz.lcp_cap(flow.lcp_size, speed)

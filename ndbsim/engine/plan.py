@@ -1,0 +1,213 @@
+"""The restart's plan, built once from the resolved scenario before anything is simulated: the
+transaction stream over time (the base load, a burst before the restart, the load during it),
+the steady LCP cycle of each, the warm-up that lands the crash at a random (seeded) point of
+the LCP cycle, and the LCP history every node starts with.
+
+Simulated time starts with a warm-up of a few LCP cycles under the pre-restart workload;
+``t_crash`` is the moment the restart begins.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ndbsim.engine.checkpoint import Era, LcpRecord
+from ndbsim.engine.sizing import Sizing
+from ndbsim.engine.steady import SteadyCycle, SteadyCycles
+from ndbsim.engine.workload import Changes, Rates, Traffic
+from ndbsim.engine.write_speed import WriteSpeeds
+from ndbsim.profiles import unused_params
+from ndbsim.scenario import PartialRates, Resolved, Workload
+
+WARM_UP_CYCLES = 2.0
+"""Whole steady LCP cycles simulated before the crash's point in its cycle, so that the LCP
+histories and the REDO the nodes keep are those of the steady state (a numerical choice)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The stream and the LCP state the simulation starts from."""
+
+    base_rates: Rates
+    burst_rates: Rates | None
+    """``workload.before_restart`` merged into the base rates; None without a burst."""
+    burst_secs: float
+    restart_rates: Rates
+    """The rates while the restart runs (none for a system restart)."""
+    pre_rates: Rates
+    """The rates the warm-up runs at: the burst's if it lasts the whole warm-up, else the base's."""
+    base: SteadyCycle
+    """The steady cycle of the base load (the checkpoint figures of results)."""
+    steady: LcpRecord
+    """One LCP of the steady cycle the warm-up starts in."""
+    t_crash: float
+    first_lcp_start: float | None
+    """An LCP already running at the start of the warm-up (a burst on an idle cluster)."""
+    last_lcp_start: float
+    """Start of the newest LCP completed before the warm-up (-inf for an idle cluster)."""
+    start_record: LcpRecord
+    """The newest LCP every node has when the warm-up starts."""
+    burst_cycle: float | None
+    """The burst's steady LCP cycle when the warm-up runs in it, else None."""
+    traffic: Traffic
+    groups: int
+    warnings: tuple[str, ...]
+
+    def older_eras(self) -> list[Era]:
+        """The LCPs before the warm-up, newest first, for a restore that reaches back past the
+        simulated ones: the burst's steady LCPs for as long as it had run by then (a burst
+        contributes only the LCPs it wrote), then the base load's for ever."""
+        if self.pre_rates is self.base_rates or self.burst_cycle is None:
+            return [Era(self.steady, math.inf)]
+        before = max(0.0, self.burst_secs - self.t_crash)  # burst seconds before the warm-up
+        return [Era(self.steady, math.floor(before / self.burst_cycle)), Era(self.base.record, math.inf)]
+
+    def initial_history(self) -> list[LcpRecord]:
+        """A node's LCP history at the start of the warm-up (its own record: nodes' histories
+        share a record only when they completed that LCP together)."""
+        return [replace(self.start_record)]
+
+    def node_changes_since(self, t0: float, t1: float) -> Changes:
+        """Changes a node has applied since ``t0`` (the pre-warm-up steady state included)."""
+        c = self.traffic.changes(max(t0, 0.0), t1)
+        if t0 < 0 and math.isfinite(t0):
+            share = 1.0 / self.groups
+            b = self.pre_rates
+            c.updates += b.updates * share * -t0
+            c.inserts += b.inserts * share * -t0
+            c.deletes += b.deletes * share * -t0
+            c.bytes += b.bytes * share * -t0
+        return c
+
+
+def _merged(base: Rates, over: PartialRates | None) -> Rates:
+    """``over``'s rates where it gives them, else ``base``'s."""
+    if over is None:
+        return base
+
+    def given(value: float | None, default: float) -> float:
+        return default if value is None else value
+
+    return Rates(
+        given(over.updates_per_s, base.updates),
+        given(over.inserts_per_s, base.inserts),
+        given(over.deletes_per_s, base.deletes),
+        given(over.bytes_per_change, base.bytes_per_change),
+    )
+
+
+def _stream_rates(resolved: Resolved, sz: Sizing, warnings: list[str]) -> tuple[Rates, Rates | None, float, Rates]:
+    """(base, burst or None, burst seconds, during the restart) from ``workload``."""
+    s = resolved.scenario
+    w: Workload = s.workload
+    base = Rates(w.updates_per_s, w.inserts_per_s, w.deletes_per_s, w.bytes_per_change)
+    burst = _merged(base, w.before_restart) if w.before_restart else None
+    burst_secs = w.before_restart.duration if w.before_restart else 0.0
+    if burst is not None:
+        grown = (burst.inserts - burst.deletes) * burst_secs
+        if sz.rows and grown > 0.5 * sz.rows:
+            warnings.append(
+                f"workload.before_restart inserts {grown:,.0f} rows net, {grown / sz.rows:.0%} of data.rows "
+                f"({sz.rows:,.0f}): ndbsim models the data at its size at the crash throughout, so the "
+                "LCPs of the burst are sized as if the table had been that big all along; raise data.rows "
+                "or shorten the burst"
+            )
+    during = _merged(base, w.during_restart)
+    if s.restart.type == "system":
+        # the whole cluster is down: no transaction runs until the system restart completes
+        if w.during_restart is not None and during.rows > 0:
+            warnings.append(
+                "workload.during_restart is ignored for a system restart: the cluster "
+                "runs no transactions until it has restarted"
+            )
+        during = Rates(bytes_per_change=base.bytes_per_change)
+    return base, burst, burst_secs, during
+
+
+def _ignored_params(resolved: Resolved) -> list[str]:
+    s, mech = resolved.scenario, resolved.profile.mechanisms
+    ignored = [k for k in unused_params(mech) if k in s.cluster.config]
+    if not ignored:
+        return []
+    return [
+        f"{', '.join(ignored)}: not {'a parameter' if len(ignored) == 1 else 'parameters'} "
+        f"of NDB {s.version}, ignored (`ndbsim params --version {s.version}` lists "
+        "this version's)"
+    ]
+
+
+def make_plan(resolved: Resolved, sz: Sizing, speeds: WriteSpeeds, rng: np.random.Generator) -> Plan:
+    """The plan of one replication; draws the crash's point in the LCP cycle from ``rng``
+    (unless ``simulation.lcp_phase`` pins it)."""
+    warnings = _ignored_params(resolved)
+    base, burst, burst_secs, during = _stream_rates(resolved, sz, warnings)
+    cycles = SteadyCycles(sz, speeds, resolved.scenario.simulation.horizon)
+    base_steady = cycles.of(base, settled=True)
+    # The warm-up starts a few LCP cycles before the crash, in the steady state of the
+    # rates in force then; the crash lands at a random (seeded) point of the cycle.
+    drawn = float(rng.random())
+    pinned = resolved.scenario.simulation.lcp_phase
+    phase = drawn if pinned is None else pinned
+    pre, steady, cycle = base, base_steady.record, base_steady.cycle
+    warm = WARM_UP_CYCLES + phase
+    bursting = burst is not None and burst_secs > 0
+    burst_cycle = None
+    if burst is not None and bursting:
+        b = cycles.of(burst)
+        if math.isfinite(b.cycle) and burst_secs >= warm * b.cycle:
+            # a burst that lasts the whole warm-up has also run long enough for
+            # EnableRedoControl to have acted on its REDO fill
+            b = cycles.of(burst, settled=True)
+            pre, steady, cycle, burst_cycle = burst, b.record, b.cycle, b.cycle
+    span = warm * cycle if math.isfinite(cycle) else 0.0
+    t_crash = span + burst_secs if pre is base else span
+    first_lcp_start: float | None = None
+    if pre is base and not math.isfinite(base_steady.cycle) and burst is not None and bursting:
+        t_crash, first_lcp_start = _first_lcp(sz, speeds, burst, burst_secs, phase, t_crash)
+    segments = [(0.0, pre)]
+    if pre is base and burst is not None and bursting:
+        segments.append((t_crash - burst_secs, burst))
+    segments.append((t_crash, during))
+    if math.isfinite(cycle):
+        start = -(steady.end - steady.start)
+        record = replace(steady, start=start, end=0.0)
+    else:  # idle: the last LCP completed long ago and none is running
+        start = -math.inf
+        record = LcpRecord(-math.inf, -math.inf, 1.0, 0.0, 0.0, sz.data_bytes)
+    return Plan(
+        base_rates=base,
+        burst_rates=burst,
+        burst_secs=burst_secs,
+        restart_rates=during,
+        pre_rates=pre,
+        base=base_steady,
+        steady=steady,
+        t_crash=t_crash,
+        first_lcp_start=first_lcp_start,
+        last_lcp_start=start,
+        start_record=record,
+        burst_cycle=burst_cycle,
+        traffic=Traffic(segments, 1.0 / sz.groups),
+        groups=sz.groups,
+        warnings=tuple(warnings),
+    )
+
+
+def _first_lcp(
+    sz: Sizing, speeds: WriteSpeeds, burst: Rates, burst_secs: float, phase: float, t_crash: float
+) -> tuple[float, float]:
+    """(crash time, start of the LCP running when the warm-up starts) for a burst on an idle
+    cluster. An idle cluster has no LCP cycle of its own; under a burst the restart must still
+    land at a random point of the LCP then running. That first LCP (full: everything; partial:
+    next to nothing, as nothing has changed yet) starts ``phase`` of its own length before the
+    crash, or as many whole lengths earlier as fit in the burst. A full LCP longer than the
+    burst began before it (an LCP started by earlier writes)."""
+    size, _ = sz.policy.lcp_size(sz.data_bytes, sz.rows, Changes())
+    first = size / speeds.normal(burst) + sz.lcp_overhead_secs()
+    back = phase * first
+    back += math.floor(max(0.0, burst_secs - back) / first) * first
+    t_crash = max(t_crash, back)
+    return t_crash, t_crash - back

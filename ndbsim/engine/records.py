@@ -1,0 +1,84 @@
+"""What a simulated restart hands back: plain records, no simulation objects."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any
+
+from ndbsim.restart_info import Span
+
+
+class Status(StrEnum):
+    """How a restart ended; the value is what results and sweeps write."""
+
+    OK = "ok"
+    """Every node finished its restart."""
+    ERROR = "error"
+    """A node could not restart at all (no live node in its group to copy from)."""
+    NON_CONVERGING = "non-converging"
+    """The copy phase can never catch up with the live stream."""
+    STUCK = "stuck"
+    """The restart did not finish within simulation.horizon."""
+    REDO_OVERLOAD = "redo-overload"
+    """A live node had to keep more REDO than its log holds (error 410)."""
+
+
+@dataclass
+class NodeFacts:
+    """Amounts one node's restart worked on, for results (``facts``); None: not part of this
+    restart. The field order is the order in which a restart learns them."""
+
+    lcp_count_at_crash: int | None = None
+    """LCPs the cluster had completed when the node went down."""
+    full_copy_fallback: float | None = None
+    """1.0 when a node restart fell back to copying every row (``onr_fallback_lcps``)."""
+    restore_bytes: float | None = None
+    restore_rows: float | None = None
+    restore_lcps: int | None = None
+    """LCP files the restore read back through."""
+    redo_bytes_wanted: float | None = None
+    """REDO the node would have had to apply, when that is more than the log holds."""
+    redo_bytes: float | None = None
+    undo_bytes: float | None = None
+    copied_rows: float | None = None
+    """Rows shipped by the copy phase, both passes of a two-pass copy together."""
+    local_lcp_bytes: float | None = None
+    local_lcp_secs: float | None = None
+
+    def as_dict(self) -> dict[str, float]:
+        """The facts this restart has, in the order it learnt them."""
+        out: dict[str, float] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if v is not None:
+                out[f.name] = v
+        return out
+
+
+@dataclass
+class NodeRun:
+    """What happened to one restarting node."""
+
+    node_id: int
+    kind: str
+    start: float
+    end: float = math.nan
+    status: Status = Status.OK
+    reason: str = ""
+    spans: list[Span] = field(default_factory=list)
+    facts: NodeFacts = field(default_factory=NodeFacts)
+
+
+@dataclass
+class Replication:
+    """The outcome of one simulated restart (all nodes)."""
+
+    total_restart_secs: float
+    status: Status
+    reason: str
+    nodes: list[NodeRun]
+    checkpoint: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+    events: int = 0

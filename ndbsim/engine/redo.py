@@ -1,0 +1,95 @@
+"""The REDO log's accounting: what each node must keep, how full its log is, when it next
+reaches an EnableRedoControl alert level, and the peak the live nodes reached (error 410)."""
+
+from __future__ import annotations
+
+import math
+
+from ndbsim.engine.checkpoint import LcpRecord
+from ndbsim.engine.node import Node
+from ndbsim.engine.plan import Plan
+from ndbsim.engine.sizing import Sizing
+from ndbsim.engine.steady import REDO_ALERT_CRITICAL, REDO_ALERT_HIGH
+
+
+class RedoLog:
+    """The REDO logs of one cluster's nodes, all of ``capacity`` bytes."""
+
+    def __init__(self, sz: Sizing, plan: Plan):
+        self.capacity = sz.redo_capacity
+        self.kept = sz.features.redo_lcps_kept
+        self.groups = sz.groups
+        self.plan = plan
+        self.peak_bytes = 0.0
+        """The most REDO a live node had to keep so far (see ``note``)."""
+
+    def oldest_kept(self, node: Node) -> LcpRecord | None:
+        """The oldest LCP whose REDO the node still keeps (it keeps ``redo_lcps_kept``)."""
+        hist = node.history
+        return hist[min(self.kept, len(hist)) - 1] if hist else None
+
+    def since(self, start: float, now: float) -> float:
+        """REDO one node logged from ``start`` to ``now``, including the steady state before
+        simulated time 0 (the warm-up begins in it)."""
+        tail = -start * self.plan.pre_rates.bytes / self.groups if start < 0 and math.isfinite(start) else 0.0
+        return self.plan.traffic.redo_bytes(max(start, 0.0), now) + tail
+
+    def needed(self, node: Node, now: float) -> float:
+        """REDO a node must keep: everything since the start of the oldest of the
+        ``redo_lcps_kept`` newest completed LCPs."""
+        oldest = self.oldest_kept(node)
+        start = oldest.start if oldest else 0.0
+        if node.redo_floor > start:
+            start = node.redo_floor
+        return self.since(start, now)
+
+    def fill(self, node: Node, now: float) -> float:
+        return self.needed(node, now) / self.capacity if self.capacity else 0.0
+
+    def alert_level(self, node: Node, now: float) -> int:
+        """EnableRedoControl's alert level for ``node``: 2 above REDO_ALERT_CRITICAL of the log,
+        1 above REDO_ALERT_HIGH, else 0; or the level an alarm raised it to during this LCP."""
+        fill = self.fill(node, now)
+        level = 2 if fill > REDO_ALERT_CRITICAL else 1 if fill > REDO_ALERT_HIGH else 0
+        return max(level, node.redo_alert)
+
+    def next_alert(self, nodes: list[Node], now: float) -> tuple[float, list[tuple[Node, int]]]:
+        """When the next of ``nodes`` reaches an EnableRedoControl alert level above its own (the
+        REDO a running LCP keeps only grows until it completes), and which nodes reach which
+        level then; or when the stream's rate changes, with none. inf when neither happens."""
+        traffic = self.plan.traffic
+        at = next((start for start, _ in traffic.segments if start > now), math.inf)
+        rate = traffic.at(now).bytes / self.groups
+        reach: list[tuple[Node, int]] = []
+        if rate <= 0 or not self.capacity:
+            return at, reach
+        for n in nodes:
+            if n.down or n.redo_floor > now:
+                continue  # logs no REDO now: its fill does not grow
+            level = self.alert_level(n, now)
+            if level >= 2:
+                continue
+            target = (REDO_ALERT_CRITICAL if level == 1 else REDO_ALERT_HIGH) * self.capacity
+            t = now + max(0.0, target - self.needed(n, now)) / rate
+            if t < at:
+                at, reach = t, [(n, level + 1)]
+            elif t == at:
+                reach.append((n, level + 1))
+        return at, reach
+
+    def note(self, nodes: list[Node], now: float) -> None:
+        """Record the REDO the live nodes must keep at ``now``, if it is a new peak. A starting
+        node is left out until its restart has completed an LCP: it logs nothing while down,
+        7.6 activates its REDO logging only after the local LCP (reference §3), and its
+        pre-crash log is released by that LCP; error 410 is a live node's problem."""
+        seen = None
+        for n in nodes:
+            if not n.live:
+                continue
+            oldest = self.oldest_kept(n)
+            if oldest is seen and seen is not None:
+                continue  # same LCPs kept as the previous node: same REDO
+            seen = oldest
+            need = self.needed(n, now)
+            if need > self.peak_bytes:
+                self.peak_bytes = need

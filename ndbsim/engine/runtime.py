@@ -1,0 +1,110 @@
+"""The simulated cluster while it runs: the SimPy environment, the hosts as fluid resources,
+the nodes, the live transaction stream, the DIH master's LCP loop, and the gates every
+starting node passes one at a time. Built from the plan; the restart pipelines act on it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from typing import Any
+
+import numpy as np
+import simpy
+from simpy.events import Event
+
+from ndbsim.engine.cliffs import cliff_warnings
+from ndbsim.engine.fluid import FluidSystem
+from ndbsim.engine.lcp_master import LcpMaster, settles_first
+from ndbsim.engine.lcp_writes import LcpWrites
+from ndbsim.engine.node import Node
+from ndbsim.engine.plan import Plan, make_plan
+from ndbsim.engine.redo import RedoLog
+from ndbsim.engine.sizing import Sizing, sizing_of
+from ndbsim.engine.workload import Rates
+from ndbsim.engine.write_speed import WriteSpeeds
+from ndbsim.features import features_of
+from ndbsim.scenario import Resolved, Scenario
+
+
+class Runtime:
+    """One replication's running cluster."""
+
+    def __init__(self, resolved: Resolved, rng: np.random.Generator):
+        self.scenario: Scenario = resolved.scenario
+        self.rng = rng
+        self.sz: Sizing = sizing_of(resolved, features_of(resolved.profile.mechanisms, resolved.config))
+        self.speeds = WriteSpeeds(self.sz, self.scenario.simulation.horizon)
+        self.plan: Plan = make_plan(resolved, self.sz, self.speeds, rng)
+        self.warnings: list[str] = list(self.plan.warnings)
+        s = self.scenario
+        self.warnings += cliff_warnings(
+            self.sz.cfg,
+            "node" if s.restart.type == "rolling" else s.restart.type,
+            self.sz.ldm,
+            s.host.cpu_cores * s.host.threads_per_core,
+            s.data.index_entries > 0,
+            resolved.profile.mechanisms.partial_lcp_available,
+        )
+        self.env = simpy.Environment()
+        self.fluid = FluidSystem(self.env)
+        sz = self.sz
+        self.nodes = [Node(id=i + 1, group=i // sz.replicas) for i in range(sz.data_nodes)]
+        for n in self.nodes:
+            n.history = self.plan.initial_history()
+            self.fluid.add_resource(n.cpu, sz.cpu_capacity)
+            self.fluid.add_resource(n.disk, 1.0)  # disk-seconds per second: reads and writes compete
+            self.fluid.add_resource(n.net, sz.host.network)
+        self.qmgr_gate = simpy.Resource(self.env, capacity=1)
+        self.cntr_gate = simpy.Resource(self.env, capacity=1)
+        self.redo = RedoLog(sz, self.plan)
+        self.writes = LcpWrites(self.env, self.fluid, self.nodes, sz, self.plan, self.speeds, self.redo)
+        self.lcp = LcpMaster(self.env, self.fluid, self.nodes, sz, self.plan, self.redo, self.writes)
+        """The DIH master's LCP loop over the live nodes."""
+
+    def settle(self, interrupt: bool = True) -> None:
+        """Settle the LCP loop's skip (``settles_first``)."""
+        self.lcp.settle(interrupt)
+
+    @settles_first
+    def note_redo(self) -> None:
+        """Record the REDO the live nodes must keep now, if it is a new peak."""
+        self.redo.note(self.nodes, self.env.now)
+
+    @settles_first
+    def take_down(self, node: Node) -> None:
+        """``node`` goes down to restart: it leaves the LCP and the transactions, and logs no
+        REDO until it is back in the transactions."""
+        node.restarting, node.in_lcp, node.down = True, False, True
+        node.redo_floor = math.inf
+        with self.fluid.batch:
+            self.lcp.drop(node)
+            self.apply_live_load(node, None)
+            self.lcp.refresh_speeds()
+
+    def live_loads(self, node: Node, rates: Rates | None) -> dict[str, float]:
+        cpu, disk, net = self.sz.live_load(rates) if rates else (0.0, 0.0, 0.0)
+        return {node.cpu: cpu, node.disk: disk, node.net: net}
+
+    def apply_live_load(self, node: Node, rates: Rates | None) -> None:
+        self.fluid.set_fixed_loads(self.live_loads(node, rates))
+
+    def peers(self, node: Node) -> list[Node]:
+        """The live nodes of ``node``'s node group, which it can copy from."""
+        return [n for n in self.nodes if n.group == node.group and n is not node and n.live]
+
+    def start(self) -> None:
+        self.lcp.start()
+        self.env.process(self._stream())
+
+    def _stream(self) -> Generator[Event, Any, None]:
+        """Live nodes apply the transaction stream throughout: a fixed load that changes only
+        where the rates do (the burst, the restart). A restarting node takes its share again
+        once it joins the transactions (the copy phase)."""
+        for start, rates in self.plan.traffic.segments:
+            if start > self.env.now:
+                yield self.env.timeout(start - self.env.now)
+            loads: dict[str, float] = {}  # one reallocation for all nodes
+            for n in self.nodes:
+                if n.live:
+                    loads.update(self.live_loads(n, rates))
+            self.fluid.set_fixed_loads(loads)

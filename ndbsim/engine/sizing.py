@@ -1,0 +1,113 @@
+"""The cluster's fixed figures, worked out once from the resolved scenario: its nodes and node
+groups, the LDM threads and the cores they get, the data, the REDO log, the checkpoint policy,
+and the CPU, disk and network one node spends on the live stream and on one LCP."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from ndbsim.engine.checkpoint import CheckpointPolicy, policy_for
+from ndbsim.engine.workload import Rates
+from ndbsim.features import Features
+from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE, LCP_TABLE_DESCRIPTION_SECS, SCAN_ROW_SECS, Constants
+from ndbsim.scenario import Host, Resolved
+from ndbsim.threads import core_equivalents, ldm_threads
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """Figures of one simulated cluster that no event changes."""
+
+    host: Host
+    k: Constants
+    cfg: dict[str, Any]
+    features: Features
+    policy: CheckpointPolicy
+    data_nodes: int
+    replicas: int
+    groups: int
+    ldm: int
+    """LDM threads per node."""
+    data_bytes: float
+    rows: float
+    max_rows: float
+    """Rows DataMemory holds at this row size: inserts beyond it would fail (error 827)."""
+    gcp: float
+    """TimeBetweenGlobalCheckpoints in seconds."""
+    redo_capacity: float
+    lcp_trigger_bytes: float
+    """REDO the stream writes between two LCPs' starts (TimeBetweenLocalCheckpoints, 4·2^n bytes)."""
+    table_description_secs: float
+    """Each LCP ends by writing every table's description."""
+
+    @cached_property
+    def cpu_capacity(self) -> float:
+        """Core-equivalents of all of one host's hardware threads."""
+        return self.cores(self.host.cpu_cores * self.host.threads_per_core)
+
+    @cached_property
+    def ldm_cores(self) -> float:
+        """What the LDM threads get from the cores (constant for a cluster)."""
+        return self.cores(self.ldm)
+
+    def cores(self, threads: float) -> float:
+        """Core-equivalents ``threads`` threads of one host get (hyperthreads count
+        ``hyperthread_gain``), at the host's ``core_speed``."""
+        h = self.host
+        return core_equivalents(threads, h.cpu_cores, h.threads_per_core, self.k.hyperthread_gain) * h.core_speed
+
+    def live_load(self, rates: Rates) -> tuple[float, float, float]:
+        """(cpu, disk, net) a node spends applying its share of the stream: each change is
+        applied like a restored row, logged to REDO and sent to the other replicas."""
+        share = 1.0 / self.groups
+        cpu = rates.rows * share * self.k.restore_row_secs
+        disk = rates.bytes * share / self.host.disk_write
+        net = rates.bytes * share * (self.replicas - 1)
+        return cpu, disk, net
+
+    def lcp_scan_secs(self) -> float:
+        """Core-seconds one LCP spends scanning every row for changed GCIs."""
+        return self.rows * SCAN_ROW_SECS
+
+    def lcp_overhead_secs(self) -> float:
+        """Per-LCP cost besides writing: one GCP must pass between LCPs, the LDM threads scan
+        every row, and the table descriptions are written."""
+        return self.gcp + self.lcp_scan_secs() / self.ldm_cores + self.table_description_secs
+
+    def lcp_cpu(self, size: float) -> float:
+        """Core-seconds of one node's LCP that writes ``size`` bytes."""
+        return self.lcp_scan_secs() + size * LCP_CPU_SECS_PER_BYTE
+
+    def lcp_cap(self, size: float, speed: float) -> float:
+        """An LCP's progress is capped by its write speed and by what its LDM threads get."""
+        cpu = self.lcp_cpu(size)
+        return min(speed / size if size > 0 else math.inf, self.ldm_cores / cpu if cpu > 0 else math.inf)
+
+
+def sizing_of(resolved: Resolved, features: Features) -> Sizing:
+    s, cfg = resolved.scenario, resolved.config
+    h = s.host
+    replicas = cfg["NoOfReplicas"]
+    data_bytes, rows = s.data.size, s.data.row_count
+
+    return Sizing(
+        host=h,
+        k=resolved.profile.constants,
+        cfg=cfg,
+        features=features,
+        policy=policy_for(cfg, features, s.data.lcp_tables),
+        data_nodes=s.cluster.data_nodes,
+        replicas=replicas,
+        groups=s.cluster.data_nodes // replicas,
+        ldm=ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], features.multithreaded),
+        data_bytes=data_bytes,
+        rows=rows,
+        max_rows=cfg["DataMemory"] / (data_bytes / rows) if rows else math.inf,
+        gcp=cfg["TimeBetweenGlobalCheckpoints"] / 1000.0,
+        redo_capacity=cfg["NoOfFragmentLogParts"] * cfg["NoOfFragmentLogFiles"] * cfg["FragmentLogFileSize"],
+        lcp_trigger_bytes=4.0 * 2 ** cfg["TimeBetweenLocalCheckpoints"],
+        table_description_secs=s.data.table_count * LCP_TABLE_DESCRIPTION_SECS,
+    )

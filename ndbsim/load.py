@@ -1,0 +1,113 @@
+"""The one load pipeline of every entry point: read a scenario (file, mapping or the built-in
+default), lay a config.ini over it, apply ``--set`` overrides, pick the model, resolve.
+
+``read`` stops before resolving (a sweep checks its base itself, a point's factors may repair
+it); ``load`` resolves. The notes the steps produce (config.ini, the fixed-rows note) come back
+as data for the caller to print or warn with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ndbsim import scenario as sc
+from ndbsim.errors import InputError
+from ndbsim.models import Model, model_of
+
+
+@dataclass
+class Loaded:
+    """A scenario after the pipeline: its model, the raw mapping, the file it came from, the
+    notes for the reader, and (after ``load``) the model's prepared scenario."""
+
+    model: Model
+    raw: dict[str, Any]
+    source: str | None
+    notes: list[str] = field(default_factory=list)
+    prepared: Any = None
+    ini_keys: set[str] = field(default_factory=set)
+    """The dotted scenario keys the config.ini set (an error in one names the file)."""
+    override_keys: set[str] = field(default_factory=set)
+    config_ini: str | Path | None = None
+
+    def run(self, seed: int | None = None, replications: int | None = None) -> Any:
+        """Simulate the prepared scenario; ``seed`` and ``replications`` default to its own."""
+        return self.model.run(self.prepared, seed, replications)
+
+
+def read(
+    scenario: Any = None,
+    *,
+    source: str | None = None,
+    config_ini: str | Path | None = None,
+    overrides: Sequence[str] = (),
+    overrides_field: str | None = None,
+    sets: Mapping[str, Any] | None = None,
+    varied: Iterable[str] = (),
+    rows_fix: str | None = None,
+) -> Loaded:
+    """Read, overlay and override a scenario, and pick its model; nothing is resolved.
+
+    ``scenario``: a YAML path, a mapping, a ``Scenario`` or None (the built-in default).
+    ``source``: the file errors name, when not the scenario's own. ``overrides``: ``--set``
+    assignments; with ``overrides_field`` an error in the i-th names ``FIELD[i]``. ``sets``:
+    dotted keys to values. ``rows_fix``: when given, a note that ``data.rows`` stays fixed
+    while ``data.size`` changes (by an override or a ``varied`` key) ends with this fix.
+    """
+    raw, own = sc.raw_from(scenario)
+    source = source or own
+    notes: list[str] = []
+    ini_keys: set[str] = set()
+    if config_ini is not None:
+        from ndbsim.config_ini import merge_config_ini
+
+        model_of(raw).check_config_ini(config_ini, source)
+        cluster = merge_config_ini(raw, config_ini, source, notes)
+        ini_keys = {f"cluster.config.{k}" for k in cluster["config"]}
+        if "data_nodes" in cluster:
+            ini_keys.add("cluster.data_nodes")
+    for i, assignment in enumerate(overrides):
+        try:
+            sc.set_override(raw, assignment)
+        except InputError as e:
+            if overrides_field is None:
+                raise
+            raise InputError(e.message, field=f"{overrides_field}[{i}]", source=source) from None
+    for key, value in (sets or {}).items():
+        sc.set_path(raw, key, value)
+    override_keys = {sc.override_key(a) for a in overrides}
+    if rows_fix is not None:
+        note = sc.fixed_rows_note(raw, {*varied, *override_keys}, rows_fix)
+        if note:
+            notes.append(note)
+    return Loaded(
+        model_of(raw), raw, source, notes, ini_keys=ini_keys, override_keys=override_keys, config_ini=config_ini
+    )
+
+
+def prepare(loaded: Loaded) -> Loaded:
+    """Resolve ``loaded`` with its model; an error in a value the config.ini set (and no
+    override set again) names the config.ini."""
+    try:
+        loaded.prepared = loaded.model.prepare(loaded.raw, loaded.source)
+    except InputError as e:
+        if e.field in loaded.ini_keys and e.field not in loaded.override_keys:
+            raise InputError(f"{e.message} (value from {loaded.config_ini})", field=e.field, source=e.source) from None
+        raise
+    return loaded
+
+
+def load(
+    scenario: Any = None,
+    *,
+    config_ini: str | Path | None = None,
+    overrides: Sequence[str] = (),
+    sets: Mapping[str, Any] | None = None,
+    rows_fix: str | None = None,
+) -> Loaded:
+    """``read`` then ``prepare``: a scenario ready to run."""
+    loaded = read(scenario, config_ini=config_ini, overrides=overrides, sets=sets, rows_fix=rows_fix)
+    return prepare(loaded)

@@ -1,0 +1,47 @@
+"""The engine's shape: no import cycle anywhere in the package (inside the engine included),
+no engine module importing the modules that use it, and engine functions short enough to read
+at once. Read from the source with ``ast`` (the import graph of ``test_import_layers``)."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from conftest import ROOT
+from test_import_layers import cycles, import_graph
+
+ENGINE = ROOT / "ndbsim" / "engine"
+
+MAX_ENGINE_FUNCTION_LINES = 60
+"""The longest a function (or method) in ``ndbsim/engine/`` may be, docstring and comments included."""
+
+ABOVE_THE_ENGINE = ("ndbsim.cli", "ndbsim.report", "ndbsim.sweep", "ndbsim.simulate")
+"""Modules that use the engine: the engine must not import them."""
+
+
+def test_the_import_graph_sees_imports_at_every_level():
+    graph = import_graph()
+    assert "ndbsim.engine.lcp_master" in graph["ndbsim.engine.runtime"]  # module level
+    assert "ndbsim.engine.run" in graph["ndbsim.models"]  # inside a function
+
+
+def test_ndbsim_has_no_import_cycle_not_even_inside_the_engine():
+    assert cycles(import_graph()) == []
+
+
+@pytest.mark.parametrize("above", ABOVE_THE_ENGINE)
+def test_the_engine_imports_nothing_above_it(above):
+    graph = import_graph()
+    users = sorted(m for m, deps in graph.items() if m.startswith("ndbsim.engine") and above in deps)
+    assert users == []
+
+
+def test_no_engine_function_over_60_lines():
+    long = []
+    for path in sorted(ENGINE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_ENGINE_FUNCTION_LINES:
+                    long.append(f"{path.name}:{node.lineno} {node.name} ({lines} lines)")
+    assert long == []

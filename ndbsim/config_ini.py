@@ -14,12 +14,7 @@ from typing import Any
 
 from ndbsim import config_params
 from ndbsim.errors import InputError, did_you_mean
-from ndbsim.safe_load import MAX_TEXT_BYTES, read_text
-
-MAX_LINE_LENGTH = 1024
-"""NDB's config.ini line buffer, in bytes with the terminator: ``const int MAX_LINE_LENGTH = 1024``
-in storage/ndb/src/mgmsrv/InitConfigFileParser.cpp (``InitConfigFileParser::parseConfig`` reads
-each line with ``fgets(line, MAX_LINE_LENGTH, file)``), so a line holds at most 1,023 characters."""
+from ndbsim.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
 """A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
@@ -159,14 +154,3 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
             f"config.ini has no [ndbd] section: the scenario's {'' if nodes is None else f'{nodes} '}data nodes kept"
         )
     return cluster
-
-
-def check_line_length(value: str, field: str) -> None:
-    """A config.ini value must fit on one of NDB's config.ini lines (``MAX_LINE_LENGTH``): a longer
-    ThreadConfig could not be written in a real config.ini, and parsing it would cost time for nothing."""
-    if len(value) >= MAX_LINE_LENGTH:
-        raise InputError(
-            f"{value[:40]!r}... is {len(value):,} characters; NDB's config.ini takes at most "
-            f"{MAX_LINE_LENGTH - 1:,} per line, so shorten it",
-            field=field,
-        )

@@ -118,7 +118,7 @@ def parse_value(name: str, raw: Any, field: str) -> Any:
                 raise ValueError
             value = "" if raw is None else str(raw)
             if name == "ThreadConfig":
-                from ndbsim.config_ini import check_line_length
+                from ndbsim.safe_load import check_line_length
                 from ndbsim.threads import check_thread_config
 
                 check_line_length(value, field)

@@ -34,6 +34,11 @@ MAX_NODES = 100_000
 hundred. Bounds "billion laughs" documents, whose aliases multiply a few lines into billions
 of values. Not a model value."""
 
+MAX_LINE_LENGTH = 1024
+"""NDB's config.ini line buffer, in bytes with the terminator: ``const int MAX_LINE_LENGTH = 1024``
+in storage/ndb/src/mgmsrv/InitConfigFileParser.cpp (``InitConfigFileParser::parseConfig`` reads
+each line with ``fgets(line, MAX_LINE_LENGTH, file)``), so a line holds at most 1,023 characters."""
+
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 """The tag PyYAML gives a ``<<`` key: merge the aliased mapping(s) into this one."""
 
@@ -209,3 +214,14 @@ def _construct_int(loader: _BoundedLoader, node: Any) -> Any:
 
 
 _BoundedLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+def check_line_length(value: str, field: str) -> None:
+    """A config.ini value must fit on one of NDB's config.ini lines (``MAX_LINE_LENGTH``): a longer
+    ThreadConfig could not be written in a real config.ini, and parsing it would cost time for nothing."""
+    if len(value) >= MAX_LINE_LENGTH:
+        raise InputError(
+            f"{value[:40]!r}... is {len(value):,} characters; NDB's config.ini takes at most "
+            f"{MAX_LINE_LENGTH - 1:,} per line, so shorten it",
+            field=field,
+        )

@@ -16,9 +16,11 @@ from pydantic import BaseModel, BeforeValidator, Discriminator, Field, Tag, Vali
 
 from ndbsim import config_params
 from ndbsim.errors import InputError, did_you_mean
-from ndbsim.fields import ByteRate, Bytes, Count, Duration, PerSecond, PositiveBytes, StrictModel, keys_at
+from ndbsim.fields import ByteRate, Bytes, Count, Duration, PerSecond, PositiveBytes, RowCount, StrictModel, keys_at
 from ndbsim.profiles import Profile, parse_version, profile_for
-from ndbsim.units import format_bytes, parse_bytes
+from ndbsim.safe_load import MalformedYaml, load_yaml, read_yaml_file
+from ndbsim.units import format_bytes, parse_bytes, shown
+from ndbsim.units import format_secs as secs_text
 
 _Model = StrictModel
 """Short name for the shared base model (``ndbsim.fields.StrictModel``): unknown keys are errors."""
@@ -91,7 +93,7 @@ class Data(_Model):
     size: PositiveBytes = parse_bytes("60G")
     """In-memory data per data node. Default 60G: seed 003's "about 60 GByte of data inserted into
     NDB in each data node" (DBT2, 600 warehouses). With ``tables`` as a list: their sum."""
-    rows: Count | None = None
+    rows: RowCount | None = None
     """Rows per data node. Default None: derived as size / row_size (``row_count``); the default
     scenario gives 300M (its assumption: DBT2 has ~500k rows per warehouse)."""
     row_size: PositiveBytes = 200.0
@@ -430,8 +432,7 @@ def shown_value(value: Any) -> str:
     """A bad value as an error message shows it: "a mapping", or its repr cut to 60 characters."""
     if isinstance(value, dict):
         return "a mapping"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shown(value)
 
 
 def _describe(kind: str, ctx: dict[str, Any], value: Any, msg: str) -> str:
@@ -522,47 +523,9 @@ def scenario_reusing(raw: dict[str, Any], sections: dict[str, Any], changed: set
     return scenario_from_dict(mixed)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that rejects a key given twice in one mapping (YAML keeps the last silently)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                dup = key in seen
-                seen.add(key)
-            except TypeError:
-                continue
-            if dup:
-                m = key_node.start_mark
-                raise InputError(
-                    f"line {m.line + 1}, column {m.column + 1}: key {key!r} is given twice; keep only one of them"
-                )
-        return super().construct_mapping(node, deep=deep)
-
-
 def read_yaml(path: str | Path) -> Any:
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"file not found: {str(p)!r}; check the path")
-    if p.is_dir():
-        raise InputError(f"{str(p)!r} is a directory; give a scenario .yaml file")
-    try:
-        return yaml.load(p.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
-    except InputError as e:
-        raise e.located(str(p)) from None
-    except OSError as err:
-        raise InputError(
-            f"cannot read the file ({err.strerror}); check the path and its permissions", source=str(p)
-        ) from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or "malformed YAML"
-        raise InputError(f"malformed YAML{where}: {problem}; fix the syntax there", source=str(p)) from None
-    except UnicodeDecodeError:
-        raise InputError("not a text file; give a YAML scenario", source=str(p)) from None
+    """A scenario (or sweep, or case) file's data, bounded in size, depth and alias expansion."""
+    return read_yaml_file(path, "scenario .yaml file")
 
 
 def override_key(assignment: str) -> str:
@@ -593,9 +556,11 @@ def set_override(raw: dict[str, Any], assignment: str) -> None:
     if not path or any(not p for p in path.split(".")):
         raise InputError(f"{assignment!r} has an empty key; write it like data.size=1TB", field="--set")
     try:
-        value = yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError:
+        value = load_yaml(text) if text.strip() else ""
+    except MalformedYaml:
         value = text
+    except InputError as e:
+        raise InputError(f"{shown_value(text)}: {e.message}", field="--set") from None
     if value is None and text.strip() not in ("null", "Null", "NULL", "~"):
         value = text  # e.g. '#x' is a YAML comment, not null: keep what the user typed
     set_path(raw, path, value)
@@ -749,6 +714,7 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_
             raise InputError(f"node {n} is listed twice; list each node once", field="restart.nodes")
         seen.add(n)
     _check_live_replica(s, replicas, nodes, node_ids)
+    check_within_horizon(s)
     per_row = s.data.size / s.data.row_count
     if per_row < MIN_ROW_BYTES:
         key, fix = (
@@ -790,6 +756,18 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_
             f"hardware threads ({s.host.cpu_cores} cores × {s.host.threads_per_core}); "
             "lower MaxNoOfExecutionThreads or raise host.cpu_cores",
             field="cluster.config.MaxNoOfExecutionThreads",
+        )
+
+
+def check_within_horizon(s: Scenario) -> None:
+    """The node's downtime is part of its restart, which must fit in the horizon: a restart that
+    cannot even start before the horizon is a typo, not a stuck restart."""
+    horizon = s.simulation.horizon
+    if s.restart.downtime >= horizon:
+        raise InputError(
+            f"{s.restart.downtime:.6g} s is not within simulation.horizon ({secs_text(horizon)}); "
+            "shorten it or raise simulation.horizon",
+            field="restart.downtime",
         )
 
 

@@ -563,3 +563,113 @@ def _main(args: list[str], debug: bool) -> None:
             raise
         typer.echo(f"ndbsim: internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", err=True)
         sys.exit(3)
+
+
+CHART_SUFFIXES = (".png", ".svg", ".pdf")
+"""Chart files matplotlib writes for ``advise --chart`` (the Gantt chart's suffixes)."""
+
+
+@app.command()
+def advise(
+    scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
+    set_: list[str] = typer.Option([], "--set", "-s", help="Override a key first: dotted.path=value (repeatable)."),
+    lever: list[str] = typer.Option([], "--lever", "-l", help="Try only this lever (repeatable); default: all."),
+    format: str = typer.Option("table", "--format", "-f", help="table or json."),
+    chart: Path | None = typer.Option(None, "--chart", help="Write a tornado chart (.png, .svg or .pdf)."),
+    replications: int | None = typer.Option(None, "--replications", "-n", help="Replications per candidate."),
+    seed: int | None = typer.Option(None, "--seed", help="Root seed (default: the scenario's)."),
+    workers: int | None = typer.Option(None, "--workers", "-w", help="Local worker processes (default: all cores)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the table or JSON to a file."),
+    constants: Path | None = CONSTANTS_OPTION,
+) -> None:
+    """Rank what would make this restart faster, with each change's price and the best combination."""
+    import json
+
+    from ndbsim.advise import advise_full
+    from ndbsim.advise_report import advice_table, tornado
+    from ndbsim.io import atomic_write_text, check_output_path
+    from ndbsim.scenario import MAX_REPLICATIONS
+
+    if format not in ("table", "json"):
+        raise InputError(f"{format!r} is not a format; use table or json", field="--format")
+    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
+        raise InputError(
+            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
+        )
+    if seed is not None and seed < 0:
+        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if workers is not None and workers < 1:
+        raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
+    check_output_path(output, "--output")
+    if chart is not None:
+        check_output_path(chart, "--chart")
+        if chart.suffix.lower() not in CHART_SUFFIXES:
+            raise InputError(
+                f"{str(chart)!r} has no .png, .svg or .pdf suffix; name the chart e.g. advise.png", field="--chart"
+            )
+    _use_constants(constants)
+    source = str(scenario) if scenario else None
+    a = advise_full(
+        scenario,
+        overrides=set_,
+        levers=lever,
+        seed=seed,
+        replications=replications,
+        workers=workers,
+        progress=sys.stderr.isatty(),
+        source=source,
+    )
+    from ndbsim.result import json_clean
+
+    text = json.dumps(json_clean(a.to_dict()), indent=2) + "\n" if format == "json" else advice_table(a)
+    if chart is not None:
+        tornado(a, chart)
+    if output is not None:
+        atomic_write_text(output, text)
+    else:
+        sys.stdout.write(text)
+
+
+@app.command()
+def solve(
+    question: str = typer.Argument(..., help="redo-log, update-rate, lcp-speed or data-size."),
+    scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
+    window: str | None = typer.Option(None, "--window", help="Restart window for lcp-speed and data-size, e.g. 10m."),
+    param: str | None = typer.Option(
+        None, "--param", help="redo-log: FragmentLogFileSize instead of NoOfFragmentLogFiles."
+    ),
+    quantile: float = typer.Option(0.5, "--quantile", help="Which total must fit the window: 0.5 median, 0.95 p95."),
+    set_: list[str] = typer.Option([], "--set", "-s", help="Override a key first: dotted.path=value (repeatable)."),
+    replications: int | None = typer.Option(None, "--replications", "-n", help="Replications per run."),
+    seed: int | None = typer.Option(None, "--seed", help="Root seed (default: the scenario's)."),
+    format: str = typer.Option("table", "--format", "-f", help="table or json."),
+    constants: Path | None = CONSTANTS_OPTION,
+) -> None:
+    """Answer an inverse question by root finding on the simulation, verified by runs."""
+    import json
+
+    from ndbsim.scenario import MAX_REPLICATIONS
+    from ndbsim.solve import solve as answer
+
+    if format not in ("table", "json"):
+        raise InputError(f"{format!r} is not a format; use table or json", field="--format")
+    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
+        raise InputError(
+            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
+        )
+    if seed is not None and seed < 0:
+        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    _use_constants(constants)
+    source = str(scenario) if scenario else None
+    a = answer(
+        question,
+        scenario,
+        window=window,
+        param=param,
+        quantile=quantile,
+        overrides=set_,
+        seed=seed,
+        replications=replications,
+        source=source,
+    )
+    sys.stdout.write(json.dumps(a.to_dict(), indent=2) + "\n" if format == "json" else a.text(source))

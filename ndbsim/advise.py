@@ -52,9 +52,11 @@ COLUMNS = (
     "lcp_cpu_cores",
     "worst_value",
     "worst_saving_secs",
+    "flagged",
 )
 """advise's DataFrame columns, one row per lever (its best candidate); ``set`` is the
-``--set`` text, prices are the candidate's steady checkpoint figures per node."""
+``--set`` text, prices are the candidate's steady checkpoint figures per node; ``flagged``
+lists the lever's other candidates that end flagged (``value: flag``)."""
 
 
 def _diff(a: float, b: float) -> float:
@@ -257,6 +259,7 @@ def advise_full(
                 **prices(o),
                 "worst_value": wc.value,
                 "worst_saving_secs": _savings(base, wo)[0],
+                "flagged": "; ".join(f"{x.value}: {y.flag}" for x, y in tried if y.flag and x is not c),
             }
         )
     rows.sort(key=lambda r: (1 if r["flag"] else 0, -r["saving_secs"]))

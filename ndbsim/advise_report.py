@@ -74,7 +74,7 @@ def advice_table(a: Advice) -> str:
                 _signed(r.saving_secs),
                 f"{_signed(r.saving_p5)}..{_signed(r.saving_p95)}",
                 format_secs(r.total_secs),
-                r.flag or "",
+                ", ".join(x for x in (r.flag, f"({r.flagged})" if r.flagged else "") if x),
                 _rate(r.lcp_write_rate),
                 _size(r.lcp_bytes),
                 _size(r.lcp_disk_bytes),

@@ -113,7 +113,12 @@ def _param_levers(r: Resolved) -> list[Lever]:
         "DiskCheckpointSpeed",
         "DiskCheckpointSpeedInRestart",
     ):
-        values[name] = [_size_text(v) for v in _scaled(cfg[name], PARAMS[name].lo or M, min(disk, PARAMS[name].hi))]
+        lo, hi = PARAMS[name].lo or M, min(disk, PARAMS[name].hi or disk)
+        if name == "MinDiskWriteSpeed":  # the adaptive speed moves between Min and Max (reference §2.4)
+            hi = min(hi, cfg["MaxDiskWriteSpeed"])
+        elif name == "MaxDiskWriteSpeed":
+            lo = max(lo, cfg["MinDiskWriteSpeed"])
+        values[name] = [_size_text(v) for v in _scaled(cfg[name], lo, hi)]
     values["RecoveryWork"] = [str(v) for v in RECOVERY_WORK_VALUES if v != cfg["RecoveryWork"]]
     values["BuildIndexThreads"] = [str(v) for v in BUILD_INDEX_THREADS_VALUES if v != cfg["BuildIndexThreads"]]
     copy_now = min(ldm, cfg["MaxParallelCopyInstances"]) if cfg["MaxParallelCopyInstances"] else ldm

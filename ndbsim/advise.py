@@ -108,6 +108,7 @@ class Advice:
     version: str
     restart_type: str
     source: str | None
+    overrides: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         from ndbsim.result import json_clean, quantile
@@ -279,6 +280,7 @@ def advise_full(
         version=s.version,
         restart_type=s.restart.type,
         source=src,
+        overrides=tuple(overrides),
     )
     frame.attrs["advice"] = advice.to_dict()
     return advice

@@ -86,7 +86,7 @@ def advice_table(a: Advice) -> str:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
     if a.combination is not None:
         s, p5, p95 = _savings(b, a.combination)
-        sets = " ".join(f"--set {x}" for x in a.combination.sets)
+        sets = " ".join(f"--set {shlex.quote(x)}" for x in a.combination.sets)
         lines.append(
             f"best combination (greedy over the top levers, run): {sets} -> {format_secs(a.combination.median)}, "
             f"saves {_signed(s)} (p5..p95 {_signed(p5)}..{_signed(p95)})"
@@ -97,7 +97,8 @@ def advice_table(a: Advice) -> str:
         top = a.frame.iloc[0]
         scen = shlex.quote(a.source) + " " if a.source else ""
         lines.append(
-            f"reproduce the top lever: ndbsim run {scen}-n {a.replications} --seed {a.seed} --set {top['set']}"
+            f"reproduce the top lever: ndbsim run {scen}-n {a.replications} --seed {a.seed} "
+            + " ".join(f"--set {shlex.quote(x)}" for x in (*a.overrides, *top["set"].split()))
         )
     return "\n".join(lines) + "\n"
 
@@ -118,16 +119,27 @@ def tornado(a: Advice, path: str | Path | None = None, limit: int = 15) -> Figur
     edge = 1.1 * max(finite, default=60.0) / 60.0 or 1.0
     fig, ax = plt.subplots(figsize=(10, 1.2 + 0.42 * max(1, len(df))))
     for i, r in enumerate(df.itertuples()):
-        for value, label, side in ((r.saving_secs, r.value, "best"), (r.worst_saving_secs, r.worst_value, "worst")):
-            if side == "worst" and label == r.value:
+        best, worst = r.saving_secs / 60.0, r.worst_saving_secs / 60.0
+        # A worst candidate on the best's side of zero is drawn inside it and named in its label.
+        apart = r.worst_value != r.value and (worst < 0 <= best or best < 0 <= worst or best == worst == 0)
+        inside = r.worst_value != r.value and not apart
+        for m, label, side in ((best, r.value, "best"), (worst, r.worst_value, "worst")):
+            if side == "worst" and not (apart or inside):
                 continue
-            m = value / 60.0
             endless = not math.isfinite(m)
             m = math.copysign(edge, m) if endless else m
             colour = "#d62728" if (r.flag and side == "best") else ("#2ca02c" if m > 0 else "#ff7f0e")
-            ax.barh(i, m, color=colour, hatch="//" if endless else None, edgecolor="white")
+            alpha = 0.45 if (inside and side == "worst") else 1.0
+            ax.barh(i, m, color=colour, alpha=alpha, hatch="//" if endless else None, edgecolor="white")
+            if inside and side == "worst":
+                continue
+            text = f"{label}{' (never ends)' if endless else ''}"
+            if inside and side == "best":
+                text += f"  ({r.worst_value}: {_signed(r.worst_saving_secs)})"
+            if side == "worst" and best == worst == 0:
+                continue
             ax.annotate(
-                f"{label}{' (never ends)' if endless else ''}",
+                text,
                 (m, i),
                 xytext=(4 if m >= 0 else -4, 0),
                 textcoords="offset points",

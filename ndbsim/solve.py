@@ -69,6 +69,8 @@ class Answer:
     short_passed: bool | None = None
     """Whether the run one step short meets it (False once solved; None when there is no step)."""
     short_label: str = "one step short"
+    overrides: tuple[str, ...] = ()
+    """The ``--set`` strings applied to the scenario before the question (for the check command)."""
 
     def to_dict(self) -> dict[str, Any]:
         from ndbsim.result import json_clean
@@ -99,7 +101,9 @@ class Answer:
         )
 
     def text(self, source: str | None = None) -> str:
-        scen = f"{source} " if source else ""
+        import shlex
+
+        scen = f"{shlex.quote(source)} " if source else ""
         lines = [f"{self.question}: {self.target}", f"answer: {self.parameter} = {self.shown}"]
         verdict = {True: "meets the target", False: "misses it", None: ""}
         lines.append(f"  run with it: {_describe(self.outcome)} -> {verdict[self.passed]}")
@@ -110,10 +114,10 @@ class Answer:
         else:
             lines.append(f"  {self.short_label}: {self.short}")
         lines += [f"  note: {n}" for n in self.notes]
-        sets = " ".join(f"--set {x}" for x in self.sets)
+        sets = " ".join(f"--set {shlex.quote(x)}" for x in (*self.overrides, *self.sets))
         lines.append(
-            f"  ({self.runs} runs of {self.replications} replications; check: ndbsim run {scen}"
-            f"-n {self.replications} --seed {self.seed} {sets})"
+            f"  ({self.runs} run{'s' if self.runs != 1 else ''} of {self.replications} replications; "
+            f"check: ndbsim run {scen}-n {self.replications} --seed {self.seed} {sets})"
         )
         return "\n".join(lines) + "\n"
 
@@ -221,6 +225,7 @@ def solve(
     else:
         ans = _data_size(sim, resolved, secs, quantile)
     ans.runs = len(sim.cache)
+    ans.overrides = tuple(overrides)
     ans.seed, ans.replications = seed, n
     return ans
 

@@ -12,6 +12,7 @@ CPU the LCP writes take. The best combination is greedy over the top levers, eac
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +57,7 @@ COLUMNS = (
 )
 """advise's DataFrame columns, one row per lever (its best candidate); ``set`` is the
 ``--set`` text, prices are the candidate's steady checkpoint figures per node; ``flagged``
-lists the lever's other candidates that end flagged (``value: flag``)."""
+lists the lever's other candidates that end flagged (``value: flag``) where the base does not."""
 
 
 def _diff(a: float, b: float) -> float:
@@ -109,6 +110,8 @@ class Advice:
     restart_type: str
     source: str | None
     overrides: tuple[str, ...] = ()
+    product: str = "NDB"
+    """What restarts: ``NDB`` (a data node) or ``InnoDB`` (mysqld's crash recovery, no LCP prices)."""
 
     def to_dict(self) -> dict[str, Any]:
         from ndbsim.result import json_clean, quantile
@@ -210,24 +213,25 @@ def advise_full(
 
     raw, src = sc.raw_from(scenario)
     src = src or source
-    if raw.get("kind") == "innodb":
-        raise InputError(
-            "advise ranks NDB restart levers; an InnoDB recovery scenario (kind: innodb) has none. "
-            "Use ndbsim run or ndbsim sweep on it",
-            field="kind",
-            source=src,
-        )
     for a in overrides:
         sc.set_override(raw, a)
-    resolved = resolve_variant(raw, (), src)
-    s = resolved.scenario
+    if raw.get("kind") == "innodb":
+        from ndbsim.innodb import scenario_from_dict
+        from ndbsim.levers import innodb_levers_for
+
+        s = scenario_from_dict(copy.deepcopy(raw), src)
+        found: list[Lever] = innodb_levers_for(s, levers)
+        kind, product = "crash recovery", "InnoDB"
+    else:
+        s = resolve_variant(raw, (), src).scenario
+        found = levers_for(resolve_variant(raw, (), src), levers)
+        kind, product = s.restart.type, "NDB"
     seed = s.simulation.seed if seed is None else seed
     n = max(s.simulation.replications, ADVISE_REPLICATIONS) if replications is None else replications
     if seed < 0:
         raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
     if n < 1:
         raise InputError(f"{n} is not a replication count; use 1 or more", field="--replications")
-    found: list[Lever] = levers_for(resolved, levers)
     base = evaluate(raw, (), seed, n)
     cands = [c for lv in found for c in lv.candidates]
     outs = evaluate_many(raw, [c.sets for c in cands], seed, n, workers=workers, progress=progress, desc="advise")
@@ -260,7 +264,9 @@ def advise_full(
                 **prices(o),
                 "worst_value": wc.value,
                 "worst_saving_secs": _savings(base, wo)[0],
-                "flagged": "; ".join(f"{x.value}: {y.flag}" for x, y in tried if y.flag and x is not c),
+                "flagged": "; ".join(
+                    f"{x.value}: {y.flag}" for x, y in tried if y.flag and y.flag != base.flag and x is not c
+                ),
             }
         )
     rows.sort(key=lambda r: (1 if r["flag"] else 0, -r["saving_secs"]))
@@ -278,9 +284,10 @@ def advise_full(
         replications=n,
         name=s.name,
         version=s.version,
-        restart_type=s.restart.type,
+        restart_type=kind,
         source=src,
         overrides=tuple(overrides),
+        product=product,
     )
     frame.attrs["advice"] = advice.to_dict()
     return advice

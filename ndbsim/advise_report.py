@@ -18,7 +18,7 @@ def _signed(x: float) -> str:
     if math.isnan(x):
         return "-"
     if math.isinf(x):
-        return "never ends" if x < 0 else "ends"
+        return "never ends" if x < 0 else "makes it end"
     if abs(x) < 0.5:  # below the table's resolution of a second
         return "0s"
     return ("-" if x < 0 else "+") + format_secs(abs(x))
@@ -52,18 +52,21 @@ def advice_table(a: Advice) -> str:
     t = sorted(b.totals)
     from ndbsim.result import quantile
 
+    what = f"NDB {a.version}, {a.restart_type} restart" if a.product == "NDB" else f"{a.version}, InnoDB crash recovery"
     lines = [
-        f"{a.name} — NDB {a.version}, {a.restart_type} restart: {format_secs(b.median)} "
+        f"{a.name} — {what}: {format_secs(b.median)} "
         f"(p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
         f"{a.replications} replications, seed {a.seed}){'' if b.status == 'ok' else ' ' + b.status}",
     ]
     bp = prices(b)
-    lines.append(
-        f"now: LCP {_rate(bp['lcp_write_rate'])}, {_size(bp['lcp_bytes'])} per LCP, "
-        f"{_size(bp['lcp_disk_bytes'])} of LCP files, REDO {_pct(bp['redo_headroom'])} free, "
-        f"LCP CPU {_cores(bp['lcp_cpu_cores'])} cores"
-    )
-    rows = [HEADER]
+    priced = a.product == "NDB"
+    if priced:
+        lines.append(
+            f"now: LCP {_rate(bp['lcp_write_rate'])}, {_size(bp['lcp_bytes'])} per LCP, "
+            f"{_size(bp['lcp_disk_bytes'])} of LCP files, REDO {_pct(bp['redo_headroom'])} free, "
+            f"LCP CPU {_cores(bp['lcp_cpu_cores'])} cores"
+        )
+    rows = [HEADER if priced else HEADER[:8]]
     for r in a.frame.itertuples():
         rows.append(
             (
@@ -79,9 +82,9 @@ def advice_table(a: Advice) -> str:
                 _size(r.lcp_bytes),
                 _size(r.lcp_disk_bytes),
                 _pct(r.redo_headroom),
-            )
+            )[: len(rows[0])]
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
     if a.combination is not None:
@@ -153,7 +156,7 @@ def tornado(a: Advice, path: str | Path | None = None, limit: int = 15) -> Figur
     ax.set_xlim(-edge * 1.35, edge * 1.35)
     ax.set_xlabel("minutes saved (median over replications; right is faster)")
     ax.set_title(
-        f"{a.name} — NDB {a.version}: {format_secs(a.base.median)} now; what each lever saves (red: flagged)",
+        f"{a.name} — {a.product} {a.version}: {format_secs(a.base.median)} now; what each lever saves (red: flagged)",
         fontsize=9,
     )
     ax.grid(axis="x", alpha=0.3)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ndbsim.config_params import PARAMS
 from ndbsim.errors import InputError, did_you_mean
@@ -237,30 +238,67 @@ ALL_LEVERS = (
 """Every lever advise knows, by name (``--lever`` takes these)."""
 
 
+INNODB_LEVERS = (
+    "server.innodb_log_file_size",
+    "server.buffer_pool_size",
+    "storage.read_iops",
+    "storage.write_iops",
+    "storage.seq_read",
+)
+"""The levers of an InnoDB crash recovery (``kind: innodb``, seed 002): the redo log's size
+(less log to scan and apply), the buffer pool, and the storage's random and sequential rates."""
+
+
+def innodb_levers(s: Any) -> list[Lever]:
+    """The InnoDB recovery levers of a scenario (an ``InnodbScenario``): half and double the
+    redo log file and the buffer pool, double and four times the storage's rates."""
+    out = []
+    sv, st = s.server, s.storage
+    for key, now, factors, text in (
+        ("server.innodb_log_file_size", sv.innodb_log_file_size, (0.5, 2.0), _size_text),
+        ("server.buffer_pool_size", sv.buffer_pool_size, (0.5, 2.0), _size_text),
+        ("storage.read_iops", st.read_iops, SPEED_FACTORS[1:], _count_text),
+        ("storage.write_iops", st.write_iops, SPEED_FACTORS[1:], _count_text),
+        ("storage.seq_read", st.seq_read, SPEED_FACTORS[1:], _size_text),
+    ):
+        vals = [text(round(now * f / M) * M if text is _size_text else now * f) for f in factors]
+        cands = tuple(Candidate(key, v, (f"{key}={v}",)) for v in dict.fromkeys(vals) if v != text(now))
+        if cands:
+            out.append(Lever(key, "innodb", text(now), cands))
+    return out
+
+
+def _pick(found: list[Lever], only: list[str] | tuple[str, ...], known: tuple[str, ...], what: str) -> list[Lever]:
+    """The levers named in ``only`` (all of ``found`` if none), or a one-line error."""
+    wanted: list[str] = []
+    for name in only:
+        canon = next((x for x in known if x.lower() == str(name).lower()), None)
+        if canon is None:
+            raise InputError(
+                f"{name!r} is not a lever{did_you_mean(str(name), known)}; use one of {', '.join(known)}",
+                field="--lever",
+            )
+        wanted.append(canon)
+    if not wanted:
+        return found
+    by_name = {lv.name: lv for lv in found}
+    for name in wanted:
+        if name not in by_name:
+            raise InputError(f"{name} does not act on this scenario ({what}); choose another lever", field="--lever")
+    return [by_name[n] for n in dict.fromkeys(wanted)]
+
+
+def innodb_levers_for(s: Any, only: list[str] | tuple[str, ...] = ()) -> list[Lever]:
+    """``innodb_levers``, limited to ``only`` (names from ``INNODB_LEVERS``)."""
+    return _pick(innodb_levers(s), only, INNODB_LEVERS, "an InnoDB recovery")
+
+
 def levers_for(r: Resolved, only: list[str] | tuple[str, ...] = ()) -> list[Lever]:
     """The levers of this scenario (those named in ``only``, if given), each with its candidates.
 
     A name advise does not know is an input error; a known lever this scenario lacks (its
     version has no such parameter, or it cannot act on this restart) is one too when named.
     """
-    wanted: list[str] = []
-    for name in only:
-        canon = next((x for x in ALL_LEVERS if x.lower() == str(name).lower()), None)
-        if canon is None:
-            raise InputError(
-                f"{name!r} is not a lever{did_you_mean(str(name), ALL_LEVERS)}; use one of {', '.join(ALL_LEVERS)}",
-                field="--lever",
-            )
-        wanted.append(canon)
     found = [lever for _, make in LEVER_KINDS for lever in make(r)]
-    if not wanted:
-        return found
-    by_name = {lv.name: lv for lv in found}
-    for name in wanted:
-        if name not in by_name:
-            raise InputError(
-                f"{name} does not act on this scenario ({r.scenario.version}, {r.scenario.restart.type} restart, "
-                "or no value to try); choose another lever",
-                field="--lever",
-            )
-    return [by_name[n] for n in dict.fromkeys(wanted)]
+    what = f"{r.scenario.version}, {r.scenario.restart.type} restart, or no value to try"
+    return _pick(found, only, ALL_LEVERS, what)

@@ -72,9 +72,30 @@ def lcp_disk_bytes(resolved: Any, policy: str) -> float:
     return resolved.profile.mechanisms.redo_lcps_kept * size
 
 
+def _evaluate_innodb(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: int) -> Outcome:
+    """An InnoDB crash recovery variant: totals and status (no checkpoint figures)."""
+    import copy
+
+    from ndbsim import scenario as sc
+    from ndbsim.innodb import scenario_from_dict, simulate_innodb
+
+    mine = copy.deepcopy(raw)
+    try:
+        for a in sets:
+            sc.set_override(mine, a)
+        scenario_from_dict(copy.deepcopy(mine))
+    except InputError as e:
+        return Outcome(tuple(sets), invalid=str(e))
+    res = simulate_innodb(mine, seed=seed, replications=replications)
+    return Outcome(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
+
+
 def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: int) -> Outcome:
     """Run one variant (in whatever process calls it)."""
     from ndbsim.simulate import run_resolved
+
+    if raw.get("kind") == "innodb":
+        return _evaluate_innodb(raw, sets, seed, replications)
 
     try:
         resolved = resolve_variant(raw, sets)

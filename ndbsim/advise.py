@@ -12,7 +12,6 @@ CPU the LCP writes take. The best combination is greedy over the top levers, eac
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ndbsim.errors import InputError
 from ndbsim.levers import Lever, levers_for
 from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE
-from ndbsim.runs import Outcome, evaluate, evaluate_many, resolve_variant
+from ndbsim.runs import VariantRun, evaluate, evaluate_many, resolve_variant
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,14 +66,14 @@ def _diff(a: float, b: float) -> float:
     return a - b
 
 
-def _savings(base: Outcome, o: Outcome) -> tuple[float, float, float]:
+def _savings(base: VariantRun, o: VariantRun) -> tuple[float, float, float]:
     from ndbsim.result import quantile
 
     paired = [_diff(a, b) for a, b in zip(base.totals, o.totals)]
     return _diff(base.median, o.median), quantile(paired, 0.05), quantile(paired, 0.95)
 
 
-def prices(o: Outcome) -> dict[str, float]:
+def prices(o: VariantRun) -> dict[str, float]:
     """The steady-state prices of a variant, per node."""
     ck = o.checkpoint
     if not ck:
@@ -90,7 +89,7 @@ def prices(o: Outcome) -> dict[str, float]:
     }
 
 
-def _order_key(base: Outcome, o: Outcome) -> tuple[int, float]:
+def _order_key(base: VariantRun, o: VariantRun) -> tuple[int, float]:
     """Unflagged before flagged, then the larger saving."""
     return (0 if not o.flag else 1, -_savings(base, o)[0])
 
@@ -100,8 +99,8 @@ class Advice:
     """advise's answer: the ranked levers, the base run and the best combination."""
 
     frame: pd.DataFrame
-    base: Outcome
-    combination: Outcome | None
+    base: VariantRun
+    combination: VariantRun | None
     combination_levers: list[str]
     seed: int
     replications: int
@@ -151,8 +150,8 @@ class Advice:
 
 
 def _combination(
-    raw: dict[str, Any], base: Outcome, rows: list[dict[str, Any]], first: Outcome | None, seed: int, n: int
-) -> tuple[Outcome | None, list[str]]:
+    raw: dict[str, Any], base: VariantRun, rows: list[dict[str, Any]], first: VariantRun | None, seed: int, n: int
+) -> tuple[VariantRun | None, list[str]]:
     """Greedy over the top levers in rank order: take the best, then add each next one if the
     run with it is faster than without; each step is one run of the combination so far."""
     top = [r for r in rows if r["saving_secs"] > 0 and not r["flag"]][:TOP_LEVERS]
@@ -215,17 +214,18 @@ def advise_full(
     src = src or source
     for a in overrides:
         sc.set_override(raw, a)
-    if raw.get("kind") == "innodb":
-        from ndbsim.innodb import scenario_from_dict
+    loaded = resolve_variant(raw, (), src)
+    product = loaded.model.label
+    if product == "NDB":
+        s = loaded.prepared.scenario
+        found: list[Lever] = levers_for(loaded.prepared, levers)
+        kind = s.restart.type
+    else:
         from ndbsim.levers import innodb_levers_for
 
-        s = scenario_from_dict(copy.deepcopy(raw), src)
-        found: list[Lever] = innodb_levers_for(s, levers)
-        kind, product = "crash recovery", "InnoDB"
-    else:
-        s = resolve_variant(raw, (), src).scenario
-        found = levers_for(resolve_variant(raw, (), src), levers)
-        kind, product = s.restart.type, "NDB"
+        s = loaded.prepared
+        found = innodb_levers_for(s, levers)
+        kind = "crash recovery"
     seed = s.simulation.seed if seed is None else seed
     n = max(s.simulation.replications, ADVISE_REPLICATIONS) if replications is None else replications
     if seed < 0:
@@ -235,7 +235,7 @@ def advise_full(
     base = evaluate(raw, (), seed, n)
     cands = [c for lv in found for c in lv.candidates]
     outs = evaluate_many(raw, [c.sets for c in cands], seed, n, workers=workers, progress=progress, desc="advise")
-    by_lever: dict[str, list[tuple[Any, Outcome]]] = {}
+    by_lever: dict[str, list[tuple[Any, VariantRun]]] = {}
     outcome_of = {c.sets: o for c, o in zip(cands, outs)}
     for c, o in zip(cands, outs):
         if not o.invalid:

@@ -27,7 +27,7 @@ processes costs more than the runs (each takes a few milliseconds). ndbsim's cho
 
 
 @dataclass
-class Outcome:
+class VariantRun:
     """One variant's replications: totals, status, the steady checkpoint figures and prices."""
 
     sets: tuple[str, ...]
@@ -50,16 +50,14 @@ class Outcome:
         return quantile(list(self.totals), 0.5)
 
 
-def resolve_variant(raw: dict[str, Any], sets: Sequence[str], source: str | None = None):
-    """The base mapping with ``sets`` applied, validated and resolved (raises InputError)."""
+def resolve_variant(raw: dict[str, Any], sets: Sequence[str], source: str | None = None) -> Any:
+    """The base mapping with ``sets`` applied, through the load pipeline: a ``load.Loaded``
+    whose ``prepared`` scenario is ready to run (raises InputError)."""
     import copy
 
-    from ndbsim import scenario as sc
+    from ndbsim.load import prepare, read
 
-    mine = copy.deepcopy(raw)
-    for a in sets:
-        sc.set_override(mine, a)
-    return sc.resolve(sc.scenario_from_dict(mine, source), source)
+    return prepare(read(copy.deepcopy(raw), source=source, overrides=list(sets)))
 
 
 def lcp_disk_bytes(resolved: Any, policy: str) -> float:
@@ -72,45 +70,21 @@ def lcp_disk_bytes(resolved: Any, policy: str) -> float:
     return resolved.profile.mechanisms.redo_lcps_kept * size
 
 
-def _evaluate_innodb(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: int) -> Outcome:
-    """An InnoDB crash recovery variant: totals and status (no checkpoint figures)."""
-    import copy
-
-    from ndbsim import scenario as sc
-    from ndbsim.innodb import scenario_from_dict, simulate_innodb
-
-    mine = copy.deepcopy(raw)
-    try:
-        for a in sets:
-            sc.set_override(mine, a)
-        scenario_from_dict(copy.deepcopy(mine))
-    except InputError as e:
-        return Outcome(tuple(sets), invalid=str(e))
-    res = simulate_innodb(mine, seed=seed, replications=replications)
-    return Outcome(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
-
-
-def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: int) -> Outcome:
-    """Run one variant (in whatever process calls it)."""
-    from ndbsim.simulate import run_resolved
-
-    if raw.get("kind") == "innodb":
-        return _evaluate_innodb(raw, sets, seed, replications)
+def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: int) -> VariantRun:
+    """Run one variant (in whatever process calls it). NDB results carry the steady checkpoint
+    figures; other models' (InnoDB's crash recovery) have none."""
+    from ndbsim.scenario import Resolved
 
     try:
-        resolved = resolve_variant(raw, sets)
+        loaded = resolve_variant(raw, sets)
     except InputError as e:
-        return Outcome(tuple(sets), invalid=str(e))
-    res = run_resolved(resolved, seed=seed, replications=replications)
-    ck = dict(res.first.checkpoint)
-    return Outcome(
-        sets=tuple(sets),
-        totals=tuple(res.totals),
-        status=res.status,
-        reason=res.reason,
-        checkpoint=ck,
-        lcp_disk_bytes=lcp_disk_bytes(resolved, str(ck.get("policy", ""))),
-    )
+        return VariantRun(tuple(sets), invalid=str(e))
+    res = loaded.run(seed, replications)
+    out = VariantRun(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
+    if isinstance(loaded.prepared, Resolved):
+        out.checkpoint = dict(res.first.checkpoint)
+        out.lcp_disk_bytes = lcp_disk_bytes(loaded.prepared, str(out.checkpoint.get("policy", "")))
+    return out
 
 
 def _context():
@@ -122,7 +96,7 @@ def _context():
     return mp.get_context("fork" if fork else "spawn")
 
 
-def _batch(raw: dict[str, Any], seed: int, replications: int, items: list[tuple[str, ...]]) -> list[Outcome]:
+def _batch(raw: dict[str, Any], seed: int, replications: int, items: list[tuple[str, ...]]) -> list[VariantRun]:
     return [evaluate(raw, sets, seed, replications) for sets in items]
 
 
@@ -135,7 +109,7 @@ def evaluate_many(
     workers: int | None = None,
     progress: bool = False,
     desc: str = "runs",
-) -> list[Outcome]:
+) -> list[VariantRun]:
     """Run every variant (in order of ``variants``); worker processes when it pays."""
     from tqdm import tqdm
 
@@ -156,7 +130,7 @@ def evaluate_many(
 
         size = max(1, math.ceil(len(items) / (4 * n_workers)))
         chunks = [items[i : i + size] for i in range(0, len(items), size)]
-        results: list[list[Outcome]] = [[] for _ in chunks]
+        results: list[list[VariantRun]] = [[] for _ in chunks]
         with ProcessPoolExecutor(max_workers=n_workers, mp_context=_context()) as ex:
             futs = {ex.submit(_batch, raw, seed, replications, c): i for i, c in enumerate(chunks)}
             from concurrent.futures import as_completed

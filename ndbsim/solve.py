@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ndbsim.errors import InputError, did_you_mean
-from ndbsim.runs import Outcome, evaluate, resolve_variant
+from ndbsim.runs import VariantRun, evaluate, resolve_variant
 from ndbsim.units import format_bytes, format_secs
 
 QUESTIONS = ("redo-log", "update-rate", "lcp-speed", "data-size")
@@ -56,9 +56,9 @@ class Answer:
     value: float
     shown: str
     sets: tuple[str, ...]
-    outcome: Outcome
+    outcome: VariantRun
     short: str
-    short_outcome: Outcome | None
+    short_outcome: VariantRun | None
     target: str
     runs: int
     seed: int
@@ -75,7 +75,7 @@ class Answer:
     def to_dict(self) -> dict[str, Any]:
         from ndbsim.result import json_clean
 
-        def o(x: Outcome | None) -> dict[str, Any] | None:
+        def o(x: VariantRun | None) -> dict[str, Any] | None:
             if x is None:
                 return None
             return {"set": list(x.sets), "total_restart_secs": x.median, "status": x.status, "reason": x.reason}
@@ -122,7 +122,7 @@ class Answer:
         return "\n".join(lines) + "\n"
 
 
-def _describe(o: Outcome) -> str:
+def _describe(o: VariantRun) -> str:
     if o.status == "ok":
         return f"{format_secs(o.median)}, ok"
     return f"{format_secs(o.median)}, {o.flag or o.status}"
@@ -133,9 +133,9 @@ class _Sim:
 
     def __init__(self, raw: dict[str, Any], seed: int, n: int):
         self.raw, self.seed, self.n = raw, seed, n
-        self.cache: dict[tuple[str, ...], Outcome] = {}
+        self.cache: dict[tuple[str, ...], VariantRun] = {}
 
-    def __call__(self, sets: tuple[str, ...]) -> Outcome:
+    def __call__(self, sets: tuple[str, ...]) -> VariantRun:
         if sets not in self.cache:
             self.cache[sets] = evaluate(self.raw, sets, self.seed, self.n)
         o = self.cache[sets]
@@ -156,7 +156,7 @@ def _int_bisect(passes: Callable[[int], bool], lo: int, hi: int) -> int:
     return hi
 
 
-def _quantile_total(o: Outcome, q: float) -> float:
+def _quantile_total(o: VariantRun, q: float) -> float:
     from ndbsim.result import quantile
 
     if o.status in ("non-converging", "stuck"):
@@ -194,11 +194,14 @@ def solve(
         )
     raw, src = sc.raw_from(scenario)
     src = src or source
-    if raw.get("kind") == "innodb":
-        raise InputError("solve answers NDB restart questions; use an NDB scenario", field="kind", source=src)
     for a in overrides:
         sc.set_override(raw, a)
-    resolved = resolve_variant(raw, (), src)
+    loaded = resolve_variant(raw, (), src)
+    if loaded.model.label != "NDB":
+        raise InputError(
+            f"solve answers NDB restart questions; this is an {loaded.model.label} scenario", field="kind", source=src
+        )
+    resolved = loaded.prepared
     s = resolved.scenario
     seed = s.simulation.seed if seed is None else seed
     n = max(s.simulation.replications, ADVISE_REPLICATIONS) if replications is None else replications
@@ -254,7 +257,7 @@ def _redo_log(sim: _Sim, resolved: Any, param: str) -> Answer:
         def text(v: int) -> str:
             return f"{v}M"
 
-    def run(v: int) -> Outcome:
+    def run(v: int) -> VariantRun:
         return sim((f"{key}={text(v)}",))
 
     def passes(v: int) -> bool:
@@ -337,7 +340,7 @@ def _update_rate(sim: _Sim, resolved: Any) -> Answer:
             field="restart.type",
         )
 
-    def run(x: float) -> Outcome:
+    def run(x: float) -> VariantRun:
         return sim((f"{key}={_rate_text(x)}",))
 
     def passes(x: float) -> bool:
@@ -404,7 +407,7 @@ def _rate_text(x: float) -> str:
 
 
 def _step_search(
-    run: Callable[[int], Outcome], fits: Callable[[Outcome], bool], guess: int, lo: int, hi: int, smallest: bool
+    run: Callable[[int], VariantRun], fits: Callable[[VariantRun], bool], guess: int, lo: int, hi: int, smallest: bool
 ) -> int:
     """From ``guess``, walk in steps to the boundary: the smallest step count that fits
     (``smallest``) or the largest, within [lo, hi]."""
@@ -443,10 +446,10 @@ def _lcp_speed(sim: _Sim, resolved: Any, window: float, q: float) -> Answer:
     def sets(mb: int) -> tuple[str, ...]:
         return tuple(f"cluster.config.{k}={mb}M" for k in keys)
 
-    def run(mb: int) -> Outcome:
+    def run(mb: int) -> VariantRun:
         return sim(sets(mb))
 
-    def fits(o: Outcome) -> bool:
+    def fits(o: VariantRun) -> bool:
         return _quantile_total(o, q) <= window
 
     def f(x: float) -> float:
@@ -502,10 +505,10 @@ def _data_size(sim: _Sim, resolved: Any, window: float, q: float) -> Answer:
         dm = math.ceil(size * headroom / M)
         return (f"data.size={gb}G", f"data.rows={rows0 * size / size0:.0f}", f"cluster.config.DataMemory={dm}M")
 
-    def run(gb: int) -> Outcome:
+    def run(gb: int) -> VariantRun:
         return sim(sets(gb))
 
-    def fits(o: Outcome) -> bool:
+    def fits(o: VariantRun) -> bool:
         return _quantile_total(o, q) <= window
 
     def f(x: float) -> float:

@@ -92,10 +92,10 @@ def test_a_lever_that_ends_in_error_410_is_flagged_and_not_combined():
 
 
 def test_levers_the_version_lacks_are_skipped():
-    names = {lv.name for lv in levers_for(resolve_variant(ndbsim.scenario.load_raw(DBT2_75), ()))}
+    names = {lv.name for lv in levers_for(resolve_variant(ndbsim.scenario.load_raw(DBT2_75), ()).prepared)}
     assert "RecoveryWork" not in names and "EnableRedoControl" not in names and "DiskCheckpointSpeed" not in names
     assert {"MaxDiskWriteSpeedOtherNodeRestart", "version", "host.disk_write"} <= names
-    names80 = {lv.name for lv in levers_for(resolve_variant(ndbsim.scenario.load_raw(ROLLING_80), ()))}
+    names80 = {lv.name for lv in levers_for(resolve_variant(ndbsim.scenario.load_raw(ROLLING_80), ()).prepared)}
     assert {"RecoveryWork", "EnableRedoControl", "workload.during_restart.updates_per_s"} <= names80
     assert "version" not in names80  # 8.0.35 is the newest release offered
 

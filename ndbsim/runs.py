@@ -87,7 +87,7 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
     return out
 
 
-def _context():
+def _context() -> Any:
     """Fork where it is safe (Linux), spawn elsewhere, as the sweep's workers start."""
     import multiprocessing as mp
     import sys

@@ -36,6 +36,9 @@ class VariantRun:
     reason: str = ""
     checkpoint: dict[str, Any] = field(default_factory=dict)
     lcp_disk_bytes: float = math.nan
+    redo_overloaded: bool = False
+    """Whether any replication's REDO must keep more than the log holds (error 410), also when
+    the restart fails otherwise first (a copy that never converges)."""
     invalid: str = ""
     """The input error that makes this variant no scenario (then nothing ran)."""
 
@@ -83,6 +86,9 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
     out = VariantRun(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
     if isinstance(loaded.prepared, Resolved):
         out.checkpoint = dict(res.first.checkpoint)
+        out.redo_overloaded = out.status == "redo-overload" or any(
+            r.checkpoint["redo_peak_bytes"] > r.checkpoint["redo_capacity_bytes"] for r in res.replications
+        )
         out.lcp_disk_bytes = lcp_disk_bytes(loaded.prepared, str(out.checkpoint.get("policy", "")))
     return out
 

@@ -154,6 +154,20 @@ def test_solve_redo_log_smallest_file_count_avoiding_410():
     assert status(ROLLING_80, [*load, f"cluster.config.NoOfFragmentLogFiles={files - 1}"]) == "redo-overload"
 
 
+def redo_overloaded(scenario, sets, n=2):
+    r = ndbsim.simulate(scenario, overrides=list(sets), replications=n)
+    return any(x.checkpoint["redo_peak_bytes"] > x.checkpoint["redo_capacity_bytes"] for x in r.replications)
+
+
+def test_solve_redo_log_counts_error_410_behind_a_copy_that_never_converges():
+    load = ["workload.updates_per_s=3000000"]  # the copy never converges at this load either
+    a = solve("redo-log", ROLLING_80, overrides=load, replications=2)
+    files = int(a.shown)
+    assert a.outcome.status == "non-converging" and "error 410" in a.text()
+    assert not redo_overloaded(ROLLING_80, [*load, f"cluster.config.NoOfFragmentLogFiles={files}"])
+    assert redo_overloaded(ROLLING_80, [*load, f"cluster.config.NoOfFragmentLogFiles={files - 1}"])
+
+
 def test_solve_redo_log_by_file_size():
     load = ["workload.updates_per_s=500000"]
     a = solve("redo-log", ROLLING_80, overrides=load, param="FragmentLogFileSize", replications=3)

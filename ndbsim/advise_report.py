@@ -40,10 +40,25 @@ def _cores(x: float) -> str:
     return "-" if math.isnan(x) else f"{x:.2f}"
 
 
-HEADER = ("#", "lever", "now", "try", "saves", "p5..p95", "total", "flag", "LCP rate", "LCP", "LCP disk", "REDO free")
+HEADER = (
+    "#",
+    "lever",
+    "now",
+    "try",
+    "saves",
+    "p5..p95",
+    "total",
+    "flag",
+    "LCP rate",
+    "LCP",
+    "LCP disk",
+    "REDO free",
+    "LCP CPU",
+)
 """The table's columns: rank, lever, its current and best value, the median saving and the
 p5..p95 of the paired savings, the total with the lever, its flag, and its prices (steady LCP
-write rate, bytes per LCP, LCP files on disk, REDO left free at the steady peak)."""
+write rate, bytes per LCP, LCP files on disk, REDO left free at the steady peak, cores the LCP
+writes take at that rate)."""
 
 
 def advice_table(a: Advice) -> str:
@@ -82,6 +97,7 @@ def advice_table(a: Advice) -> str:
                 _size(r.lcp_bytes),
                 _size(r.lcp_disk_bytes),
                 _pct(r.redo_headroom),
+                _cores(r.lcp_cpu_cores),
             )[: len(rows[0])]
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]

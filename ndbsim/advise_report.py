@@ -81,7 +81,7 @@ def advice_table(a: Advice) -> str:
             f"{_size(bp['lcp_disk_bytes'])} of LCP files, REDO {_pct(bp['redo_headroom'])} free, "
             f"LCP CPU {_cores(bp['lcp_cpu_cores'])} cores"
         )
-    rows = [HEADER if priced else HEADER[:8]]
+    rows: list[tuple[str, ...]] = [HEADER if priced else HEADER[:8]]
     for r in a.frame.itertuples():
         rows.append(
             (
@@ -101,8 +101,7 @@ def advice_table(a: Advice) -> str:
             )[: len(rows[0])]
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    lines.extend("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
     if a.combination is not None:
         s, p5, p95 = _savings(b, a.combination)
         sets = " ".join(f"--set {shlex.quote(x)}" for x in a.combination.sets)

@@ -68,7 +68,7 @@ def _size_text(x: float) -> str:
         return f"{int(x // G)}G"
     if x % M == 0:
         return f"{int(x // M)}M"
-    return f"{int(round(x))}"
+    return f"{round(x)}"
 
 
 def _bits_text(x: float) -> str:
@@ -132,10 +132,10 @@ def _param_levers(r: Resolved) -> list[Lever]:
     values["MaxNoOfExecutionThreads"] = [str(t) for t in dict.fromkeys([*lower[-1:], *higher[:1], *higher[-1:]])]
     files = cfg["NoOfFragmentLogFiles"]
     values["NoOfFragmentLogFiles"] = [
-        _count_text(v) for v in _scaled(files, PARAMS["NoOfFragmentLogFiles"].lo, 2**31, 1)
+        _count_text(v) for v in _scaled(files, PARAMS["NoOfFragmentLogFiles"].lo or 3, 2**31, 1)
     ]
     p = PARAMS["FragmentLogFileSize"]
-    values["FragmentLogFileSize"] = [_size_text(v) for v in _scaled(cfg["FragmentLogFileSize"], p.lo, p.hi)]
+    values["FragmentLogFileSize"] = [_size_text(v) for v in _scaled(cfg["FragmentLogFileSize"], p.lo or M, p.hi or G)]
     tblcp = cfg["TimeBetweenLocalCheckpoints"]
     values["TimeBetweenLocalCheckpoints"] = [str(v) for v in (tblcp - 4, tblcp - 2, tblcp + 2) if 0 <= v <= 31]
     values["EnableRedoControl"] = ["false" if cfg["EnableRedoControl"] else "true"]

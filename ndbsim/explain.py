@@ -196,12 +196,10 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
     return {"simulated": simulated, "defaulted": defaulted}
 
 
-def input_notes(resolved: Any, where: dict[str, str]) -> list[str]:
+def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
     """Warnings about an NDB scenario's input: a rate given with ``--set`` that
     ``workload.during_restart`` overrides while the node restarts, and a section (host, data,
-    workload) no input gave. None for another model's scenario."""
-    if not isinstance(resolved, Resolved):
-        return []
+    workload) no input gave."""
     s = resolved.scenario
     notes = []
     during = s.workload.during_restart
@@ -260,12 +258,9 @@ def _restarted(resolved: Resolved) -> list[int]:
     return [resolved.node_id(i) for i in picked]
 
 
-def annotate(result: Any, resolved: Any, where: dict[str, str], notes: list[str], changes: list[str]) -> None:
-    """Give a CLI run's NDB result what it needs to explain itself: the simulated and defaulted
-    fields with each value's origin, the input warnings and what changed the scenario (another
-    model's result is left as it is)."""
-    if not isinstance(resolved, Resolved):
-        return
+def annotate(result: Any, resolved: Resolved, where: dict[str, str], notes: list[str], changes: list[str]) -> None:
+    """Give an NDB result what it needs to explain itself: the simulated and defaulted fields
+    with each value's origin, the input warnings and what changed the scenario."""
     result.explained = describe(resolved, where, resolved.node_ids)
     result.notes = [*notes, *input_notes(resolved, where)]
     result.changes = changes

@@ -33,8 +33,6 @@ def simulate(
     dotted = {k.replace("__", "."): v for k, v in sets.items()}
     loaded = load(scenario, overrides=overrides, sets=dotted)
     result = loaded.run(seed, replications)
-    from ndbsim.explain import annotate
-
     changes = [a.strip() for a in overrides] + [f"{k}={v}" for k, v in dotted.items()]
-    annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
+    loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
     return result

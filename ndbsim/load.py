@@ -51,10 +51,13 @@ def read(
     sets: Mapping[str, Any] | None = None,
     varied: Iterable[str] = (),
     rows_fix: str | None = None,
+    neutral: bool = False,
 ) -> Loaded:
     """Read, overlay and override a scenario, and pick its model; nothing is resolved.
 
-    ``scenario``: a YAML path, a mapping, a ``Scenario`` or None (the built-in default).
+    ``scenario``: a YAML path, a mapping, a ``Scenario`` or None: the built-in default, or with
+    a config.ini or ``neutral`` (``ndbsim init``) the neutral base (an idle cluster, data.size
+    from DataMemory unless given).
     ``source``: the file errors name, when not the scenario's own. ``overrides``: ``--set``
     assignments; with ``overrides_field`` an error in the i-th names ``FIELD[i]``. ``sets``:
     dotted keys to values. ``rows_fix``: when given, a note that ``data.rows`` stays fixed
@@ -62,7 +65,7 @@ def read(
     """
     from ndbsim import explain
 
-    neutral = scenario is None and config_ini is not None
+    neutral = scenario is None and (neutral or config_ini is not None)
     if neutral:  # a config.ini alone: an idle cluster, not the built-in DBT2 benchmark
         from ndbsim.init_scenario import neutral_base
 

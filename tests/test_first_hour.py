@@ -310,6 +310,20 @@ def test_init_writes_a_commented_scenario_that_runs(ini, tmp_path):
     assert "size: 80M   # DataMemory's" in plain.stdout  # NDB's default DataMemory, until you give yours
 
 
+def test_init_reads_the_config_ini_as_run_does(tmp_path):
+    """One load pipeline: an error in a value the config.ini set is the same error, naming the
+    file, from ndbsim init and ndbsim run; a --set that repairs it counts for both."""
+    ini = tmp_path / "bad.ini"
+    ini.write_text("[ndbd default]\nNoOfReplicas=3\n[ndbd]\n[ndbd]\n")
+    init, run = (ndbsim(cmd, "--config-ini", str(ini), "--set", "data.size=1G") for cmd in ("init", "run"))
+    assert init.returncode == run.returncode == 2
+    assert init.stderr == run.stderr
+    assert init.stderr.strip().endswith(f"(value from {ini})")
+    fixed = ndbsim("init", "--config-ini", str(ini), "--set", "cluster.config.NoOfReplicas=2")
+    assert fixed.returncode == 0, fixed.stderr
+    assert "NoOfReplicas: 2" in fixed.stdout
+
+
 # 8. counts and durations DBAs write
 
 

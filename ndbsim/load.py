@@ -52,6 +52,7 @@ def read(
     varied: Iterable[str] = (),
     rows_fix: str | None = None,
     neutral: bool = False,
+    set_origin: str | None = None,
 ) -> Loaded:
     """Read, overlay and override a scenario, and pick its model; nothing is resolved.
 
@@ -60,7 +61,8 @@ def read(
     from DataMemory unless given).
     ``source``: the file errors name, when not the scenario's own. ``overrides``: ``--set``
     assignments; with ``overrides_field`` an error in the i-th names ``FIELD[i]``. ``sets``:
-    dotted keys to values. ``rows_fix``: when given, a note that ``data.rows`` stays fixed
+    dotted keys to values. ``set_origin``: the origin ``overrides`` and ``sets`` are given
+    (``explain.SET`` unless told, ``explain.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when given, a note that ``data.rows`` stays fixed
     while ``data.size`` changes (by an override or a ``varied`` key) ends with this fix.
     """
     from ndbsim import explain
@@ -93,7 +95,7 @@ def read(
     for key, value in (sets or {}).items():
         sc.set_path(raw, key, value)
     override_keys = {sc.override_key(a) for a in overrides}
-    origins = explain.origins({}, False, (), [*override_keys, *(sets or {})], origins)
+    origins = explain.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or explain.SET)
     if neutral:
         from ndbsim.init_scenario import data_size_from_datamemory
 
@@ -134,7 +136,10 @@ def load(
     overrides: Sequence[str] = (),
     sets: Mapping[str, Any] | None = None,
     rows_fix: str | None = None,
+    set_origin: str | None = None,
 ) -> Loaded:
     """``read`` then ``prepare``: a scenario ready to run."""
-    loaded = read(scenario, config_ini=config_ini, overrides=overrides, sets=sets, rows_fix=rows_fix)
+    loaded = read(
+        scenario, config_ini=config_ini, overrides=overrides, sets=sets, rows_fix=rows_fix, set_origin=set_origin
+    )
     return prepare(loaded)

@@ -12,9 +12,8 @@ import textwrap
 from typing import Any
 
 from ndbsim.explain import (
+    GIVEN,
     HEADER_WIDTH,
-    SCENARIO,
-    SET,
     _cell,
     _origin,
     _rate,
@@ -82,9 +81,9 @@ def describe(s: InnodbScenario, where: dict[str, str] | None = None) -> dict[str
     origin = {k: _origin(k, given, where) for k in keys}
     defaulted = []
     for key in keys:
-        if origin[key] in (SCENARIO, SET):
+        if origin[key] in GIVEN:
             continue
-        if any(origin[a] in (SCENARIO, SET) for a in ALTERNATIVES.get(key, ())):
+        if any(origin[a] in GIVEN for a in ALTERNATIVES.get(key, ())):
             continue
         defaulted.append({"key": key, "value": _value_at(s, key), "from": origin[key]})
     return {"simulated": simulated, "defaulted": defaulted}

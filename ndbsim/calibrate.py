@@ -24,6 +24,7 @@ from ndbsim.io import atomic_write_text, check_output_path
 from ndbsim.models import Model
 from ndbsim.profiles import CALIBRATED_FILE, Constants, reload_calibration
 from ndbsim.restart_info import COLUMNS
+from ndbsim.safe_load import MAX_TEXT_BYTES, read_limited
 
 FITTED = (
     "memory_touch_rate",
@@ -72,9 +73,12 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
 
     def residuals(x: np.ndarray) -> np.ndarray:
         k = constants_at(x)
-        return np.array(
-            [row.error / row.allowed for case in fit_cases for row in compare(case, predict(case, k)) if not row.info]
-        )
+        out = []
+        for case in fit_cases:
+            figures = predict(case, k)
+            check_finishes(case, figures)
+            out.extend(row.error / row.allowed for row in compare(case, figures) if not row.info)
+        return np.array(out)
 
     sol = least_squares(
         residuals,
@@ -98,6 +102,18 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
             for r in compare(case, predict(case, fitted))
         }
     return fitted, report
+
+
+def check_finishes(case: Case, figures: dict[str, float]) -> None:
+    """A fit case whose restart never finishes has no residual to fit (least_squares would stop
+    on a non-finite one): that is the case's input error, named with its file."""
+    total = figures.get("total_restart_secs")
+    if total is not None and not math.isfinite(total):
+        raise InputError(
+            f"case {case.name!r}: its restart never finishes (total {total}), e.g. the copy phase cannot "
+            "catch up with the workload during the restart; fix its scenario or remove the case",
+            source=str(case.path),
+        )
 
 
 def write_calibration(
@@ -235,7 +251,7 @@ def _read_csv(csv_path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]
             field="--restart-info",
         )
     try:
-        data = p.read_bytes()
+        data = read_limited(p, MAX_TEXT_BYTES, what="restart_info CSV export")
     except OSError as err:
         raise InputError(
             f"cannot read {src!r} ({err.strerror}); check its permissions", field="--restart-info"

@@ -98,7 +98,7 @@ def run(
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
-    from ndbsim.io import check_output_path
+    from ndbsim.io import check_not_inputs, check_output_path
     from ndbsim.load import load
     from ndbsim.scenario import MAX_REPLICATIONS
 
@@ -110,6 +110,7 @@ def run(
         )
     if seed is not None and seed < 0:
         raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    _announce(replications)
     check_output_path(output, "--output")
     if gantt is not None:
         check_output_path(gantt, "--gantt")
@@ -117,6 +118,10 @@ def run(
             raise InputError(
                 f"{str(gantt)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png", field="--gantt"
             )
+    check_not_inputs(
+        {"--output": output, "--gantt": gantt},
+        {"scenario": scenario, "--config-ini": config_ini, "--constants": constants},
+    )
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
     if seed == 0:
         import secrets
@@ -149,6 +154,14 @@ def run(
 def _changes(config_ini: Path | None, sets: list[str]) -> list[str]:
     """What changed the scenario in this run, as a title shows it."""
     return ([f"--config-ini {config_ini}"] if config_ini else []) + [f"--set {a.strip()}" for a in sets]
+
+
+def _announce(replications: int | None) -> None:
+    from ndbsim.budget import announcement
+
+    notice = announcement(replications or 1, 1, "replications")
+    if notice:
+        typer.echo(notice, err=True)
 
 
 def _run_format(format: str | None, output: Path | None) -> str:
@@ -239,7 +252,7 @@ def params(
             continue
         p = PARAMS[name]
         rng = f"{show(p.kind, p.lo)}–{show(p.kind, p.hi)}" if p.lo is not None else ""
-        typer.echo(f"{name:38s} {str(prof.defaults.get(name, '')):>10s}  {p.kind:5s} {rng}")
+        typer.echo(f"{name:38s} {prof.defaults.get(name, '')!s:>10s}  {p.kind:5s} {rng}")
     if unused:
         typer.echo(f"not in NDB {version}, ignored if set: {', '.join(unused)}")
 
@@ -316,7 +329,7 @@ def calibrate(
 
     from ndbsim.calibrate import case_from_restart_info, run_calibration, save_calibration
     from ndbsim.calibration import case_from_data
-    from ndbsim.io import atomic_write_text, check_output_path
+    from ndbsim.io import atomic_write_text, check_not_inputs, check_output_path
     from ndbsim.profiles import CALIBRATED_FILE
 
     # Every check of the options first, then the fit in memory, then the files: bad input or a
@@ -348,6 +361,7 @@ def calibrate(
             field="--output",
         )
     check_output_path(target, "--output")
+    check_not_inputs({"--output": target}, {"--restart-info": restart_info, "--scenario": scenario})
     if target == CALIBRATED_FILE:  # the package's own files: models with their own constants write beside
         from ndbsim.models import MODELS
 
@@ -367,6 +381,9 @@ def calibrate(
 
         case_file = directory / f"user-{Path(restart_info).stem}.yaml"
         check_output_path(case_file, "--cases")
+        check_not_inputs(
+            {"--output": target, "--cases": case_file}, {"--restart-info": restart_info, "--scenario": scenario}
+        )
         sc.load(scenario)  # must be valid
         case = case_from_restart_info(restart_info, scenario, node)
         extra.append(case_from_data(case, case_file))
@@ -427,7 +444,7 @@ def sweep(
         raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
-    from ndbsim.io import check_output_path
+    from ndbsim.io import check_not_inputs, check_output_path
     from ndbsim.sweep import check_scheduler
 
     parse_shard(shard)
@@ -437,9 +454,16 @@ def sweep(
     spec = load_sweep(sweep_file)
     target = output if output is not None else spec["output"]
     option = "--output" if output is not None else "output"
+    in_file = None if output is not None else str(sweep_file)
     if target is not None and Path(target).suffix.lower() not in (".csv", ".parquet", ".pq"):
-        raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field=option)
-    check_output_path(target, option)
+        raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field=option, source=in_file)
+    try:
+        check_output_path(target, option)
+        check_not_inputs(
+            {option: target}, {"sweep": sweep_file, "base scenario": spec["base"], "--constants": constants}
+        )
+    except InputError as e:
+        raise (e.located(in_file) if in_file else e) from None
     from ndbsim.extras import require
 
     if target is not None and Path(target).suffix.lower() != ".csv":
@@ -483,8 +507,25 @@ def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in args
     if debug:
         args.remove("--debug")
+    from ndbsim import stop
+
+    previous = stop.install()
     try:
+        _main(args, debug)
+    finally:
+        stop.restore(previous)
+
+
+def _main(args: list[str], debug: bool) -> None:
+    from ndbsim import stop
+
+    try:
+        from ndbsim.io import check_output_args
+
+        check_output_args(args)
         rc = app(args=args, prog_name="ndbsim", standalone_mode=False)
+        if rc == 130:  # click turns a KeyboardInterrupt into this return code, silently
+            typer.echo("ndbsim: interrupted", err=True)
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except InputError as e:
@@ -495,6 +536,9 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         typer.echo("ndbsim: interrupted", err=True)
         sys.exit(130)
+    except stop.Terminated:
+        typer.echo("ndbsim: terminated", err=True)
+        sys.exit(stop.TERMINATED_EXIT)
     except Exception as e:
         code = getattr(e, "exit_code", None)
         if type(e).__name__ == "Exit":

@@ -14,6 +14,7 @@ from typing import Any
 
 from ndbsim import config_params
 from ndbsim.errors import InputError, did_you_mean
+from ndbsim.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
 """A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
@@ -46,24 +47,19 @@ them and none bears on restart time, so they are read without a note."""
 def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     """(``cluster`` mapping, names of skipped parameters)."""
     p = Path(path)
-    if not p.exists():
-        raise InputError(f"file not found: {str(p)!r}; check the path", field="--config-ini")
-    if p.is_dir():
-        raise InputError(f"{str(p)!r} is a directory; give an NDB config.ini file", field="--config-ini")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not a text file; give an NDB config.ini", source=str(p)) from None
-    except OSError as err:
-        raise InputError(
-            f"cannot read the file ({err.strerror}); check the path and its permissions", source=str(p)
-        ) from None
+    text = read_text(p, MAX_TEXT_BYTES, field="--config-ini", what="NDB config.ini")
     section: str | None = None
     defaults: dict[str, Any] = {}
     node_sections: list[dict[str, Any]] = []
     node_ids: dict[int, dict[str, int]] = {}
     skipped: list[str] = []
     for lineno, line in enumerate(text.splitlines(), 1):
+        if len(line) >= MAX_LINE_LENGTH:
+            raise InputError(
+                f"line {lineno}, column 1: {len(line):,} characters long; NDB reads at most "
+                f"{MAX_LINE_LENGTH - 1:,} per line, so shorten it",
+                source=str(p),
+            )
         stripped = line.split("#", 1)[0].split(";", 1)[0].strip()
         if not stripped:
             continue
@@ -211,6 +207,9 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
             source=source,
         )
     scenario_config = dict(raw["cluster"]["config"])
+    for key in scenario_config:  # config.ini wins over the scenario's spelling of the same name too
+        if key not in cluster["config"] and (config_params.canonical_name(key) or key) in cluster["config"]:
+            del raw["cluster"]["config"][key]
     raw["cluster"]["config"].update(cluster["config"])
     if "data_nodes" in cluster:
         raw["cluster"]["data_nodes"] = cluster["data_nodes"]

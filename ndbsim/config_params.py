@@ -118,7 +118,10 @@ def parse_value(name: str, raw: Any, field: str) -> Any:
                 raise ValueError
             value = "" if raw is None else str(raw)
             if name == "ThreadConfig":
+                from ndbsim.safe_load import check_line_length
                 from ndbsim.threads import check_thread_config
+
+                check_line_length(value, field)
 
                 try:
                     check_thread_config(value)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from ndbsim.errors import InputError
 from ndbsim.units import parse_byte_rate, parse_bytes, parse_count, parse_duration, parse_per_second
@@ -36,6 +36,17 @@ PerSecond = Annotated[float, parsed(parse_per_second), Field(ge=0)]
 """Events per second, ≥ 0: ``20000/s``, ``20k/s`` or a number (``parse_per_second``)."""
 PositivePerSecond = Annotated[float, parsed(parse_per_second), Field(gt=0)]
 """Events per second, > 0 (``parse_per_second``)."""
+
+
+def _rows(x: float) -> float:
+    if 0 < x < 1:
+        raise ValueError(f"{x!r} is less than one row; give 1 or more, or null to derive the rows from data.row_size")
+    return x
+
+
+RowCount = Annotated[float, parsed(parse_count), Field(ge=0), AfterValidator(_rows)]
+"""A row count: 0 (derive it) or at least 1, with SI suffixes (``parse_count``); a fraction of a
+row would divide the data into rows of unbounded size."""
 Duration = Annotated[float, parsed(parse_duration), Field(ge=0)]
 """Seconds, ≥ 0: ``90s``, ``2m4s``, ``1h``, ``500ms`` or a number (``parse_duration``)."""
 

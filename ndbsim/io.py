@@ -4,6 +4,7 @@ work is done (``check_output_path``), so bad ones fail at once with exit 2."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -72,10 +73,8 @@ def atomic_write(path: str | Path, writer: Callable[[str], None], option: str = 
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException as e:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         if isinstance(e, OSError):
             raise InputError(
                 f"cannot write {str(path)!r}: {e.strerror or e}; choose another output path", field=option
@@ -95,3 +94,61 @@ def atomic_write_text(path: str | Path, text: str, option: str = "--output") -> 
             f.write(text)
 
     atomic_write(path, write, option)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: equal once symlinks are resolved, or (both existing)
+    the same inode, which also catches hard links and bind mounts."""
+    if Path(os.path.realpath(a)) == Path(os.path.realpath(b)):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_not_inputs(outputs: dict[str, str | Path | None], inputs: dict[str, str | Path | None]) -> None:
+    """Refuse, before any work, an output path that is one of the command's inputs (symlinks
+    followed) or another of its outputs: the write would replace the user's file.
+    ``outputs`` and ``inputs`` map an option name (``--output``, ``scenario``) to its path."""
+    named_outputs = [(o, Path(p)) for o, p in outputs.items() if p is not None]
+    for option, out in named_outputs:
+        for role, src in inputs.items():
+            if src is not None and not isinstance(src, dict) and _same_file(out, Path(src)):
+                raise InputError(
+                    f"{str(out)!r} is the {role} file {str(src)!r}, an input: writing it would replace it; "
+                    "choose another output path",
+                    field=option,
+                )
+    for i, (option, out) in enumerate(named_outputs):
+        for other, path in named_outputs[i + 1 :]:
+            if _same_file(out, path):
+                raise InputError(f"{str(out)!r} is also {other}'s file; give each output its own path", field=option)
+
+
+OUTPUT_OPTIONS = ("--output", "-o", "--gantt")
+"""Command-line options that name a file ndbsim writes."""
+
+
+def check_output_args(args: list[str]) -> None:
+    """Refuse an output option whose value ends in a path separator (``-o newdir/``): it names
+    a directory, and the option's Path type would drop the separator and write a file there."""
+    seps = tuple(s for s in (os.sep, os.altsep) if s)
+    for i, arg in enumerate(args):
+        option, eq, value = arg.partition("=")
+        if option not in OUTPUT_OPTIONS:
+            continue
+        if not eq:
+            if i + 1 >= len(args):
+                continue
+            value = args[i + 1]
+        if value.endswith(seps):
+            raise InputError(f"{value!r} ends in a separator, so it names a directory; give a file name", field=option)
+
+
+def check_separator(value: str, field: str, source: str | None = None) -> None:
+    """``check_output_args`` for an output path written in a file (a sweep's ``output:``)."""
+    if value.endswith(tuple(s for s in (os.sep, os.altsep) if s)):
+        raise InputError(
+            f"{value!r} ends in a separator, so it names a directory; give a file name", field=field, source=source
+        )

@@ -150,12 +150,17 @@ class NdbModel:
         return lambda raw: sc.resolve(sc.scenario_reusing(raw, sections, changed))
 
     def summary(self, prepared: sc.Resolved) -> str:
-        s = prepared.scenario
-        return f"{s.version}, profile {prepared.profile.name}, {s.restart.type} restart"
+        s, up = prepared.scenario, prepared.upgrade
+        upgrade = f", upgrade to {up.scenario.version} (profile {up.profile.name})" if up else ""
+        return f"{s.version}, profile {prepared.profile.name}, {s.restart.type} restart{upgrade}"
 
     def with_constants(self, prepared: sc.Resolved, constants: Constants) -> sc.Resolved:
         return sc.Resolved(
-            prepared.scenario, replace(prepared.profile, constants=constants), prepared.config, prepared.node_ids
+            prepared.scenario,
+            replace(prepared.profile, constants=constants),
+            prepared.config,
+            prepared.node_ids,
+            prepared.upgrade,
         )
 
     def streams(self, seed: int, n: int) -> list[np.random.Generator]:

@@ -53,6 +53,8 @@ def phase_table(
     out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in ids))
     out.append(f"* ndbsim's own row: restart_info has no column for {', '.join(OWN_PHASES)}")
     out.append("")
+    if result.multi_node:
+        out.extend(schedule_lines(result))
     t = result.total_restart_secs
     out.append(
         f"restart total: {format_secs(t)}"
@@ -68,6 +70,38 @@ def phase_table(
     for w in dict.fromkeys(result.warnings + list(notes or [])):
         out.append(f"warning: {w}")
     return "\n".join(out) + "\n"
+
+
+def schedule_lines(result: Result) -> list[str]:
+    """The per-node schedule of a restart of several nodes: wave, release, start, end and node
+    total, then each wave's length; the waves add up to the window."""
+    sch = result.schedule()
+    n = len(result.replications)
+    which = f"replication {sch['replication'] + 1} of {n}, the median window; " if n > 1 else ""
+    up = result.scenario.get("restart", {}).get("upgrade_to")
+    out = [f"schedule ({which}from the first node's stop)"]
+    if up:
+        out.append(
+            f"upgrade {result.version} → {up}: each node comes back on {up}; the cluster's LCP stays "
+            f"{result.version}'s until every node runs {up}"
+        )
+    out.append(f"{'wave':>6s}{'node':>6s}  {'release':<10s}{'start':>12s}{'end':>12s}{'node total':>12s}")
+    out.extend(
+        f"{x['wave']:>6d}{x['node_id']:>6d}  {x['release']:<10s}"
+        f"{_secs(x['start_secs'])}{_secs(x['end_secs'])}{_secs(x['node_total_secs'])}"
+        for x in sch["nodes"]
+    )
+    waves = sch["waves"]
+    out.extend(
+        f"wave {w['wave']} (node{'s' if len(w['nodes']) > 1 else ''} {', '.join(map(str, w['nodes']))}): "
+        + _secs(w["secs"]).strip()
+        for w in waves
+    )
+    if len(waves) > 1:
+        parts = " + ".join(_secs(w["secs"]).strip() for w in waves)
+        out.append(f"window: {_secs(sch['window_secs']).strip()} = {parts}")
+    out.append("")
+    return out
 
 
 def _secs(x: float) -> str:

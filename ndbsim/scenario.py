@@ -16,9 +16,11 @@ from pydantic import BaseModel, BeforeValidator, Discriminator, Field, Tag, Vali
 
 from ndbsim import config_params
 from ndbsim.errors import InputError, did_you_mean
-from ndbsim.fields import ByteRate, Bytes, Count, Duration, PerSecond, PositiveBytes, StrictModel, keys_at
+from ndbsim.fields import ByteRate, Bytes, Count, Duration, PerSecond, PositiveBytes, RowCount, StrictModel, keys_at
 from ndbsim.profiles import Profile, parse_version, profile_for
-from ndbsim.units import format_bytes, parse_bytes
+from ndbsim.safe_load import MalformedYaml, load_yaml, read_yaml_file
+from ndbsim.units import format_bytes, parse_bytes, shown
+from ndbsim.units import format_secs as secs_text
 
 _Model = StrictModel
 """Short name for the shared base model (``ndbsim.fields.StrictModel``): unknown keys are errors."""
@@ -91,7 +93,7 @@ class Data(_Model):
     size: PositiveBytes = parse_bytes("60G")
     """In-memory data per data node. Default 60G: seed 003's "about 60 GByte of data inserted into
     NDB in each data node" (DBT2, 600 warehouses). With ``tables`` as a list: their sum."""
-    rows: Count | None = None
+    rows: RowCount | None = None
     """Rows per data node. Default None: derived as size / row_size (``row_count``); the default
     scenario gives 300M (its assumption: DBT2 has ~500k rows per warehouse)."""
     row_size: PositiveBytes = 200.0
@@ -290,9 +292,18 @@ class Workload(WorkloadRates):
     (the default scenario gives one for seed 003's "heavy insert activity right before the restart")."""
 
 
+def _version_text(v: Any) -> Any:
+    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+ROLLING_TYPES = ("rolling", "initial-rolling")
+"""Restart types that restart the nodes wave by wave, one member of every node group at a time."""
+
+
 class Restart(_Model):
-    type: Literal["node", "initial", "system", "rolling"] = "node"
-    """``node``, ``initial`` (--initial), ``system`` (all nodes) or ``rolling``. Default node: seed 003's
+    type: Literal["node", "initial", "system", "rolling", "initial-rolling"] = "node"
+    """``node``, ``initial`` (--initial), ``system`` (all nodes), ``rolling`` (node restarts wave by
+    wave) or ``initial-rolling`` (every node with --initial, wave by wave). Default node: seed 003's
     node restart, the default scenario."""
     nodes: list[int] | None = None
     """Node ids to restart. Default None: the highest-numbered node for node and initial restarts
@@ -308,6 +319,9 @@ class Restart(_Model):
     ``host-failure`` or ``network-failure``: the sockets stay open until the live nodes miss 4
     heartbeats, 4–5 × HeartbeatIntervalDbDb (reference §9). Default planned: seed 003 performed
     its node restarts by hand."""
+    upgrade_to: Annotated[str | None, BeforeValidator(_version_text)] = None
+    """The NDB release each restarted node comes back on (an online upgrade, ``ndbsim.upgrade``).
+    Default None: the nodes restart on ``version``."""
 
 
 MAX_REPLICATIONS = 100_000
@@ -341,10 +355,6 @@ class Cluster(_Model):
     version profile's default (``profiles._COMMON`` and the family's overrides)."""
 
 
-def _version_text(v: Any) -> Any:
-    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
-
-
 class Scenario(_Model):
     name: str = "unnamed scenario"
     """Label shown in reports; a placeholder by default."""
@@ -375,15 +385,24 @@ class Scenario(_Model):
 class Resolved:
     """A scenario with its profile and fully resolved config.ini parameters."""
 
-    __slots__ = ("config", "node_ids", "profile", "scenario")
+    __slots__ = ("config", "node_ids", "profile", "scenario", "upgrade")
 
-    def __init__(self, scenario: Scenario, profile: Profile, config: dict[str, Any], node_ids: list[int] | None = None):
+    def __init__(
+        self,
+        scenario: Scenario,
+        profile: Profile,
+        config: dict[str, Any],
+        node_ids: list[int] | None = None,
+        upgrade: Resolved | None = None,
+    ):
         self.scenario = scenario
         """The scenario as the engine reads it: data nodes numbered 1..data_nodes."""
         self.profile = profile
         self.config = config
         self.node_ids = node_ids
         """``cluster.node_ids``: engine node i is NDB NodeId ``node_ids[i - 1]``; None when 1..N."""
+        self.upgrade = upgrade
+        """The release the restarted nodes come back on (restart.upgrade_to), resolved; None: no upgrade."""
 
     def node_id(self, index: int) -> int:
         """The NDB NodeId of the engine's data node ``index`` (1-based)."""
@@ -396,6 +415,8 @@ class Resolved:
             d["cluster"]["node_ids"] = list(self.node_ids)
             if d["restart"]["nodes"]:
                 d["restart"]["nodes"] = [self.node_id(i) for i in d["restart"]["nodes"]]
+        if d["restart"].get("upgrade_to") is None:
+            del d["restart"]["upgrade_to"]  # a scenario without an upgrade is written as it was given
         return d
 
 
@@ -411,8 +432,7 @@ def shown_value(value: Any) -> str:
     """A bad value as an error message shows it: "a mapping", or its repr cut to 60 characters."""
     if isinstance(value, dict):
         return "a mapping"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shown(value)
 
 
 def _describe(kind: str, ctx: dict[str, Any], value: Any, msg: str) -> str:
@@ -503,47 +523,9 @@ def scenario_reusing(raw: dict[str, Any], sections: dict[str, Any], changed: set
     return scenario_from_dict(mixed)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that rejects a key given twice in one mapping (YAML keeps the last silently)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                dup = key in seen
-                seen.add(key)
-            except TypeError:
-                continue
-            if dup:
-                m = key_node.start_mark
-                raise InputError(
-                    f"line {m.line + 1}, column {m.column + 1}: key {key!r} is given twice; keep only one of them"
-                )
-        return super().construct_mapping(node, deep=deep)
-
-
 def read_yaml(path: str | Path) -> Any:
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"file not found: {str(p)!r}; check the path")
-    if p.is_dir():
-        raise InputError(f"{str(p)!r} is a directory; give a scenario .yaml file")
-    try:
-        return yaml.load(p.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
-    except InputError as e:
-        raise e.located(str(p)) from None
-    except OSError as err:
-        raise InputError(
-            f"cannot read the file ({err.strerror}); check the path and its permissions", source=str(p)
-        ) from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or "malformed YAML"
-        raise InputError(f"malformed YAML{where}: {problem}; fix the syntax there", source=str(p)) from None
-    except UnicodeDecodeError:
-        raise InputError("not a text file; give a YAML scenario", source=str(p)) from None
+    """A scenario (or sweep, or case) file's data, bounded in size, depth and alias expansion."""
+    return read_yaml_file(path, "scenario .yaml file")
 
 
 def override_key(assignment: str) -> str:
@@ -574,9 +556,11 @@ def set_override(raw: dict[str, Any], assignment: str) -> None:
     if not path or any(not p for p in path.split(".")):
         raise InputError(f"{assignment!r} has an empty key; write it like data.size=1TB", field="--set")
     try:
-        value = yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError:
+        value = load_yaml(text) if text.strip() else ""
+    except MalformedYaml:
         value = text
+    except InputError as e:
+        raise InputError(f"{shown_value(text)}: {e.message}", field="--set") from None
     if value is None and text.strip() not in ("null", "Null", "NULL", "~"):
         value = text  # e.g. '#x' is a YAML comment, not null: keep what the user typed
     set_path(raw, path, value)
@@ -629,9 +613,28 @@ def resolve(scenario: Scenario, source: str | None = None) -> Resolved:
         if node_ids is not None:
             scenario = _engine_numbering(scenario, node_ids)
         _check_consistency(scenario, profile, config, node_ids)
+        upgrade = _resolve_upgrade(scenario, node_ids) if scenario.restart.upgrade_to is not None else None
     except InputError as e:
         raise (e.located(source) if source else e) from None
-    return Resolved(scenario, profile, config, list(node_ids) if node_ids else None)
+    return Resolved(scenario, profile, config, list(node_ids) if node_ids else None, upgrade)
+
+
+def _resolve_upgrade(s: Scenario, node_ids: list[int] | None) -> Resolved:
+    """The release ``restart.upgrade_to`` names, resolved with the scenario's own config.ini: a
+    restarted node reads the same config.ini, with the new release's defaults where it sets
+    nothing (``ndbsim.upgrade`` checks the path)."""
+    from ndbsim.upgrade import check_upgrade
+
+    target = str(s.restart.upgrade_to)
+    check_upgrade(s.version, target, s.restart.type)
+    new = s.model_copy(update={"version": target, "restart": s.restart.model_copy(update={"upgrade_to": None})})
+    profile = profile_for(target)
+    config = config_params.resolve(profile.defaults, s.cluster.config)
+    try:
+        _check_consistency(new, profile, config, node_ids)
+    except InputError as e:
+        raise InputError(f"on the upgrade's release {target}: {e.message}", field=e.field) from None
+    return Resolved(new, profile, config, list(node_ids) if node_ids else None)
 
 
 def _engine_numbering(s: Scenario, node_ids: list[int]) -> Scenario:
@@ -675,7 +678,7 @@ def _check_live_replica(s: Scenario, replicas: int, nodes: int, node_ids: list[i
             "is impossible; use restart.type=system or raise NoOfReplicas",
             field="cluster.config.NoOfReplicas",
         )
-    if kind == "rolling":
+    if kind in ROLLING_TYPES:
         return  # one member of each node group at a time
     chosen = set(s.restart.nodes or [nodes])
     for first in range(1, nodes + 1, replicas):
@@ -711,6 +714,7 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_
             raise InputError(f"node {n} is listed twice; list each node once", field="restart.nodes")
         seen.add(n)
     _check_live_replica(s, replicas, nodes, node_ids)
+    check_within_horizon(s)
     per_row = s.data.size / s.data.row_count
     if per_row < MIN_ROW_BYTES:
         key, fix = (
@@ -752,6 +756,18 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_
             f"hardware threads ({s.host.cpu_cores} cores × {s.host.threads_per_core}); "
             "lower MaxNoOfExecutionThreads or raise host.cpu_cores",
             field="cluster.config.MaxNoOfExecutionThreads",
+        )
+
+
+def check_within_horizon(s: Scenario) -> None:
+    """The node's downtime is part of its restart, which must fit in the horizon: a restart that
+    cannot even start before the horizon is a typo, not a stuck restart."""
+    horizon = s.simulation.horizon
+    if s.restart.downtime >= horizon:
+        raise InputError(
+            f"{s.restart.downtime:.6g} s is not within simulation.horizon ({secs_text(horizon)}); "
+            "shorten it or raise simulation.horizon",
+            field="restart.downtime",
         )
 
 

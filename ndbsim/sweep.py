@@ -31,8 +31,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ndbsim.budget import announcement, check_sweep_runs
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.records import CHECKPOINT_FIGURES, Outcome, SweepRow, frame
+from ndbsim.stop import stop_pool, worker_init
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,6 +57,7 @@ signed 64-bit value keeps the sampler apart from every point (a choice of ours).
 
 def load_sweep(path: str | Path) -> dict[str, Any]:
     """Read a sweep file into ``sweep()`` keyword arguments (plus ``output``), checking it."""
+    from ndbsim.io import check_separator
     from ndbsim.scenario import read_yaml
 
     src = str(path)
@@ -82,6 +85,7 @@ def load_sweep(path: str | Path) -> dict[str, Any]:
     out = raw.get("output")
     if out is not None and not isinstance(out, str):
         raise InputError(f"{out!r} is not a file name; write e.g. output: results.csv", field="output", source=src)
+    check_separator(out or "", "output", src)
     kwargs = {
         "base": base,
         "factors": raw.get("factors"),
@@ -194,13 +198,35 @@ def _sized(v: Any, field: str, source: str | None) -> float:
     if isinstance(v, bool):
         raise InputError(f"{v!r} is not a number; write e.g. 10 or 10GB", field=field, source=source)
     if isinstance(v, (int, float)):
-        return float(v)
+        return _bounded(v, field, source)
     for parse in (parse_bytes, parse_count):
         try:
             return float(parse(v))
         except InputError:
             continue
     raise InputError(f"{v!r} is not a number or size; write e.g. 10, 2.5 or 10GB", field=field, source=source)
+
+
+def _bounded(v: float, field: str, source: str | None) -> float:
+    """A range bound as a float within ``units.MAX_MAGNITUDE`` (so ``high - low`` stays finite)."""
+    from ndbsim.units import MAX_MAGNITUDE, shown
+
+    if isinstance(v, float) and not math.isfinite(v):
+        return v  # the range check names it "not a finite number"
+    if abs(v) > MAX_MAGNITUDE:
+        raise InputError(
+            f"{shown(v)} is beyond any scenario value (at most 2^64 in size); give a realistic bound",
+            field=field,
+            source=source,
+        )
+    return float(v)
+
+
+def _flag(v: Any, field: str, source: str | None) -> bool:
+    """A yes/no key: YAML's true or false only (a quoted 'false' is text, and text is true in Python)."""
+    if not isinstance(v, bool):
+        raise InputError(f"{v!r} is not true or false; write true or false, unquoted", field=field, source=source)
+    return v
 
 
 MAX_SWEEP_POINTS = 2_000_000
@@ -273,10 +299,10 @@ def make_points(
                     field=f"factors.{k}",
                     source=source,
                 )
-            log = bool(spec.get("log", False))
+            log = _flag(spec.get("log", False), f"factors.{k}.log", source)
             if log and lo <= 0:
                 raise InputError("a log range needs low > 0", field=f"factors.{k}.low", source=source)
-            ints = all(isinstance(spec[x], int) and not isinstance(spec[x], bool) for x in ("low", "high"))
+            ints = all(type(spec[x]) is int and abs(spec[x]) < 2**62 for x in ("low", "high"))
             ranges.append(("int" if ints and not log else "log" if log else "float", lo, hi))
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(_SAMPLING_KEY,))))
         cols = []
@@ -379,7 +405,7 @@ def run_chunk(
             for outcome in model.outcomes(prepared, pseed, replications):
                 rows.append(SweepRow(index, done, pseed, values, outcome))
                 done += 1
-        except Exception as e:  # noqa: BLE001 - a failing point is a row, never the end of the sweep
+        except Exception as e:
             msg = " ".join(str(e).split()) or type(e).__name__
             if not isinstance(e, InputError):
                 msg = f"{type(e).__name__}: {msg}"
@@ -493,6 +519,7 @@ def sweep(
     if sh is not None:
         work = [w for w in work if w[0] % sh[1] == sh[0] - 1]
 
+    check_sweep_runs(len(work), replications, source)
     rows = _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size)
     rows.sort(key=lambda r: (r.point, r.replication))
     return frame(rows, keys, model.phases)
@@ -526,6 +553,9 @@ def _execute(
     from tqdm import tqdm
 
     total = len(work) * replications
+    notice = announcement(total, 1 if scheduler is not None else min(workers or os.cpu_count() or 1, len(work)), "runs")
+    if notice:
+        print(notice, file=sys.stderr)
     bar = tqdm(total=total, unit="run", desc="sweep", disable=not progress, smoothing=0.1, dynamic_ncols=True)
     rows: list[SweepRow] = []
     try:
@@ -544,7 +574,7 @@ def _execute(
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         size = chunk_size or _chunk_size(len(work), n_workers)
-        with ProcessPoolExecutor(max_workers=n_workers, mp_context=_pool_context()) as ex:
+        with ProcessPoolExecutor(max_workers=n_workers, mp_context=_pool_context(), initializer=worker_init) as ex:
             futs = [ex.submit(run_chunk, base_raw, keys, replications, seed, c) for c in _chunks(work, size)]
             try:
                 for f in as_completed(futs):
@@ -552,8 +582,7 @@ def _execute(
                     rows.extend(out)
                     bar.update(len(out))
             except BaseException:
-                for f in futs:
-                    f.cancel()
+                stop_pool(ex)
                 raise
         return rows
     finally:
@@ -576,7 +605,7 @@ def _connect(client_type: Any, address: str) -> Any:
     def connect() -> None:
         try:
             out["client"] = client_type(address, timeout=SCHEDULER_TIMEOUT)
-        except Exception as e:  # noqa: BLE001 - refused, unknown host, timeout, not a Dask server
+        except Exception as e:
             out["error"] = e
 
     t = threading.Thread(target=connect, name="ndbsim-dask-connect", daemon=True)
@@ -665,6 +694,6 @@ def write_frame(df: pd.DataFrame, path: str | Path) -> None:
     require("pyarrow", "--output")
     out = df.copy()
     for c in out.columns:  # mixed factor values (e.g. 10GB and 1e9) cannot be one Arrow type
-        if out[c].dtype == object and len({type(v) for v in out[c]}) > 1:
+        if out[c].dtype == object and (len({type(v) for v in out[c]}) > 1 or any(isinstance(v, dict) for v in out[c])):
             out[c] = out[c].astype(str)
     atomic_write(p, lambda tmp: out.to_parquet(tmp, index=False, engine="pyarrow"))

@@ -37,13 +37,53 @@ _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 """Seconds per duration unit (a day is 86,400 s)."""
 
 
+MAX_MAGNITUDE = float(2**64)
+"""Largest size, count or rate accepted: 2^64 (16E bytes), the range of NDB's 64-bit (Uint64)
+sizes and counters; beyond it a value is a typo, and floats lose the unit's precision. A guard,
+not a model value."""
+MAX_DURATION = 365 * 24 * 3600.0
+"""Longest duration accepted, in seconds: one year. Published restarts take minutes to hours;
+at a year the simulated clock (a float) still resolves nanoseconds, while at 1e20 s a whole
+restart is lost to rounding. A guard, not a model value."""
+
+
+def shown(value: object) -> str:
+    """A value as an error message shows it: its repr cut to 60 characters (a huge integer as
+    its number of digits, whose repr Python may refuse to build)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"a {len(str(abs(value))) if value.bit_length() < 14000 else 'many'}-digit integer"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _real(value: int | float, kind: str, example: str) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        raise InputError(f"{shown(value)} is too large for a {kind}; write it like {example}") from None
+
+
+MAX_TEXT = 100
+"""Longest text read as a number with units, in characters: ``'2h30m15s'`` or ``'1.5e9/s'`` take
+a dozen. The regular expressions backtrack quadratically on long runs of digits, so length is
+checked first. A guard, not a model value."""
+
+
+def _check_length(text: str) -> None:
+    if len(text) > MAX_TEXT:
+        raise InputError(f"{shown(text)} is {len(text):,} characters long; a value with units takes a few, like '60G'")
+
+
 def _fail(kind: str, value: object, example: str) -> InputError:
-    return InputError(f"{value!r} is not a valid {kind}; write it like {example}")
+    return InputError(f"{shown(value)} is not a valid {kind}; write it like {example}")
 
 
-def _finite(x: float, kind: str, value: object, example: str) -> float:
+def _finite(x: float, kind: str, value: object, example: str, limit: float = MAX_MAGNITUDE) -> float:
     if x != x or x in (float("inf"), float("-inf")):
-        raise InputError(f"{value!r} is not a finite {kind}; write it like {example}")
+        raise InputError(f"{shown(value)} is not a finite {kind}; write it like {example}")
+    if abs(x) > limit:
+        most = "one year" if limit == MAX_DURATION else f"{limit:.4g}"
+        raise InputError(f"{shown(value)} is too large for a {kind} (at most {most}); write it like {example}")
     return x
 
 
@@ -54,7 +94,10 @@ def _text_cached(parse: Callable[[object], float]) -> Callable[[object], float]:
 
     @wraps(parse)
     def run(value: object) -> float:
-        return cached(value) if type(value) is str else parse(value)
+        if type(value) is str:
+            _check_length(value)
+            return cached(value)
+        return parse(value)
 
     return run
 
@@ -69,10 +112,10 @@ def _parse_bytes(value: object) -> float:
     if isinstance(value, bool):
         raise _fail("size", value, "'60G' or '512MB'")
     if isinstance(value, (int, float)):
-        return float(value)
+        return _real(value, "size", "'60G'")
     text = str(value).strip()
     if text.startswith("-"):
-        raise InputError(f"{value!r} is negative; give a size like '60G'")
+        raise InputError(f"{shown(value)} is negative; give a size like '60G'")
     m = _SIZE_RE.fullmatch(text)
     if not m:
         raise _fail("size", value, "'60G' (binary: 60×2^30 bytes) or '512MB'")
@@ -89,7 +132,7 @@ def _parse_byte_rate(value: object) -> float:
     if isinstance(value, bool):
         raise _fail("rate", value, "'100MB/s' or '10Gbit/s'")
     if isinstance(value, (int, float)):
-        return float(value)
+        return _real(value, "rate", "'100MB/s'")
     text = str(value).strip()
     bits = _BITS_RE.fullmatch(text.removesuffix("/s").removesuffix("/S")) or _BITS_RE.fullmatch(text)
     if bits and re.search(r"bit|bps|b/s$", text, re.IGNORECASE) and not re.search(r"[KMGTP]?i?B/s$", text):
@@ -111,7 +154,7 @@ def _parse_count(value: object) -> float:
     if isinstance(value, bool):
         raise _fail("count", value, "'300M' or 300000000")
     if isinstance(value, (int, float)):
-        return float(value)
+        return _real(value, "count", "'300M'")
     m = _COUNT_RE.fullmatch(str(value).strip())
     if not m:
         raise _fail("count", value, "'300M' or 300000000")
@@ -121,6 +164,7 @@ def _parse_count(value: object) -> float:
 def parse_per_second(value: object) -> float:
     """An event rate: ``'20000/s'``, ``'20k/s'`` or a plain number per second."""
     if isinstance(value, str):
+        _check_length(value)
         value = re.sub(r"\s*/\s*s(ec)?$", "", value.strip(), flags=re.IGNORECASE)
     try:
         return parse_count(value)
@@ -131,14 +175,14 @@ def parse_per_second(value: object) -> float:
 @_text_cached
 def parse_duration(value: object) -> float:
     """Seconds from ``'90s'``, ``'2m4s'``, ``'1h'``, ``'1d12h'``, ``'500ms'`` or a plain number."""
-    return _finite(_parse_duration(value), "duration", value, "'90s', '2m4s', '1h' or '1d12h'")
+    return _finite(_parse_duration(value), "duration", value, "'90s', '2m4s', '1h' or '1d12h'", MAX_DURATION)
 
 
 def _parse_duration(value: object) -> float:
     if isinstance(value, bool):
         raise _fail("duration", value, "'90s', '2m4s' or '1h'")
     if isinstance(value, (int, float)):
-        return float(value)
+        return _real(value, "duration", "'90s'")
     text = str(value).strip().replace(" ", "")
     if re.fullmatch(r"[0-9]*\.?[0-9]+", text):
         return float(text)
@@ -149,7 +193,9 @@ def _parse_duration(value: object) -> float:
 
 
 def format_bytes(n: float) -> str:
-    """Binary, NDB style: 64424509440 -> '60.0G'."""
+    """Binary, NDB style: 64424509440 -> '60.0G'; an unbounded amount -> 'unbounded'."""
+    if n != n or n in (float("inf"), float("-inf")):
+        return "unbounded"
     for unit in ("P", "T", "G", "M", "K"):
         if abs(n) >= _BINARY[unit]:
             return f"{n / _BINARY[unit]:.1f}{unit}"

@@ -178,6 +178,7 @@ def test_csv_carries_the_whole_windows_total_beside_each_nodes(tmp_path):
         "total_p95",
         "status",
     ]
+    assert head[-3:] == ["wave", "node_start_secs", "node_end_secs"]  # a restart of several nodes: its schedule
     rows = [dict(zip(head, line)) for line in lines[1:]]
     node = max(float(r["node_total_secs"]) for r in rows)
     whole = {float(r["total_restart_secs"]) for r in rows}

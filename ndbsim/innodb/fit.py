@@ -16,12 +16,12 @@ from ndbsim.paths import CASES_DIR
 
 def load_cases(directory: str | Path | None = None) -> list[dict]:
     """The ``calibration/innodb-*.yaml`` cases, each with ``path`` and ``name`` filled in."""
-    import yaml
+    from ndbsim.safe_load import read_yaml_file
 
     d = Path(directory) if directory else CASES_DIR
     out = []
     for p in sorted(d.glob("innodb-*.yaml")):
-        case = yaml.safe_load(p.read_text(encoding="utf-8"))
+        case = read_yaml_file(p, "calibration case")
         case.setdefault("path", str(p))
         case.setdefault("name", p.stem)
         out.append(case)

@@ -15,8 +15,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ndbsim.errors import InputError
 
 CALIBRATED_FILE = Path(__file__).with_name("calibrated.yaml")
@@ -392,14 +390,12 @@ def use_constants(path: str | Path | None) -> None:
 
 
 def _read_constants(path: Path) -> Any:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise InputError(
-            f"cannot read {str(path)!r} as YAML ({type(e).__name__}); give the constants file ndbsim "
-            "calibrate --output wrote",
-            field="--constants",
-        ) from None
+    from ndbsim.profiles.constants_check import check_constants
+    from ndbsim.safe_load import read_yaml_file
+
+    data = read_yaml_file(path, "constants file (ndbsim calibrate --output)")
+    check_constants(data, Constants.names(), str(path))
+    return data
 
 
 @cache

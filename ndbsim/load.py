@@ -62,8 +62,9 @@ def read(
     ``source``: the file errors name, when not the scenario's own. ``overrides``: ``--set``
     assignments; with ``overrides_field`` an error in the i-th names ``FIELD[i]``. ``sets``:
     dotted keys to values. ``set_origin``: the origin ``overrides`` and ``sets`` are given
-    (``explain.SET`` unless told, ``explain.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when given, a note that ``data.rows`` stays fixed
-    while ``data.size`` changes (by an override or a ``varied`` key) ends with this fix.
+    (``explain.SET`` unless told, ``explain.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when
+    given, a note that ``data.rows`` stays fixed while ``data.size`` changes (by an override or
+    a ``varied`` key) ends with this fix.
     """
     from ndbsim import explain
 

@@ -129,9 +129,7 @@ def run(
         seed = secrets.randbelow(2**31 - 1) + 1
         typer.echo(f"ndbsim: seed {seed}", err=True)
     result = loaded.run(seed, replications)
-    from ndbsim.explain import annotate
-
-    annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
+    loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
     if format == "json":
         text = result.to_json() + "\n"
     elif format == "csv":
@@ -195,12 +193,11 @@ def validate(
 ) -> None:
     """Check a scenario file, with the --set and --config-ini a run would use; print what is
     wrong (exit 2) or that it is valid (exit 0), and the warnings a run would print."""
-    from ndbsim.explain import input_notes
     from ndbsim.load import load
 
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
     typer.echo(f"{scenario}: valid ({loaded.model.summary(loaded.prepared)})")
-    for w in dict.fromkeys([*loaded.notes, *input_notes(loaded.prepared, loaded.origins)]):
+    for w in dict.fromkeys([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins)]):
         typer.echo(f"warning: {w}")
 
 
@@ -214,25 +211,22 @@ def init(
 ) -> None:
     """Write a commented scenario for your cluster: every key with its meaning and default,
     filled from --config-ini (an idle cluster; data.size from DataMemory until you give it)."""
-    from ndbsim import scenario as sc
-    from ndbsim.init_scenario import data_size_from_datamemory, init_text, neutral_base
+    from dataclasses import replace
+
+    from ndbsim.explain import FROM_DATAMEMORY
+    from ndbsim.init_scenario import init_text
+    from ndbsim.load import prepare, read
+    from ndbsim.models import NDB
 
     if output is not None:
         from ndbsim.io import check_output_path
 
         check_output_path(output, "--output")
-    raw = neutral_base(config_ini) if config_ini is not None else {"name": "my cluster"}
-    notes: list[str] = []
-    if config_ini is not None:
-        from ndbsim.config_ini import merge_config_ini
-
-        merge_config_ini(raw, config_ini, None, notes)
-        notes = [n for n in notes if "has no [ndbd] section" not in n]
-    for a in set_:
-        sc.set_override(raw, a)
-    derived = data_size_from_datamemory(raw, raw.get("version"), notes)
-    sc.resolve(sc.scenario_from_dict(raw), None)  # what init writes must validate
-    text = init_text(raw, str(config_ini) if config_ini else None, notes, frozenset({"data.size"} if derived else ()))
+    loaded = read(config_ini=config_ini, overrides=set_, neutral=True)
+    prepare(replace(loaded, model=NDB))  # what init writes must be a valid NDB scenario
+    notes = [n for n in loaded.notes if "has no [ndbd] section" not in n]
+    derived = frozenset(k for k, origin in loaded.origins.items() if origin == FROM_DATAMEMORY)
+    text = init_text(loaded.raw, str(config_ini) if config_ini else None, notes, derived)
     if output is None:
         sys.stdout.write(text)
         return

@@ -24,13 +24,13 @@ from simpy.events import Event, Timeout
 
 from ndbsim.engine import clock
 from ndbsim.engine.checkpoint import LcpRecord
-from ndbsim.engine.fluid import Flow, FluidSystem
+from ndbsim.engine.fluid import EPS, UNBOUNDED_RATE, Flow, FluidSystem
 from ndbsim.engine.lcp_writes import LcpWrites
 from ndbsim.engine.node import Node
 from ndbsim.engine.plan import Plan
 from ndbsim.engine.redo import RedoLog
 from ndbsim.engine.sizing import Sizing
-from ndbsim.engine.workload import Changes
+from ndbsim.engine.workload import Changes, Rates
 
 HISTORY_KEPT = 64
 """Completed LCPs remembered per node, newest first. A restore walks back only until every
@@ -78,6 +78,8 @@ class LcpPlan:
     cap_changes: list[tuple[float, tuple[float, ...]]] = field(default_factory=list)
     """Each speed change EnableRedoControl made while the LCP ran: (seconds after its start,
     the flows' caps from then on). Part of the cycle's shape, and of where a resumed LCP stands."""
+    ends: list[float] = field(default_factory=list)
+    """When each flow's writes ended (filled when the LCP completes)."""
 
     def progress(self, k: int, into: float) -> tuple[float, float]:
         """(share of flow ``k`` written, its cap) ``into`` seconds after the start, when it
@@ -252,13 +254,19 @@ class LcpMaster:
         plan = self.running
         if plan:
             writes = self.writes
+            restarting = writes.any_restarting()
             with self.fluid.batch:
                 for node, flow in plan.flows:
-                    self.fluid.set_cap(flow, writes.cap(flow, writes.speed(node)))
+                    self.fluid.set_cap(flow, writes.cap(flow, writes.speed(node, restarting)))
 
     # -- the loop -----------------------------------------------------------------------
     def _loop(self) -> Generator[Event, Any, None]:
         env, sz = self.env, self.sz
+        woken = self._fast_forward()
+        if woken is not None:
+            # the stream and the restarts schedule their first events first, as they did
+            # before the loop's next sleep when the LCPs before it were simulated
+            yield Timeout(env, 0.0)
         while True:
             if self._resume is not None:  # the LCP a skip ended in
                 plan, table_left = self._resume
@@ -266,11 +274,17 @@ class LcpMaster:
                 yield from self._complete(plan, [], table_left)
                 continue
             if not self._waiters:
-                start_at = self._next_trigger()
+                now = clock.now(env)
+                if woken is not None:  # the warm-up's arithmetic ended with this sleep (now is 0)
+                    start_at, delay = woken
+                    woken = None
+                else:
+                    start_at = self._next_trigger()
+                    delay = max(0.0, start_at - now)
                 # sleep until the trigger (an idle cluster: until a starting node asks)
                 self._sleeping = True
                 try:
-                    yield Event(env) if math.isinf(start_at) else Timeout(env, max(0.0, start_at - clock.now(env)))
+                    yield Event(env) if math.isinf(start_at) else Timeout(env, delay)
                 except simpy.Interrupt:
                     pass
                 self._sleeping = False
@@ -315,6 +329,7 @@ class LcpMaster:
         plan = LcpPlan(t0, participants, [], {})
         for n in participants:
             n.redo_alert = 0  # the last LCP released REDO: the fill says the level again
+        restarting = writes.any_restarting()
         with self.fluid.batch:
             for n in participants:
                 since = n.history[0].start if n.history else -math.inf
@@ -324,7 +339,7 @@ class LcpMaster:
                     size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
                     sized = plan.sizes[since] = LcpSize(size, pct, changes)
                 plan.since.append(since)
-                plan.flows.append((n, writes.flow(n, sized.bytes, writes.speed(n))))
+                plan.flows.append((n, writes.flow(n, sized.bytes, writes.speed(n, restarting))))
         plan.first_caps = tuple(f.cap for _, f in plan.flows)
         self.running = plan
         self._watch_redo(plan)
@@ -355,6 +370,7 @@ class LcpMaster:
     def _complete(self, plan: LcpPlan, waiters: list[Event], table_secs: float) -> Generator[Event, Any, None]:
         for _, flow in plan.flows:  # the LCP ends with its last node
             yield flow.done
+        plan.ends = [clock.value(f.done) for _, f in plan.flows]
         yield Timeout(self.env, table_secs)
         t1 = self.env.now
         self.redo.note(self.nodes, t1)  # the REDO is fullest just before an LCP completes
@@ -380,13 +396,109 @@ class LcpMaster:
         for w in waiters:  # waiters that arrived while this LCP ran wait for the next one
             w.succeed(t1)
 
+    # -- the warm-up by arithmetic ----------------------------------------------------------
+    def _fast_forward(self) -> tuple[float, float] | None:
+        """Run the warm-up's first LCPs by arithmetic, exactly as the loop would simulate them,
+        for as long as nothing else can touch them: before the stream's first change of rates
+        (a burst, the crash), with every node alike and each node's LCP writing alone on its
+        own disk and cores at one rate from start to end (no EnableRedoControl alarm ringing
+        while it writes), and while an LCP does not repeat the one before it (a cycle the skip
+        could take over is the loop's to simulate). The histories, REDO peak, LCP count and the
+        last LCP's shape are left as simulating those LCPs would leave them. Returns the loop's
+        next sleep: the trigger, and the wake the simulation would have scheduled (a delay from
+        time 0); None when the first LCP cannot be run so."""
+        env, nodes = self.env, self.nodes
+        if clock.now(env) != 0.0 or self._waiters or self._resume is not None:
+            return None
+        if any(n.restarting or n.down or not n.in_lcp or n.redo_alert for n in nodes):
+            return None
+        boundary = next((s for s, _ in self.plan.traffic.segments if s > 0.0), math.inf)
+        top, ran = 0.0, 0
+        while True:
+            first_start = self.first_start
+            start_at = self._next_trigger()
+            wake = top + max(0.0, start_at - top)
+            t1 = self._lone_lcp(start_at, wake, boundary) if math.isfinite(start_at) else None
+            if t1 is None:
+                if not ran:
+                    self.first_start = first_start
+                    return None
+                return start_at, wake
+            top, ran = t1, ran + 1
+
+    def _lone_lcp(self, start_at: float, wake: float, boundary: float) -> float | None:
+        """The LCP the loop starts after waking at ``wake``, by arithmetic: the fluid's timer
+        and round-off as it would run it, recorded as ``_complete`` records it. Returns its
+        completion, or None (nothing changed) if it cannot run alone before ``boundary``."""
+        sz, nodes, traffic = self.sz, self.nodes, self.plan.traffic
+        if not wake < boundary or wake < start_at - 1e-9:
+            return None
+        t0 = wake
+        if t0 < self.last_end + sz.gcp:
+            t0 = t0 + (self.last_end + sz.gcp - t0)
+        if not t0 < boundary:
+            return None
+        node = nodes[0]  # every node alike: one stands for all
+        since = node.history[0].start if node.history else -math.inf
+        changes = self.plan.node_changes_since(since, t0)
+        size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
+        cap = sz.lcp_cap(size, self.writes.speed(node, False, t0))
+        rate = self._lone_rate(node, cap, self.writes.demand(node, size), traffic.at(t0))
+        if not rate > 0.0:
+            return None
+        at = t0 + 1.0 / rate  # the fluid's timer for one unit of writes
+        if sz.features.redo_control and self.redo.next_alert([node], t0)[0] < at:
+            return None  # EnableRedoControl re-caps it part-way: simulated
+        end = t0 + (at - t0 if at > t0 else 0.0)
+        resolution = 1e-9 if end < 1e5 else end * 1e-14
+        if 1.0 - rate * (end - t0) > rate * resolution + EPS:
+            return None  # the timer would not find it finished
+        t1 = end + sz.table_description_secs
+        if not t1 < boundary:
+            return None
+        prev = self._shape
+        shape = _Shape(
+            who=tuple(nodes),
+            sizes=(size,) * len(nodes),
+            durations=(end - t0,) * len(nodes),
+            length=t1 - t0,
+            cap_changes=(),
+            start=t0,
+            period=t0 - prev.start if prev is not None else math.nan,
+        )
+        if prev is not None and shape.same_cycle(prev):
+            return None  # a cycle the skip may take over
+        self.redo.note([node], t1)
+        rec = LcpRecord(t0, t1, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
+        for n in nodes:
+            n.history.insert(0, rec)
+            del n.history[HISTORY_KEPT:]
+        self.last_start, self.last_end = t0, t1
+        self._count += 1
+        self._shape = shape
+        return t1
+
+    def _lone_rate(self, node: Node, cap: float, demand: dict[str, float], rates: Rates) -> float:
+        """The fluid's rate for a flow alone on ``node``'s resources beside the stream at
+        ``rates``: its cap, or its tightest resource's share (as ``FluidSystem`` computes it)."""
+        capacity = self.fluid.capacity
+        rate = cap
+        for r, load in zip((node.cpu, node.disk, node.net), self.sz.live_load(rates)):
+            d = demand.get(r, 0.0)
+            if d > 0:
+                free = capacity[r] - load
+                x = (free if free > 0.0 else 0.0) / d
+                if x < rate:
+                    rate = x
+        return rate if rate < UNBOUNDED_RATE else UNBOUNDED_RATE
+
     # -- skipping identical cycles --------------------------------------------------------
     def _shape_of(self, plan: LcpPlan, prev: _Shape | None) -> _Shape:
         start = plan.start
         return _Shape(
             who=tuple(n for n, _ in plan.flows),
             sizes=tuple(f.lcp_size for _, f in plan.flows),
-            durations=tuple(clock.value(f.done) - start for _, f in plan.flows),
+            durations=tuple(end - start for end in plan.ends),
             length=self.last_end - start,
             cap_changes=tuple(x for at, caps in plan.cap_changes for x in (at, *caps)),
             start=start,
@@ -476,6 +588,7 @@ class LcpMaster:
         )
         for node in tmpl.participants:
             node.redo_alert = 0
+        restarting = writes.any_restarting()
         with self.fluid.batch:
             for k, ((node, was), d) in enumerate(zip(tmpl.flows, skip.durations)):
                 if into < d * (1.0 - STEADY_TOLERANCE):
@@ -484,7 +597,7 @@ class LcpMaster:
                         left = max(0.0, 1.0 - done)
                     else:
                         left, cap = 1.0 - into / d, was.cap
-                    flow = writes.flow(node, size, writes.speed(node), amount=left)
+                    flow = writes.flow(node, size, writes.speed(node, restarting), amount=left)
                     flow.cap = cap  # the speed at this point of the cycle, as simulated
                     plan.flows.append((node, flow))
             plan.first_caps = tuple(f.cap for _, f in plan.flows)

@@ -247,17 +247,22 @@ class LcpMaster:
             for n, flow in plan.flows:
                 if n is node:
                     self.fluid.cancel(flow)
+                    break
 
     @settles_first
     def refresh_speeds(self) -> None:
         """Re-cap the running LCP's writes after a node's restart state changed."""
         plan = self.running
         if plan:
-            writes = self.writes
-            restarting = writes.any_restarting()
-            with self.fluid.batch:
-                for node, flow in plan.flows:
-                    self.fluid.set_cap(flow, writes.cap(flow, writes.speed(node, restarting)))
+            writes, fluid = self.writes, self.fluid
+            caps: dict[tuple[float, float], float] = {}  # LCPs of one size at one speed: one cap
+            with fluid.batch:
+                for (_, flow), speed in zip(plan.flows, writes.node_speeds([n for n, _ in plan.flows])):
+                    key = (flow.lcp_size, speed)
+                    cap = caps.get(key)
+                    if cap is None:
+                        cap = caps[key] = writes.cap(flow, speed)
+                    fluid.set_cap(flow, cap)
 
     # -- the loop -----------------------------------------------------------------------
     def _loop(self) -> Generator[Event, Any, None]:
@@ -329,9 +334,8 @@ class LcpMaster:
         plan = LcpPlan(t0, participants, [], {})
         for n in participants:
             n.redo_alert = 0  # the last LCP released REDO: the fill says the level again
-        restarting = writes.any_restarting()
         with self.fluid.batch:
-            for n in participants:
+            for n, speed in zip(participants, writes.node_speeds(participants)):
                 since = n.history[0].start if n.history else -math.inf
                 sized = plan.sizes.get(since)
                 if sized is None:
@@ -339,7 +343,7 @@ class LcpMaster:
                     size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
                     sized = plan.sizes[since] = LcpSize(size, pct, changes)
                 plan.since.append(since)
-                plan.flows.append((n, writes.flow(n, sized.bytes, writes.speed(n, restarting))))
+                plan.flows.append((n, writes.flow(n, sized.bytes, speed)))
         plan.first_caps = tuple(f.cap for _, f in plan.flows)
         self.running = plan
         self._watch_redo(plan)
@@ -588,7 +592,7 @@ class LcpMaster:
         )
         for node in tmpl.participants:
             node.redo_alert = 0
-        restarting = writes.any_restarting()
+        speeds = writes.node_speeds([n for n, _ in tmpl.flows])
         with self.fluid.batch:
             for k, ((node, was), d) in enumerate(zip(tmpl.flows, skip.durations)):
                 if into < d * (1.0 - STEADY_TOLERANCE):
@@ -597,7 +601,7 @@ class LcpMaster:
                         left = max(0.0, 1.0 - done)
                     else:
                         left, cap = 1.0 - into / d, was.cap
-                    flow = writes.flow(node, size, writes.speed(node, restarting), amount=left)
+                    flow = writes.flow(node, size, speeds[k], amount=left)
                     flow.cap = cap  # the speed at this point of the cycle, as simulated
                     plan.flows.append((node, flow))
             plan.first_caps = tuple(f.cap for _, f in plan.flows)

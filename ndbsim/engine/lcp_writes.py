@@ -45,6 +45,25 @@ class LcpWrites:
         alert = self.redo.alert_level(node, now) if self.sz.features.redo_control else 0
         return self.speeds.of_node(node, rates, any_restarting, alert)
 
+    def node_speeds(self, nodes: list[Node]) -> list[float]:
+        """``speed`` of each of ``nodes`` now, computed once per kind of node: nodes restarting
+        alike, keeping the same REDO and at the same EnableRedoControl level write alike."""
+        now = clock.now(self.env)
+        rates = self.plan.traffic.at(now)
+        restarting = self.any_restarting()
+        control = self.sz.features.redo_control
+        redo, of_node = self.redo, self.speeds.of_node
+        memo: dict[tuple[bool, float, int], float] = {}
+        out = []
+        for node in nodes:
+            key = (node.restarting, redo.log_start(node), node.redo_alert) if control else (node.restarting, 0.0, 0)
+            speed = memo.get(key)
+            if speed is None:
+                alert = redo.alert_level(node, now) if control else 0
+                speed = memo[key] = of_node(node, rates, restarting, alert)
+            out.append(speed)
+        return out
+
     def demand(self, node: Node, size: float) -> dict[str, float]:
         """What one unit of a node's LCP writing ``size`` bytes takes of its disk and cores."""
         sz = self.sz

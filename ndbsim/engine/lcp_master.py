@@ -267,29 +267,21 @@ class LcpMaster:
     # -- the loop -----------------------------------------------------------------------
     def _loop(self) -> Generator[Event, Any, None]:
         env, sz = self.env, self.sz
-        woken = self._fast_forward()
-        if woken is not None:
-            # the stream and the restarts schedule their first events first, as they did
-            # before the loop's next sleep when the LCPs before it were simulated
-            yield Timeout(env, 0.0)
         while True:
             if self._resume is not None:  # the LCP a skip ended in
                 plan, table_left = self._resume
                 self._resume = None
                 yield from self._complete(plan, [], table_left)
                 continue
+            done = self._fast_forward()
+            if done is not None:  # LCPs run by arithmetic until ``done``: on from there
+                yield Timeout(env, done - clock.now(env))
             if not self._waiters:
-                now = clock.now(env)
-                if woken is not None:  # the warm-up's arithmetic ended with this sleep (now is 0)
-                    start_at, delay = woken
-                    woken = None
-                else:
-                    start_at = self._next_trigger()
-                    delay = max(0.0, start_at - now)
+                start_at = self._next_trigger()
                 # sleep until the trigger (an idle cluster: until a starting node asks)
                 self._sleeping = True
                 try:
-                    yield Event(env) if math.isinf(start_at) else Timeout(env, delay)
+                    yield Event(env) if math.isinf(start_at) else Timeout(env, max(0.0, start_at - clock.now(env)))
                 except simpy.Interrupt:
                     pass
                 self._sleeping = False
@@ -401,46 +393,45 @@ class LcpMaster:
             w.succeed(t1)
 
     # -- the warm-up by arithmetic ----------------------------------------------------------
-    def _fast_forward(self) -> tuple[float, float] | None:
-        """Run the warm-up's first LCPs by arithmetic, exactly as the loop would simulate them,
-        for as long as nothing else can touch them: before the stream's first change of rates
-        (a burst, the crash), with every node alike and each node's LCP writing alone on its
-        own disk and cores at one rate from start to end (no EnableRedoControl alarm ringing
-        while it writes), and while an LCP does not repeat the one before it (a cycle the skip
-        could take over is the loop's to simulate). The histories, REDO peak, LCP count and the
-        last LCP's shape are left as simulating those LCPs would leave them. Returns the loop's
-        next sleep: the trigger, and the wake the simulation would have scheduled (a delay from
-        time 0); None when the first LCP cannot be run so."""
+    def _fast_forward(self) -> float | None:
+        """Run the warm-up's LCPs by arithmetic, exactly as the loop would simulate them, for as
+        long as nothing else can touch them: before the crash, with every node alike, each
+        node's LCP writing alone on its own disk and cores at one rate from start to end (no
+        change of the stream's rates while it runs, no EnableRedoControl alarm ringing), and
+        while an LCP does not repeat the one before it (a cycle the skip could take over is the
+        loop's to simulate). The histories, REDO peak, LCP count and the last LCP's shape are
+        left as simulating those LCPs would leave them. Returns when the last of them completed
+        (the loop goes on from there), or None if the next one cannot be run so."""
         env, nodes = self.env, self.nodes
-        if clock.now(env) != 0.0 or self._waiters or self._resume is not None:
+        now = clock.now(env)
+        if not now < self.plan.t_crash or self._waiters:
             return None
         if any(n.restarting or n.down or not n.in_lcp or n.redo_alert for n in nodes):
             return None
-        boundary = next((s for s, _ in self.plan.traffic.segments if s > 0.0), math.inf)
-        top, ran = 0.0, 0
+        top: float | None = None
         while True:
+            t = now if top is None else top
             first_start = self.first_start
             start_at = self._next_trigger()
-            wake = top + max(0.0, start_at - top)
-            t1 = self._lone_lcp(start_at, wake, boundary) if math.isfinite(start_at) else None
+            wake = t + max(0.0, start_at - t)  # the loop's sleep, as SimPy schedules it
+            t1 = self._lone_lcp(start_at, wake, now) if math.isfinite(start_at) else None
             if t1 is None:
-                if not ran:
-                    self.first_start = first_start
-                    return None
-                return start_at, wake
-            top, ran = t1, ran + 1
+                self.first_start = first_start  # the loop computes that trigger again
+                return top
+            top = t1
 
-    def _lone_lcp(self, start_at: float, wake: float, boundary: float) -> float | None:
+    def _lone_lcp(self, start_at: float, wake: float, now: float) -> float | None:
         """The LCP the loop starts after waking at ``wake``, by arithmetic: the fluid's timer
         and round-off as it would run it, recorded as ``_complete`` records it. Returns its
-        completion, or None (nothing changed) if it cannot run alone before ``boundary``."""
+        completion, or None (nothing changed) if it cannot run alone before the crash (or a
+        timer set ``now`` cannot end on it)."""
         sz, nodes, traffic = self.sz, self.nodes, self.plan.traffic
-        if not wake < boundary or wake < start_at - 1e-9:
+        if wake < start_at - 1e-9:
             return None
         t0 = wake
         if t0 < self.last_end + sz.gcp:
             t0 = t0 + (self.last_end + sz.gcp - t0)
-        if not t0 < boundary:
+        if not t0 < self.plan.t_crash:
             return None
         node = nodes[0]  # every node alike: one stands for all
         since = node.history[0].start if node.history else -math.inf
@@ -458,8 +449,10 @@ class LcpMaster:
         if 1.0 - rate * (end - t0) > rate * resolution + EPS:
             return None  # the timer would not find it finished
         t1 = end + sz.table_description_secs
-        if not t1 < boundary:
-            return None
+        if not t1 < self.plan.t_crash or any(t0 <= s <= t1 for s, _ in traffic.segments):
+            return None  # the restart, or a change of the stream's rates, meets it
+        if now + (t1 - now) != t1:
+            return None  # the loop's timer from now could not land on it exactly
         prev = self._shape
         shape = _Shape(
             who=tuple(nodes),
@@ -470,8 +463,8 @@ class LcpMaster:
             start=t0,
             period=t0 - prev.start if prev is not None else math.nan,
         )
-        if prev is not None and shape.same_cycle(prev):
-            return None  # a cycle the skip may take over
+        if prev is not None and shape.same_cycle(prev) and self._in_one_stretch(shape, t1, [node]):
+            return None  # the loop would skip the cycles from here: its to simulate
         self.redo.note([node], t1)
         rec = LcpRecord(t0, t1, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
         for n in nodes:
@@ -521,28 +514,31 @@ class LcpMaster:
             return None
         if not self._alone(plan):
             return None
-        # The cycles compared, and the REDO windows that set the next ones' write speed
-        # (EnableRedoControl), must lie in one stretch of the stream and of every node's log.
-        start, period, now = plan.start, shape.period, self.env.now
-        segments = self.plan.traffic.segments
-        back = start - (self.sz.features.redo_lcps_kept + 1) * period
-        if any(back < s <= now for s, _ in segments):
-            return None
-        if any(n.redo_floor > back for n in plan.participants):
-            return None
-        gap = period - shape.length
-        until = next((s for s, _ in segments if s > now), math.inf)
-        if gap < 0 or until - now < MIN_SKIPPED_CYCLES * period:
+        if not self._in_one_stretch(shape, self.env.now, plan.participants):
             return None
         return _Skip(
             plan=plan,
             record=plan.participants[0].history[0],
             origin=self.last_end,
-            period=period,
-            gap=gap,
+            period=shape.period,
+            gap=shape.period - shape.length,
             durations=shape.durations,
             length=shape.length,
         )
+
+    def _in_one_stretch(self, shape: _Shape, now: float, participants: list[Node]) -> bool:
+        """Whether the cycles compared, and the REDO windows that set the next ones' write
+        speed (EnableRedoControl), lie in one stretch of the stream and of every node's log,
+        and at least ``MIN_SKIPPED_CYCLES`` more fit before the stream changes."""
+        start, period = shape.start, shape.period
+        segments = self.plan.traffic.segments
+        back = start - (self.sz.features.redo_lcps_kept + 1) * period
+        if any(back < s <= now for s, _ in segments):
+            return False
+        if any(n.redo_floor > back for n in participants):
+            return False
+        until = next((s for s, _ in segments if s > now), math.inf)
+        return not (period - shape.length < 0 or until - now < MIN_SKIPPED_CYCLES * period)
 
     def _alone(self, plan: LcpPlan) -> bool:
         """Whether taking the LCP's flows out leaves every other flow's rate as it is: true

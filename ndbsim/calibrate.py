@@ -52,6 +52,9 @@ def _round(x: float) -> float:
 
 
 def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
+    from ndbsim.extras import require
+
+    require("scipy")
     from scipy.optimize import least_squares
 
     fit_cases = [c for c in cases if c.role == "fit" and c.model.constants_file is None]

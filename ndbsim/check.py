@@ -3,6 +3,7 @@ and qualitative claims. Exit 1 when anything is outside its tolerance."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,3 +140,21 @@ def format_check(rows: list[Row], found: list[Claim]) -> str:
         else f"all {len(rows) + len(found)} checks within tolerance"
     )
     return "\n".join(lines) + "\n"
+
+
+def broken_cases(constants: Path | str, directory: Path | str = DEFAULT_DIR) -> list[str]:
+    """The published figures (``case: phase``) outside their tolerance with the constants in
+    ``constants`` (what ``ndbsim calibrate`` just wrote); the constants in use are restored."""
+    from ndbsim.profiles import CONSTANTS_ENV, reload_calibration, use_constants
+
+    before = os.environ.get(CONSTANTS_ENV)
+    use_constants(constants)
+    try:
+        rows, _ = run_check(directory, claims=False)
+    finally:
+        if before is None:
+            os.environ.pop(CONSTANTS_ENV, None)
+        else:
+            os.environ[CONSTANTS_ENV] = before
+        reload_calibration()
+    return [f"{r.case}: {r.figure}" for r in rows if not r.ok]

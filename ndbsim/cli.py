@@ -1,5 +1,7 @@
 """The command line, thin: parse, call, print. Exit codes: 0 ok, 1 a check failed, 2 bad input,
-3 an internal error (a bug: rerun with --debug for the traceback), 130 interrupted."""
+3 an internal error (a bug: rerun with --debug for the traceback), 4 the cluster would not make
+it (a run whose status is redo-overload, non-converging or stuck; the result is still printed),
+130 interrupted."""
 
 from __future__ import annotations
 
@@ -8,15 +10,50 @@ from pathlib import Path
 
 import typer
 
+from ndbsim.cli_help import CONFIG_INI_HELP, EXAMPLES, SET_HELP
 from ndbsim.errors import InputError
+
+EXIT_NOT_MADE_IT = 4
+"""Exit code of ``run`` when the restart would not finish: status redo-overload (error 410),
+non-converging or stuck. The table, JSON or CSV is still printed (docs/CONTRACT.md)."""
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     help="Simulate MySQL NDB Cluster data-node restarts.",
+    epilog=(
+        "\b\nStart here:\n  ndbsim run                               the built-in default scenario (seed 003)\n"
+        "  ndbsim init --config-ini config.ini -o my.yaml   a scenario for your cluster\n"
+        "  ndbsim run my.yaml                       its phase table\n"
+        "\b\nExit codes: 0 ok, 1 a check failed, 2 bad input, 3 internal error,\n"
+        "  4 the cluster would not make it (redo-overload, non-converging, stuck; result still printed)."
+    ),
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from ndbsim.cli_help import package_version
+
+        typer.echo(f"ndbsim {package_version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print ndbsim's version and exit."
+    ),
+) -> None:
+    """Simulate MySQL NDB Cluster data-node restarts."""
+
+
+USER_CONSTANTS = "ndbsim-constants.yaml"
+"""Where ``ndbsim calibrate`` writes its fit by default: a file of the user's, in the current
+directory, so the packaged constants change only with ``--replace-packaged``."""
 
 FORMATS = ("table", "json", "csv")
 """Output formats of ``ndbsim run --format``: the phase table (report.py), JSON and CSV
@@ -24,23 +61,40 @@ FORMATS = ("table", "json", "csv")
 
 
 CONSTANTS_OPTION = typer.Option(
-    None, "--constants", help="Fitted constants from `ndbsim calibrate -o FILE` (default: packaged)."
+    None,
+    "--constants",
+    metavar="FILE.yaml",
+    help="Fitted constants from `ndbsim calibrate` (default: the packaged ones).",
 )
 """``--constants`` of run, check and sweep: one option, one help text."""
 
 
-@app.command()
+@app.command(epilog=EXAMPLES["run"])
 def run(
-    scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
-    set_: list[str] = typer.Option([], "--set", "-s", help="Override a key: dotted.path=value (repeatable)."),
-    format: str | None = typer.Option(
-        None, "--format", "-f", help="table, json or csv (default: from --output's .json/.csv, else table)."
+    scenario: Path | None = typer.Argument(
+        None, metavar="SCENARIO.yaml", help="Scenario file; omit for the built-in default (seed 003's DBT2)."
     ),
-    gantt: Path | None = typer.Option(None, "--gantt", help="Write a Gantt chart (.png, .svg or .pdf)."),
-    replications: int | None = typer.Option(None, "--replications", "-n", help="Replications (p5/p50/p95)."),
-    seed: int | None = typer.Option(None, "--seed", help="Root seed; 0 draws one and prints it."),
-    config_ini: Path | None = typer.Option(None, "--config-ini", help="Read [ndbd default] from a config.ini."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the output to a file."),
+    set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
+    format: str | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        metavar="[table|json|csv]",
+        help="Output format (default: from --output's .json/.csv suffix, else table).",
+    ),
+    gantt: Path | None = typer.Option(
+        None, "--gantt", metavar="CHART.png", help="Also draw a Gantt chart (.png, .svg or .pdf)."
+    ),
+    replications: int | None = typer.Option(
+        None, "--replications", "-n", metavar="N", help="Replications, for p5/p50/p95 (default: the scenario's, 1)."
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", metavar="N", help="Root seed; 0 draws one and prints it (default: the scenario's, 1)."
+    ),
+    config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write the output to FILE (default: standard output)."
+    ),
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
@@ -70,6 +124,9 @@ def run(
         seed = secrets.randbelow(2**31 - 1) + 1
         typer.echo(f"ndbsim: seed {seed}", err=True)
     result = loaded.run(seed, replications)
+    from ndbsim.explain import annotate
+
+    annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
     if format == "json":
         text = result.to_json() + "\n"
     elif format == "csv":
@@ -87,6 +144,13 @@ def run(
         atomic_write_text(output, text)
     else:
         sys.stdout.write(text)
+    if result.status != "ok":
+        raise typer.Exit(EXIT_NOT_MADE_IT)
+
+
+def _changes(config_ini: Path | None, sets: list[str]) -> list[str]:
+    """What changed the scenario in this run, as a title shows it."""
+    return ([f"--config-ini {config_ini}"] if config_ini else []) + [f"--set {a.strip()}" for a in sets]
 
 
 def _run_format(format: str | None, output: Path | None) -> str:
@@ -110,22 +174,65 @@ def _run_format(format: str | None, output: Path | None) -> str:
     return format
 
 
-@app.command()
+@app.command(epilog=EXAMPLES["validate"])
 def validate(
-    scenario: Path = typer.Argument(..., help="Scenario YAML to check."),
-    set_: list[str] = typer.Option([], "--set", "-s", help="Override a key: dotted.path=value (repeatable)."),
-    config_ini: Path | None = typer.Option(None, "--config-ini", help="Read [ndbd default] from a config.ini."),
+    scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario file to check."),
+    set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
+    config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
 ) -> None:
     """Check a scenario file, with the --set and --config-ini a run would use; print what is
-    wrong (exit 2) or that it is valid (exit 0)."""
+    wrong (exit 2) or that it is valid (exit 0), and the warnings a run would print."""
+    from ndbsim.explain import input_notes
     from ndbsim.load import load
 
-    loaded = load(scenario, config_ini=config_ini, overrides=set_)
+    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
     typer.echo(f"{scenario}: valid ({loaded.model.summary(loaded.prepared)})")
+    for w in dict.fromkeys([*loaded.notes, *input_notes(loaded.prepared, loaded.origins)]):
+        typer.echo(f"warning: {w}")
 
 
-@app.command()
-def params(version: str = typer.Option("7.6.6", "--version", help="NDB version.")) -> None:
+@app.command(epilog=EXAMPLES["init"])
+def init(
+    config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
+    set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", metavar="FILE.yaml", help="Write the scenario to FILE.yaml (default: stdout)."
+    ),
+) -> None:
+    """Write a commented scenario for your cluster: every key with its meaning and default,
+    filled from --config-ini (an idle cluster; data.size from DataMemory until you give it)."""
+    from ndbsim import scenario as sc
+    from ndbsim.init_scenario import data_size_from_datamemory, init_text, neutral_base
+
+    if output is not None:
+        from ndbsim.io import check_output_path
+
+        check_output_path(output, "--output")
+    raw = neutral_base(config_ini) if config_ini is not None else {"name": "my cluster"}
+    notes: list[str] = []
+    if config_ini is not None:
+        from ndbsim.config_ini import merge_config_ini
+
+        merge_config_ini(raw, config_ini, None, notes)
+        notes = [n for n in notes if "has no [ndbd] section" not in n]
+    for a in set_:
+        sc.set_override(raw, a)
+    derived = data_size_from_datamemory(raw, raw.get("version"), notes)
+    sc.resolve(sc.scenario_from_dict(raw), None)  # what init writes must validate
+    text = init_text(raw, str(config_ini) if config_ini else None, notes, frozenset({"data.size"} if derived else ()))
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from ndbsim.io import atomic_write_text
+
+    atomic_write_text(output, text)
+    typer.echo(f"wrote {output}; check it with ndbsim validate {output}, run it with ndbsim run {output}", err=True)
+
+
+@app.command(epilog=EXAMPLES["params"])
+def params(
+    version: str = typer.Option("7.6.6", "--version", metavar="X.Y.Z", help="NDB version.", show_default=True),
+) -> None:
     """List the config.ini parameters ndbsim models, with this version's defaults."""
     from ndbsim.config_params import PARAMS, show
     from ndbsim.profiles import profile_for, unused_params
@@ -166,9 +273,11 @@ def _use_constants(path: Path | None) -> None:
         use_constants(path)
 
 
-@app.command()
+@app.command(epilog=EXAMPLES["check"])
 def check(
-    cases: Path | None = typer.Option(None, "--cases", help="Directory of calibration cases (default: calibration/)."),
+    cases: Path | None = typer.Option(
+        None, "--cases", metavar="DIR", help="Directory of calibration cases (default: calibration/)."
+    ),
     no_claims: bool = typer.Option(False, "--no-claims", help="Skip the variance and qualitative checks."),
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
@@ -182,17 +291,33 @@ def check(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(epilog=EXAMPLES["calibrate"])
 def calibrate(
-    cases: Path | None = typer.Option(None, "--cases", help="Directory of calibration cases (default: calibration/)."),
-    restart_info: Path | None = typer.Option(
-        None, "--restart-info", help="CSV export of ndbinfo.restart_info to add as a fit case."
+    cases: Path | None = typer.Option(
+        None, "--cases", metavar="DIR", help="Directory of calibration cases (default: calibration/)."
     ),
-    scenario: Path | None = typer.Option(None, "--scenario", help="The scenario of that cluster."),
-    node: int | None = typer.Option(None, "--node", help="Which node's row of the CSV (default: slowest)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Where to write the fitted constants."),
+    restart_info: Path | None = typer.Option(
+        None, "--restart-info", metavar="FILE.csv", help="CSV export of ndbinfo.restart_info to add as a fit case."
+    ),
+    scenario: Path | None = typer.Option(
+        None, "--scenario", metavar="SCENARIO.yaml", help="The scenario of that cluster."
+    ),
+    node: int | None = typer.Option(
+        None, "--node", metavar="NODEID", help="Which node's row of the CSV (default: the slowest)."
+    ),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        metavar="FILE.yaml",
+        help=f"Where to write the fitted constants (default: ./{USER_CONSTANTS}).",
+    ),
+    replace_packaged: bool = typer.Option(
+        False, "--replace-packaged", help="Write the packaged constants, which every run uses by default."
+    ),
 ) -> None:
-    """Refit the free constants on the fit cases and write them with their residuals."""
+    """Refit the free constants on the fit cases and write them with their residuals (to a file
+    of yours unless --replace-packaged); warn when the fit puts a published case out of tolerance."""
     import yaml
 
     from ndbsim.calibrate import case_from_restart_info, run_calibration, save_calibration
@@ -217,7 +342,17 @@ def calibrate(
     if node is not None and not 1 <= node <= 255:
         raise InputError(f"{node} is not a node id; give a data node id 1-255", field="--node")
     directory = _cases_dir(cases)
-    target = Path(output) if output is not None else CALIBRATED_FILE
+    if replace_packaged and output is not None:
+        raise InputError(
+            "--replace-packaged writes the packaged constants; drop --output, or drop --replace-packaged",
+            field="--output",
+        )
+    target = CALIBRATED_FILE if replace_packaged else Path(output if output is not None else USER_CONSTANTS)
+    if target.resolve() == CALIBRATED_FILE.resolve() and not replace_packaged:
+        raise InputError(
+            f"{str(target)!r} is the packaged constants file; add --replace-packaged to overwrite it",
+            field="--output",
+        )
     check_output_path(target, "--output")
     if target == CALIBRATED_FILE:  # the package's own files: models with their own constants write beside
         from ndbsim.models import MODELS
@@ -246,9 +381,10 @@ def calibrate(
         atomic_write_text(case_file, yaml.safe_dump(case, sort_keys=False), "--cases")
         typer.echo(f"wrote calibration case {case_file}")
     save_calibration(result, target)
-    if output is not None and Path(output) != CALIBRATED_FILE:
+    if not replace_packaged:
         typer.echo(
-            f"wrote {output}; use it with --constants {output} (run, check, sweep) or ndbsim.use_constants() in Python"
+            f"wrote {target}; use it with --constants {target} (run, check, sweep) or ndbsim.use_constants() in "
+            "Python; --replace-packaged makes a fit the default"
         )
     else:
         typer.echo(f"wrote {CALIBRATED_FILE} (the packaged constants, used by default)")
@@ -257,17 +393,36 @@ def calibrate(
     typer.echo("residuals: relative error (+0.01 is 1% high), or seconds where the published figure is 0 s")
     for case_name, figs in result.residuals.items():
         typer.echo(f"{case_name}: " + ", ".join(f"{k.removeprefix('secs_')} {v:+.3g}" for k, v in figs.items()))
+    from ndbsim.check import broken_cases
+
+    broken = broken_cases(target, directory)
+    if broken:
+        typer.echo(
+            f"ndbsim: warning: with these constants {len(broken)} published figure(s) fall outside their tolerance "
+            f"({', '.join(broken[:4])}{'…' if len(broken) > 4 else ''}); see ndbsim check --constants {target}",
+            err=True,
+        )
 
 
-@app.command()
+@app.command(epilog=EXAMPLES["sweep"])
 def sweep(
-    sweep_file: Path = typer.Argument(..., help="Sweep YAML: base, factors, mode, samples, replications, seed."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write rows to FILE.csv or FILE.parquet."),
-    workers: int | None = typer.Option(None, "--workers", "-w", help="Local worker processes (default: all cores)."),
-    scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address, tcp://HOST:PORT."),
-    shard: str | None = typer.Option(None, "--shard", help="Run only shard I of N (I/N, 1-based)."),
-    seed: int | None = typer.Option(None, "--seed", help="Root seed (overrides the sweep file's)."),
-    set_: list[str] = typer.Option([], "--set", "-s", help="Set a base key for every point: dotted.path=value."),
+    sweep_file: Path = typer.Argument(
+        ..., metavar="SWEEP.yaml", help="Sweep file: base, factors, mode, samples, replications, seed."
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write rows to FILE.csv or FILE.parquet (default: CSV to stdout)."
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", "-w", metavar="N", help="Local worker processes (default: all cores)."
+    ),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", metavar="tcp://HOST:PORT", help="Run on a Dask scheduler (needs ndbsim[cluster])."
+    ),
+    shard: str | None = typer.Option(None, "--shard", metavar="I/N", help="Run only shard I of N (1-based)."),
+    seed: int | None = typer.Option(None, "--seed", metavar="N", help="Root seed (default: the sweep file's)."),
+    set_: list[str] = typer.Option(
+        [], "--set", "-s", metavar="KEY=VALUE", help="Set a base key for every point (repeatable)."
+    ),
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
@@ -291,6 +446,12 @@ def sweep(
     if target is not None and Path(target).suffix.lower() not in (".csv", ".parquet", ".pq"):
         raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field=option)
     check_output_path(target, option)
+    from ndbsim.extras import require
+
+    if target is not None and Path(target).suffix.lower() != ".csv":
+        require("pyarrow", option)
+    if scheduler is not None:
+        require("dask.distributed", "--scheduler")
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:

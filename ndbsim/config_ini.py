@@ -61,6 +61,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     section: str | None = None
     defaults: dict[str, Any] = {}
     node_sections: list[dict[str, Any]] = []
+    node_ids: dict[int, dict[str, int]] = {}
     skipped: list[str] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.split("#", 1)[0].split(";", 1)[0].strip()
@@ -71,6 +72,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             section = " ".join(m.group(1).lower().replace("_", " ").split())
             if section in _DATA_NODE:
                 node_sections.append({})
+                node_ids[len(node_sections) - 1] = {}
             continue
         if "=" not in stripped and ":" not in stripped:
             raise InputError(
@@ -84,6 +86,11 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
         name, _, value = re.split(r"([=:])", stripped, maxsplit=1)
         name, value = name.strip(), value.strip()
         if section not in _DATA_NODE and section not in _DATA_DEFAULT:
+            continue
+        if section in _DATA_NODE and name.lower() in _IDENTITY:
+            node_ids[len(node_sections) - 1][_IDENTITY[name.lower()]] = _whole(
+                value, f"[{section}] {name} (line {lineno})", p
+            )
             continue
         if name.lower() in _PLACEMENT:
             continue
@@ -110,7 +117,77 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     cluster: dict[str, Any] = {"config": defaults}
     if node_sections:
         cluster["data_nodes"] = len(node_sections)
+        ordered = _node_order([node_ids[i] for i in range(len(node_sections))], p)
+        if ordered is not None:
+            cluster["node_ids"] = ordered
     return cluster, skipped
+
+
+_IDENTITY = {"nodeid": "NodeId", "id": "NodeId", "nodegroup": "NodeGroup"}
+"""A data node's identity in its [ndbd] section, lower case → NDB's name: NodeId (``Id`` is the
+older spelling) and NodeGroup."""
+
+MAX_DATA_NODE_ID = 144
+"""Highest NodeId a data node may have (NDB 8.0: 1–144; reference §5, [DOC-NDBD80])."""
+
+NO_NODE_GROUP = 65536
+"""NodeGroup=65536 leaves a data node out of every node group (a spare for a later
+ALTER ONLINE; NDB manual, NodeGroup); ndbsim has no such nodes."""
+
+
+def _whole(value: str, field: str, path: Path) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise InputError(
+            f"{value!r} is not a whole number; write one such as 11", field=field, source=str(path)
+        ) from None
+
+
+def _node_order(nodes: list[dict[str, int]], path: Path) -> list[int] | None:
+    """The data nodes' NodeIds in node-group order (node group 0's first, each group's by
+    NodeId), as ``cluster.node_ids`` lists them; None when no [ndbd] section names a NodeId.
+    NDB gives a section without NodeId the lowest free id, and forms node groups in NodeId
+    order when NodeGroup is not set (Dbdih's node-group assignment at initial start)."""
+    if not any("NodeId" in n for n in nodes):
+        return None
+    taken = [n["NodeId"] for n in nodes if "NodeId" in n]
+    for nid in taken:
+        if not 1 <= nid <= MAX_DATA_NODE_ID:
+            raise InputError(
+                f"{nid} is not a data node id; use 1..{MAX_DATA_NODE_ID}", field="[ndbd] NodeId", source=str(path)
+            )
+    if len(set(taken)) != len(taken):
+        dup = next(x for x in taken if taken.count(x) > 1)
+        raise InputError(
+            f"{dup} is given to two [ndbd] sections; give each its own NodeId", field="[ndbd] NodeId", source=str(path)
+        )
+    free = (i for i in range(1, MAX_DATA_NODE_ID + 1) if i not in taken)
+    ids = [n.get("NodeId") or next(free) for n in nodes]
+    groups = [n.get("NodeGroup") for n in nodes]
+    if any(g == NO_NODE_GROUP for g in groups):
+        raise InputError(
+            f"NodeGroup={NO_NODE_GROUP} (a node in no node group) is not modelled; drop that [ndbd] section",
+            field="[ndbd] NodeGroup",
+            source=str(path),
+        )
+    if any(g is not None for g in groups):
+        if any(g is None for g in groups):
+            raise InputError(
+                "NodeGroup is set in some [ndbd] sections but not all; set it in every one or in none",
+                field="[ndbd] NodeGroup",
+                source=str(path),
+            )
+        sizes = {g: groups.count(g) for g in groups}
+        if len(set(sizes.values())) > 1:
+            raise InputError(
+                f"node groups of unequal size ({', '.join(f'group {g}: {c}' for g, c in sorted(sizes.items()))}); "
+                "give every node group NoOfReplicas data nodes",
+                field="[ndbd] NodeGroup",
+                source=str(path),
+            )
+        return [nid for _, nid in sorted(zip(groups, ids))]
+    return sorted(ids)
 
 
 def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, notes: list[str]) -> dict[str, Any]:
@@ -137,6 +214,8 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
     raw["cluster"]["config"].update(cluster["config"])
     if "data_nodes" in cluster:
         raw["cluster"]["data_nodes"] = cluster["data_nodes"]
+    if "node_ids" in cluster:
+        raw["cluster"]["node_ids"] = cluster["node_ids"]
     if skipped:
         notes.append(
             f"config.ini: skipped {len(skipped)} parameter{'s' if len(skipped) != 1 else ''} that "

@@ -32,6 +32,9 @@ class Loaded:
     """The dotted scenario keys the config.ini set (an error in one names the file)."""
     override_keys: set[str] = field(default_factory=set)
     config_ini: str | Path | None = None
+    origins: dict[str, str] = field(default_factory=dict)
+    """Where each given dotted key came from (``explain.origins``): the scenario file, the
+    built-in default scenario, the config.ini, ``--set``, or DataMemory for a derived data.size."""
 
     def run(self, seed: int | None = None, replications: int | None = None) -> Any:
         """Simulate the prepared scenario; ``seed`` and ``replications`` default to its own."""
@@ -57,8 +60,16 @@ def read(
     dotted keys to values. ``rows_fix``: when given, a note that ``data.rows`` stays fixed
     while ``data.size`` changes (by an override or a ``varied`` key) ends with this fix.
     """
+    from ndbsim import explain
+
+    neutral = scenario is None and config_ini is not None
+    if neutral:  # a config.ini alone: an idle cluster, not the built-in DBT2 benchmark
+        from ndbsim.init_scenario import neutral_base
+
+        scenario = neutral_base(config_ini)
     raw, own = sc.raw_from(scenario)
     source = source or own
+    origins = explain.origins(raw, builtin=scenario is None)
     notes: list[str] = []
     ini_keys: set[str] = set()
     if config_ini is not None:
@@ -67,8 +78,8 @@ def read(
         model_of(raw).check_config_ini(config_ini, source)
         cluster = merge_config_ini(raw, config_ini, source, notes)
         ini_keys = {f"cluster.config.{k}" for k in cluster["config"]}
-        if "data_nodes" in cluster:
-            ini_keys.add("cluster.data_nodes")
+        ini_keys |= {f"cluster.{k}" for k in ("data_nodes", "node_ids") if k in cluster}
+        origins.update(dict.fromkeys(ini_keys, explain.CONFIG_INI))
     for i, assignment in enumerate(overrides):
         try:
             sc.set_override(raw, assignment)
@@ -79,12 +90,25 @@ def read(
     for key, value in (sets or {}).items():
         sc.set_path(raw, key, value)
     override_keys = {sc.override_key(a) for a in overrides}
+    origins = explain.origins({}, False, (), [*override_keys, *(sets or {})], origins)
+    if neutral:
+        from ndbsim.init_scenario import data_size_from_datamemory
+
+        if data_size_from_datamemory(raw, raw.get("version"), notes):
+            origins["data.size"] = explain.FROM_DATAMEMORY
     if rows_fix is not None:
         note = sc.fixed_rows_note(raw, {*varied, *override_keys}, rows_fix)
         if note:
             notes.append(note)
     return Loaded(
-        model_of(raw), raw, source, notes, ini_keys=ini_keys, override_keys=override_keys, config_ini=config_ini
+        model_of(raw),
+        raw,
+        source,
+        notes,
+        ini_keys=ini_keys,
+        override_keys=override_keys,
+        config_ini=config_ini,
+        origins=origins,
     )
 
 

@@ -86,11 +86,16 @@ def streams(seed: int, n: int) -> list[np.random.Generator]:
 def run_resolved(resolved: sc.Resolved, seed: int | None = None, replications: int | None = None) -> Result:
     """Run a resolved NDB scenario; ``seed`` and ``replications`` default to its own."""
     from ndbsim.engine.run import simulate_once
+    from ndbsim.explain import describe
 
     s = resolved.scenario
     seed = s.simulation.seed if seed is None else seed
     n = s.simulation.replications if replications is None else replications
     reps = [simulate_once(resolved, rng) for rng in streams(seed, n)]
+    if resolved.node_ids:  # the engine numbers data nodes 1..N; results name config.ini's NodeIds
+        for r in reps:
+            for node in r.nodes:
+                node.node_id = resolved.node_id(node.node_id)
     return Result(
         name=s.name,
         version=s.version,
@@ -98,6 +103,7 @@ def run_resolved(resolved: sc.Resolved, seed: int | None = None, replications: i
         seed=seed,
         scenario=resolved.to_dict(),
         replications=reps,
+        explained=describe(resolved, node_ids=resolved.node_ids),
     )
 
 
@@ -136,11 +142,18 @@ class NdbModel:
         return lambda raw: sc.resolve(sc.scenario_reusing(raw, sections, changed))
 
     def summary(self, prepared: sc.Resolved) -> str:
-        s = prepared.scenario
-        return f"{s.version}, profile {prepared.profile.name}, {s.restart.type} restart"
+        s, up = prepared.scenario, prepared.upgrade
+        upgrade = f", upgrade to {up.scenario.version} (profile {up.profile.name})" if up else ""
+        return f"{s.version}, profile {prepared.profile.name}, {s.restart.type} restart{upgrade}"
 
     def with_constants(self, prepared: sc.Resolved, constants: Constants) -> sc.Resolved:
-        return sc.Resolved(prepared.scenario, replace(prepared.profile, constants=constants), prepared.config)
+        return sc.Resolved(
+            prepared.scenario,
+            replace(prepared.profile, constants=constants),
+            prepared.config,
+            prepared.node_ids,
+            prepared.upgrade,
+        )
 
     def streams(self, seed: int, n: int) -> list[np.random.Generator]:
         return streams(seed, n)

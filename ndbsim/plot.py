@@ -12,21 +12,28 @@ from ndbsim.restart_info import PHASES
 from ndbsim.result import Result
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+
+    from ndbsim.engine.records import Replication
 
 SHORT = {p: p.removeprefix("secs_").replace("_", " ") for p in PHASES}
 """Legend label per restart phase: the phase name (``restart_info.PHASES``, restart_info's
 column names plus secs_memory_touch) without ``secs_`` and with spaces."""
 
 
-def gantt(result: Result, path: str | Path | None = None, replication: int = 0) -> Figure:
-    """Draw replication ``replication`` as a Gantt chart; save to ``path`` (.png/.svg/.pdf)."""
+def gantt(result: Result, path: str | Path | None = None, replication: int | None = None) -> Figure:
+    """Draw replication ``replication`` as a Gantt chart; save to ``path`` (.png/.svg/.pdf).
+    By default the first replication, or for several restarting nodes the schedule's (the median
+    window), its waves labelled."""
     import matplotlib
 
     if path is not None:
         matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
+    if replication is None:
+        replication = result.schedule_replication() if getattr(result, "multi_node", False) else 0
     rep = result.replications[replication]
     if not hasattr(rep, "nodes"):  # InnoDB: one server, no restart_info phases
         return _gantt_single(result, rep, path)
@@ -55,17 +62,50 @@ def gantt(result: Result, path: str | Path | None = None, replication: int = 0) 
             if endless:
                 ax.annotate("never ends →", ((edge - t_zero) / 60.0, row), ha="right", va="center", fontsize=8)
             used.add(phase)
-    ax.set_yticks(range(len(rep.nodes)), [f"node {n.node_id}" for n in rep.nodes])
+    ax.set_yticks(range(len(rep.nodes)), [f"node {n.node_id}" for n in rep.nodes])  # NDB NodeIds (cluster.node_ids)
     ax.invert_yaxis()
+    if len(rep.nodes) > 1:
+        _label_waves(ax, rep, t_zero, edge)
     ax.set_xlabel("minutes since the restart began")
     total = f"{rep.total_restart_secs / 60:.1f} min" if math.isfinite(rep.total_restart_secs) else "never ends"
     ax.set_title(
-        f"{result.name} — NDB {result.version}, {result.restart_type} restart: {total} ({rep.status})", fontsize=10
+        f"{result.title} — NDB {_release(result)}, {result.restart_type} restart: {total} ({rep.status})",
+        fontsize=10,
+        wrap=True,
     )
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1, fontsize=7, frameon=False)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return _save(fig, path)
+
+
+def _release(result: Result) -> str:
+    """The release, and the one an upgrade brings the restarted nodes to."""
+    up = result.scenario.get("restart", {}).get("upgrade_to")
+    return f"{result.version} → {up}" if up else result.version
+
+
+def _label_waves(ax: Axes, rep: Replication, t_zero: float, edge: float) -> None:
+    """Name each wave beside its nodes' rows, mark where it ends, and give its length on top."""
+    waves: dict[int, list[int]] = {}
+    for row, node in enumerate(rep.nodes):
+        waves.setdefault(node.wave, []).append(row)
+    ax.set_yticks(range(len(rep.nodes)), [f"wave {n.wave} · node {n.node_id}" for n in rep.nodes], fontsize=8)
+    for number, rows in waves.items():
+        nodes = [rep.nodes[r] for r in rows]
+        start = min(n.start for n in nodes)
+        end = max(n.end for n in nodes)
+        shown_end = end if math.isfinite(end) else edge
+        ax.axvline((shown_end - t_zero) / 60.0, color="grey", linestyle="--", linewidth=0.8)
+        length = f"{(end - start) / 60:.1f} min" if math.isfinite(end) else "never ends"
+        ax.annotate(
+            f"wave {number}: {length}",
+            (((start + shown_end) / 2 - t_zero) / 60.0, min(rows) - 0.45),
+            ha="center",
+            va="bottom",
+            fontsize=8,
+            annotation_clip=False,
+        )
 
 
 def _save(fig, path):

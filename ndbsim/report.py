@@ -16,15 +16,18 @@ if TYPE_CHECKING:
 def phase_table(
     result: Result, notes: list[str] | None = None, overrides: list[str] | None = None, config_ini: str | None = None
 ) -> str:
-    """The phase table; the ``--config-ini`` file and ``overrides`` (the ``--set`` assignments)
-    are shown under the title, which is the scenario file's own name."""
+    """The phase table. Under the title (the scenario's name made to agree with the run), the
+    ``--config-ini`` file and ``overrides`` (the ``--set`` assignments), then what was simulated
+    and which values were defaulted (``explain.header_lines``)."""
+    from ndbsim.explain import header_lines, title_as_run
+
     ids = result.node_ids()
     per_node = {nid: result.phases(nid) for nid in ids}
     totals = {nid: result.node_total(nid) for nid in ids}
     cp = result.first.checkpoint
     rep = result.to_dict()["replications"]
     out = [
-        result.name,
+        title_as_run(result.name, result.version, result.data_nodes),
         f"NDB {result.version} · {result.restart_type} restart · {cp['policy']} LCP · seed {result.seed}"
         + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""),
     ]
@@ -32,6 +35,8 @@ def phase_table(
         out.append(f"with --config-ini {config_ini}")
     if overrides:
         out.append("with --set " + ", ".join(a.strip() for a in overrides))
+    if result.explained:
+        out.extend(header_lines(result.explained))
     out.append("")
     width = max(len(p) for p in PHASES) + 4
     out.append(
@@ -48,6 +53,8 @@ def phase_table(
     out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in ids))
     out.append(f"* ndbsim's own row: restart_info has no column for {', '.join(OWN_PHASES)}")
     out.append("")
+    if result.multi_node:
+        out.extend(schedule_lines(result))
     t = result.total_restart_secs
     out.append(
         f"restart total: {format_secs(t)}"
@@ -60,9 +67,41 @@ def phase_table(
     )
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
     out.extend(checkpoint_lines(cp))
-    for w in result.warnings + list(notes or []):
+    for w in dict.fromkeys(result.warnings + list(notes or [])):
         out.append(f"warning: {w}")
     return "\n".join(out) + "\n"
+
+
+def schedule_lines(result: Result) -> list[str]:
+    """The per-node schedule of a restart of several nodes: wave, release, start, end and node
+    total, then each wave's length; the waves add up to the window."""
+    sch = result.schedule()
+    n = len(result.replications)
+    which = f"replication {sch['replication'] + 1} of {n}, the median window; " if n > 1 else ""
+    up = result.scenario.get("restart", {}).get("upgrade_to")
+    out = [f"schedule ({which}from the first node's stop)"]
+    if up:
+        out.append(
+            f"upgrade {result.version} → {up}: each node comes back on {up}; the cluster's LCP stays "
+            f"{result.version}'s until every node runs {up}"
+        )
+    out.append(f"{'wave':>6s}{'node':>6s}  {'release':<10s}{'start':>12s}{'end':>12s}{'node total':>12s}")
+    out.extend(
+        f"{x['wave']:>6d}{x['node_id']:>6d}  {x['release']:<10s}"
+        f"{_secs(x['start_secs'])}{_secs(x['end_secs'])}{_secs(x['node_total_secs'])}"
+        for x in sch["nodes"]
+    )
+    waves = sch["waves"]
+    out.extend(
+        f"wave {w['wave']} (node{'s' if len(w['nodes']) > 1 else ''} {', '.join(map(str, w['nodes']))}): "
+        + _secs(w["secs"]).strip()
+        for w in waves
+    )
+    if len(waves) > 1:
+        parts = " + ".join(_secs(w["secs"]).strip() for w in waves)
+        out.append(f"window: {_secs(sch['window_secs']).strip()} = {parts}")
+    out.append("")
+    return out
 
 
 def _secs(x: float) -> str:

@@ -107,8 +107,31 @@ class Result(ReplicatedSummary):
     seed: int
     scenario: dict[str, Any]
     replications: list[Replication] = field(default_factory=list)
+    explained: dict[str, Any] = field(default_factory=dict)
+    """What was simulated and what was defaulted (``explain.describe``): ``simulated``, ``defaulted``."""
+    notes: list[str] = field(default_factory=list)
+    """Warnings about the input (config.ini notes, defaulted sections, overridden rates), shown
+    with the simulation's own in every format."""
+    changes: list[str] = field(default_factory=list)
+    """What made the run differ from its scenario file (``--config-ini FILE``, ``--set k=v``)."""
 
     # -- summaries ----------------------------------------------------------------------
+    @property
+    def warnings(self) -> list[str]:
+        return list(dict.fromkeys([*self.notes, *ReplicatedSummary.warnings.fget(self)]))
+
+    @property
+    def title(self) -> str:
+        """The scenario's name made to agree with the run (version, data nodes), with its changes."""
+        from ndbsim.explain import title_as_run
+
+        return title_as_run(self.name, self.version, self.data_nodes, self.changes)
+
+    @property
+    def data_nodes(self) -> int:
+        """The run's data nodes (from the resolved scenario it carries)."""
+        return int((self.scenario.get("cluster") or {}).get("data_nodes", 0))
+
     @property
     def first(self) -> Replication:
         return self.replications[0]
@@ -135,6 +158,51 @@ class Result(ReplicatedSummary):
 
     def node_total(self, node_id: int) -> float:
         return _median([n.end - n.start for r in self.replications for n in r.nodes if n.node_id == node_id])
+
+    # -- the per-node schedule of a restart of several nodes --------------------------------
+    @property
+    def multi_node(self) -> bool:
+        return len(self.first.nodes) > 1
+
+    def schedule_replication(self) -> int:
+        """The replication whose window is the median (the lower middle one for an even count):
+        a schedule is one replication's, so that its waves and nodes add up to its window."""
+        order = sorted(range(len(self.replications)), key=lambda i: self.replications[i].total_restart_secs)
+        return order[(len(order) - 1) // 2]
+
+    def schedule(self) -> dict[str, Any]:
+        """Replication ``schedule_replication``'s waves and nodes: when each started and ended, in
+        seconds from the first node's stop, and the release each node came back on. The waves
+        follow one another, so their lengths add up to the window."""
+        i = self.schedule_replication()
+        rep = self.replications[i]
+        t0 = rep.nodes[0].start if rep.nodes else 0.0
+        release = self.scenario.get("restart", {}).get("upgrade_to") or self.version
+        nodes = [
+            {
+                "node_id": n.node_id,
+                "wave": n.wave,
+                "release": release,
+                "start_secs": n.start - t0,
+                "end_secs": n.end - t0,
+                "node_total_secs": n.end - n.start,
+            }
+            for n in rep.nodes
+        ]
+        waves = []
+        for w in sorted({n.wave for n in rep.nodes}):
+            mine = [n for n in rep.nodes if n.wave == w]
+            start, end = min(n.start for n in mine) - t0, max(n.end for n in mine) - t0
+            waves.append(
+                {
+                    "wave": w,
+                    "nodes": [n.node_id for n in mine],
+                    "start_secs": start,
+                    "end_secs": end,
+                    "secs": end - start,
+                }
+            )
+        return {"replication": i, "window_secs": rep.total_restart_secs, "waves": waves, "nodes": nodes}
 
     def to_frame(self) -> pd.DataFrame:
         """Per replication, node and phase: seconds, start and end (relative to the crash)."""
@@ -166,11 +234,13 @@ class Result(ReplicatedSummary):
             )
         return {
             "name": self.name,
+            "title": self.title,
             "version": self.version,
             "restart_type": self.restart_type,
             "total_restart_secs": self.total_restart_secs,
             "phases": self.phases(),
             "nodes": nodes,
+            **({"schedule": self.schedule()} if self.multi_node else {}),
             "checkpoint": self.first.checkpoint,
             "status": self.status,
             "reason": self.reason,
@@ -178,6 +248,8 @@ class Result(ReplicatedSummary):
             "replications": self.spread(),
             "seed": self.seed,
             "events": self.first.events,
+            "simulated": self.explained.get("simulated"),
+            "defaulted": self.explained.get("defaulted"),
             "scenario": self.scenario,
         }
 
@@ -188,14 +260,42 @@ class Result(ReplicatedSummary):
         """One row per node and phase (medians): the node's own total, and the restart's total
         (for several nodes, the whole window: a rolling restart's waves one after another) with
         its p5/p95 over the replications, and the status."""
-        lines = ["node_id,phase,secs,node_total_secs,total_restart_secs,total_p5,total_p95,status"]
+        from ndbsim.explain import csv_fields
+
+        extra = csv_fields(self.explained, self.warnings)
+        lines = [
+            "node_id,phase,secs,node_total_secs,total_restart_secs,total_p5,total_p95,status"
+            + "".join(f",{k}" for k in extra)
+        ]
         spread = self.spread()
         whole = f"{self.total_restart_secs:.3f},{spread['p5']:.3f},{spread['p95']:.3f}"
+        tail = "".join(f",{_csv_cell(v)}" for v in extra.values())
         for nid in self.node_ids():
             tot = self.node_total(nid)
             for p, v in self.phases(nid).items():
-                lines.append(f"{nid},{p},{v:.3f},{tot:.3f},{whole},{self.status}")
+                lines.append(f"{nid},{p},{v:.3f},{tot:.3f},{whole},{self.status}{tail}")
+        if self.multi_node:
+            lines = _with_schedule_columns(lines, self.schedule())
         return "\n".join(lines) + "\n"
+
+
+def _csv_cell(value: Any) -> str:
+    """One CSV cell: numbers as written, text quoted when it holds a comma, quote or newline."""
+    text = "" if value is None else (f"{value:.12g}" if isinstance(value, float) else str(value))
+    if any(c in text for c in ',"\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _with_schedule_columns(lines: list[str], schedule: dict[str, Any]) -> list[str]:
+    """The CSV of several nodes: each row also gives its node's wave and, from the schedule's
+    replication, when the node stopped and when it had started again."""
+    by_node = {n["node_id"]: n for n in schedule["nodes"]}
+    out = [lines[0] + ",wave,node_start_secs,node_end_secs"]
+    for line in lines[1:]:
+        n = by_node[int(line.split(",", 1)[0])]
+        out.append(f"{line},{n['wave']},{n['start_secs']:.3f},{n['end_secs']:.3f}")
+    return out
 
 
 def json_clean(x: Any) -> Any:

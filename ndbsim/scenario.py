@@ -290,9 +290,18 @@ class Workload(WorkloadRates):
     (the default scenario gives one for seed 003's "heavy insert activity right before the restart")."""
 
 
+def _version_text(v: Any) -> Any:
+    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+ROLLING_TYPES = ("rolling", "initial-rolling")
+"""Restart types that restart the nodes wave by wave, one member of every node group at a time."""
+
+
 class Restart(_Model):
-    type: Literal["node", "initial", "system", "rolling"] = "node"
-    """``node``, ``initial`` (--initial), ``system`` (all nodes) or ``rolling``. Default node: seed 003's
+    type: Literal["node", "initial", "system", "rolling", "initial-rolling"] = "node"
+    """``node``, ``initial`` (--initial), ``system`` (all nodes), ``rolling`` (node restarts wave by
+    wave) or ``initial-rolling`` (every node with --initial, wave by wave). Default node: seed 003's
     node restart, the default scenario."""
     nodes: list[int] | None = None
     """Node ids to restart. Default None: the highest-numbered node for node and initial restarts
@@ -308,6 +317,9 @@ class Restart(_Model):
     ``host-failure`` or ``network-failure``: the sockets stay open until the live nodes miss 4
     heartbeats, 4–5 × HeartbeatIntervalDbDb (reference §9). Default planned: seed 003 performed
     its node restarts by hand."""
+    upgrade_to: Annotated[str | None, BeforeValidator(_version_text)] = None
+    """The NDB release each restarted node comes back on (an online upgrade, ``ndbsim.upgrade``).
+    Default None: the nodes restart on ``version``."""
 
 
 MAX_REPLICATIONS = 100_000
@@ -332,13 +344,13 @@ class Cluster(_Model):
     data_nodes: int = Field(2, ge=1, le=144)
     """Data nodes in the cluster, a multiple of NoOfReplicas. Default 2: seed 003's (and seed 000's)
     two data nodes."""
+    node_ids: list[Annotated[int, Field(ge=1, le=144)]] | None = None
+    """The data nodes' NodeIds (config.ini's [ndbd] NodeId), node group by node group: the first
+    NoOfReplicas form node group 0, and so on. ``restart.nodes``, tables and charts then use them.
+    Default None: NodeIds 1..data_nodes, grouped in that order (NDB's assignment without NodeId)."""
     config: dict[str, Any] = Field(default_factory=dict)
     """config.ini [ndbd default] parameters, by NDB name. Default empty: every parameter at the
     version profile's default (``profiles._COMMON`` and the family's overrides)."""
-
-
-def _version_text(v: Any) -> Any:
-    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
 
 class Scenario(_Model):
@@ -371,16 +383,38 @@ class Scenario(_Model):
 class Resolved:
     """A scenario with its profile and fully resolved config.ini parameters."""
 
-    __slots__ = ("config", "profile", "scenario")
+    __slots__ = ("config", "node_ids", "profile", "scenario", "upgrade")
 
-    def __init__(self, scenario: Scenario, profile: Profile, config: dict[str, Any]):
+    def __init__(
+        self,
+        scenario: Scenario,
+        profile: Profile,
+        config: dict[str, Any],
+        node_ids: list[int] | None = None,
+        upgrade: Resolved | None = None,
+    ):
         self.scenario = scenario
+        """The scenario as the engine reads it: data nodes numbered 1..data_nodes."""
         self.profile = profile
         self.config = config
+        self.node_ids = node_ids
+        """``cluster.node_ids``: engine node i is NDB NodeId ``node_ids[i - 1]``; None when 1..N."""
+        self.upgrade = upgrade
+        """The release the restarted nodes come back on (restart.upgrade_to), resolved; None: no upgrade."""
+
+    def node_id(self, index: int) -> int:
+        """The NDB NodeId of the engine's data node ``index`` (1-based)."""
+        return self.node_ids[index - 1] if self.node_ids else index
 
     def to_dict(self) -> dict[str, Any]:
         d = self.scenario.model_dump(mode="json")
         d["cluster"]["config"] = dict(self.config)
+        if self.node_ids:
+            d["cluster"]["node_ids"] = list(self.node_ids)
+            if d["restart"]["nodes"]:
+                d["restart"]["nodes"] = [self.node_id(i) for i in d["restart"]["nodes"]]
+        if d["restart"].get("upgrade_to") is None:
+            del d["restart"]["upgrade_to"]  # a scenario without an upgrade is written as it was given
         return d
 
 
@@ -608,18 +642,68 @@ def load_raw(path: str | Path | None, overrides: list[str] | tuple[str, ...] = (
 def resolve(scenario: Scenario, source: str | None = None) -> Resolved:
     """Attach the version profile and resolve every config.ini parameter."""
     profile = profile_for(scenario.version)
+    node_ids = scenario.cluster.node_ids
     try:
         config = config_params.resolve(profile.defaults, scenario.cluster.config)
-        _check_consistency(scenario, profile, config)
+        if node_ids is not None:
+            scenario = _engine_numbering(scenario, node_ids)
+        _check_consistency(scenario, profile, config, node_ids)
+        upgrade = _resolve_upgrade(scenario, node_ids) if scenario.restart.upgrade_to is not None else None
     except InputError as e:
         raise (e.located(source) if source else e) from None
-    return Resolved(scenario, profile, config)
+    return Resolved(scenario, profile, config, list(node_ids) if node_ids else None, upgrade)
 
 
-def _check_live_replica(s: Scenario, replicas: int, nodes: int) -> None:
+def _resolve_upgrade(s: Scenario, node_ids: list[int] | None) -> Resolved:
+    """The release ``restart.upgrade_to`` names, resolved with the scenario's own config.ini: a
+    restarted node reads the same config.ini, with the new release's defaults where it sets
+    nothing (``ndbsim.upgrade`` checks the path)."""
+    from ndbsim.upgrade import check_upgrade
+
+    target = str(s.restart.upgrade_to)
+    check_upgrade(s.version, target, s.restart.type)
+    new = s.model_copy(update={"version": target, "restart": s.restart.model_copy(update={"upgrade_to": None})})
+    profile = profile_for(target)
+    config = config_params.resolve(profile.defaults, s.cluster.config)
+    try:
+        _check_consistency(new, profile, config, node_ids)
+    except InputError as e:
+        raise InputError(f"on the upgrade's release {target}: {e.message}", field=e.field) from None
+    return Resolved(new, profile, config, list(node_ids) if node_ids else None)
+
+
+def _engine_numbering(s: Scenario, node_ids: list[int]) -> Scenario:
+    """The scenario with ``restart.nodes`` as the engine numbers data nodes (1..data_nodes in
+    ``cluster.node_ids``' order), after checking the NodeIds."""
+    if len(node_ids) != s.cluster.data_nodes:
+        raise InputError(
+            f"{len(node_ids)} NodeIds for {s.cluster.data_nodes} data nodes; list one NodeId per data node",
+            field="cluster.node_ids",
+        )
+    if len(set(node_ids)) != len(node_ids):
+        dup = next(x for x in node_ids if node_ids.count(x) > 1)
+        raise InputError(f"NodeId {dup} is listed twice; list each data node once", field="cluster.node_ids")
+    index = {nid: i + 1 for i, nid in enumerate(node_ids)}
+    if not s.restart.nodes:
+        return s
+    for n in s.restart.nodes:
+        if n not in index:
+            raise InputError(
+                f"node {n} is not a data node; use NodeIds {', '.join(map(str, node_ids))} (cluster.node_ids)",
+                field="restart.nodes",
+            )
+    restart = s.restart.model_copy(update={"nodes": [index[n] for n in s.restart.nodes]})
+    return s.model_copy(update={"restart": restart})
+
+
+def _check_live_replica(s: Scenario, replicas: int, nodes: int, node_ids: list[int] | None = None) -> None:
     """Node, initial and rolling restarts copy from a live replica of the same node group
     (nodes 1..NoOfReplicas form group 0, and so on); a group with no live node shuts the
     cluster down, so such a restart is not a node restart (reference §5)."""
+
+    def name(n: int) -> int:  # the NodeId a message shows for engine node n
+        return node_ids[n - 1] if node_ids else n
+
     kind = s.restart.type
     if kind == "system":
         return
@@ -629,21 +713,21 @@ def _check_live_replica(s: Scenario, replicas: int, nodes: int) -> None:
             "is impossible; use restart.type=system or raise NoOfReplicas",
             field="cluster.config.NoOfReplicas",
         )
-    if kind == "rolling":
+    if kind in ROLLING_TYPES:
         return  # one member of each node group at a time
     chosen = set(s.restart.nodes or [nodes])
     for first in range(1, nodes + 1, replicas):
         group = list(range(first, first + replicas))
         if chosen.issuperset(group):
             raise InputError(
-                f"{sorted(chosen)} includes every node of node group {(first - 1) // replicas} "
-                f"(nodes {group}), which then has no live replica to copy from; restart fewer "
+                f"{sorted(name(n) for n in chosen)} includes every node of node group {(first - 1) // replicas} "
+                f"(nodes {[name(n) for n in group]}), which then has no live replica to copy from; restart fewer "
                 "nodes at once, or use restart.type=system or rolling",
                 field="restart.nodes",
             )
 
 
-def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> None:
+def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_ids: list[int] | None = None) -> None:
     from ndbsim.threads import ldm_threads
 
     replicas = cfg["NoOfReplicas"]
@@ -664,7 +748,7 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any]) -> No
         if n in seen:
             raise InputError(f"node {n} is listed twice; list each node once", field="restart.nodes")
         seen.add(n)
-    _check_live_replica(s, replicas, nodes)
+    _check_live_replica(s, replicas, nodes, node_ids)
     per_row = s.data.size / s.data.row_count
     if per_row < MIN_ROW_BYTES:
         key, fix = (

@@ -30,5 +30,11 @@ def simulate(
     ``overrides`` are ``--set``-style ``"dotted.path=value"`` strings; keyword arguments with
     ``__`` for dots do the same (``data__size="1TB"``).
     """
-    loaded = load(scenario, overrides=overrides, sets={k.replace("__", "."): v for k, v in sets.items()})
-    return loaded.run(seed, replications)
+    dotted = {k.replace("__", "."): v for k, v in sets.items()}
+    loaded = load(scenario, overrides=overrides, sets=dotted)
+    result = loaded.run(seed, replications)
+    from ndbsim.explain import annotate
+
+    changes = [a.strip() for a in overrides] + [f"{k}={v}" for k, v in dotted.items()]
+    annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
+    return result

@@ -463,10 +463,13 @@ def sweep(
         varied=factors,
         rows_fix="set data.rows=null (set: in the sweep file, or --set)",
     )
-    if loaded.notes:
+    from ndbsim.explain import overridden_rates
+
+    notes = [*loaded.notes, *overridden_rates(loaded.raw, factors, "set: in the sweep file")]
+    if notes:
         import warnings
 
-        for note in loaded.notes:
+        for note in notes:
             warnings.warn(note, UserWarning, stacklevel=2)
     base_raw, base_src, model = loaded.raw, loaded.source or source, loaded.model
     points = make_points(factors, mode, samples, seed, source, model=model.factor_model)
@@ -624,6 +627,9 @@ def _run_dask(
     rows: list[SweepRow],
     chunk_size: int | None,
 ) -> None:
+    from ndbsim.extras import require
+
+    require("dask.distributed", "--scheduler")
     from dask.distributed import Client, as_completed
 
     own = not isinstance(scheduler, Client)
@@ -657,6 +663,9 @@ def write_frame(df: pd.DataFrame, path: str | Path) -> None:
     if suffix == ".csv":
         atomic_write(p, lambda tmp: df.to_csv(tmp, index=False))
         return
+    from ndbsim.extras import require
+
+    require("pyarrow", "--output")
     out = df.copy()
     for c in out.columns:  # mixed factor values (e.g. 10GB and 1e9) cannot be one Arrow type
         if out[c].dtype == object and len({type(v) for v in out[c]}) > 1:

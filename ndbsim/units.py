@@ -3,7 +3,8 @@
 Byte sizes are binary, as in NDB's config.ini: ``60G`` = ``60GB`` = ``60GiB`` = 60×2³⁰ bytes
 (pydantic's ByteSize would read ``60G`` as 60×10⁹, a 7% error). Rates in bits are decimal,
 as network gear is sold: ``1Gbit/s`` = 10⁹ bit/s. Counts take SI suffixes: ``300M`` rows =
-3×10⁸, ``20000/s``.
+3×10⁸, ``1.2G`` = ``1.2B`` (billion) = 1.2×10⁹, ``20000/s``. Durations: ``500ms``, ``90s``, ``2m4s``,
+``1h``, ``1d12h``.
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ _SIZE_RE = re.compile(_NUM + r"\s*([KMGTP]?)(?:I?B)?", re.IGNORECASE)
 _BITS_RE = re.compile(_NUM + r"\s*([KMGTP]?)(?:BIT|BPS|B(?=/S))", re.IGNORECASE)
 """A bit rate's body: number, optional prefix, then ``bit``, ``bps`` or a ``b`` before ``/s``
 (``_parse_byte_rate`` makes the final bits-or-bytes call)."""
-_COUNT_RE = re.compile(_NUM + r"\s*([KMGTP]?)", re.IGNORECASE)
-"""A count: number with an optional SI prefix (``300M`` = 3×10⁸)."""
-_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)\s*(ms|h|m|s)", re.IGNORECASE)
-"""One number+unit piece of a duration (``ms``, ``h``, ``m``, ``s``), as in ``2m4s``."""
-_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-"""Seconds per duration unit."""
+_COUNT_RE = re.compile(_NUM + r"\s*([KMGTPB]?)", re.IGNORECASE)
+"""A count: number with an optional SI prefix (``300M`` = 3×10⁸), or ``B`` for billion
+(``1.2B`` = ``1.2G`` rows = 1.2×10⁹, as DBAs write row counts)."""
+_COUNT_MULT = {**_DECIMAL, "B": 1e9}
+"""Multipliers of a count's suffix: the SI prefixes, and ``B`` (billion) = 10⁹."""
+_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)\s*(ms|d|h|m|s)", re.IGNORECASE)
+"""One number+unit piece of a duration (``ms``, ``d``, ``h``, ``m``, ``s``), as in ``2m4s`` or ``1d12h``."""
+_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+"""Seconds per duration unit (a day is 86,400 s)."""
 
 
 def _fail(kind: str, value: object, example: str) -> InputError:
@@ -99,8 +103,8 @@ def _parse_byte_rate(value: object) -> float:
 
 @_text_cached
 def parse_count(value: object) -> float:
-    """A count with SI suffix: ``'300M'`` rows = 3×10⁸."""
-    return _finite(_parse_count(value), "number", value, "'300M' or 300000000")
+    """A count with SI suffix: ``'300M'`` rows = 3×10⁸, ``'1.2B'`` = ``'1.2G'`` = 1.2×10⁹."""
+    return _finite(_parse_count(value), "number", value, "'300M', '1.2B' or 300000000")
 
 
 def _parse_count(value: object) -> float:
@@ -111,7 +115,7 @@ def _parse_count(value: object) -> float:
     m = _COUNT_RE.fullmatch(str(value).strip())
     if not m:
         raise _fail("count", value, "'300M' or 300000000")
-    return float(m.group(1)) * _DECIMAL[m.group(2).upper()]
+    return float(m.group(1)) * _COUNT_MULT[m.group(2).upper()]
 
 
 def parse_per_second(value: object) -> float:
@@ -126,8 +130,8 @@ def parse_per_second(value: object) -> float:
 
 @_text_cached
 def parse_duration(value: object) -> float:
-    """Seconds from ``'90s'``, ``'2m4s'``, ``'1h'``, ``'500ms'`` or a plain number."""
-    return _finite(_parse_duration(value), "duration", value, "'90s', '2m4s' or '1h'")
+    """Seconds from ``'90s'``, ``'2m4s'``, ``'1h'``, ``'1d12h'``, ``'500ms'`` or a plain number."""
+    return _finite(_parse_duration(value), "duration", value, "'90s', '2m4s', '1h' or '1d12h'")
 
 
 def _parse_duration(value: object) -> float:
@@ -140,7 +144,7 @@ def _parse_duration(value: object) -> float:
         return float(text)
     parts = _DURATION_PART.findall(text)
     if not parts or "".join(n + u for n, u in parts).lower() != text.lower():
-        raise _fail("duration", value, "'90s', '2m4s' or '1h'")
+        raise _fail("duration", value, "'90s', '2m4s', '1h' or '1d12h'")
     return sum(float(n) * _DURATION_UNITS[u.lower()] for n, u in parts)
 
 

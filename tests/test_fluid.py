@@ -131,3 +131,25 @@ def test_an_alarm_rings_while_its_flow_runs_and_costs_nothing_once_it_has_finish
         events.append(next(env._eid))
     assert "late" not in rang
     assert events[0] == events[1]  # the alarm whose flow finished first simulated no event
+
+
+def test_a_change_reallocates_only_the_flows_linked_to_it():
+    env, fs = system(d1=1.0, d2=1.0)
+    a = fs.transfer(10.0, {"d1": 1.0})
+    env.run(until=2.0)
+    b = fs.transfer(10.0, {"d2": 1.0})  # another disk: a's share and bookkeeping stay as they were
+    assert a.since == 0.0 and a.remaining == 10.0 and a.rate == 1.0
+    c = fs.transfer(4.0, {"d1": 1.0})  # a's disk: a is brought up to now and shares it
+    assert a.since == 2.0 and a.remaining == pytest.approx(8.0) and a.rate == pytest.approx(0.5)
+    # a: 8 left at 0.5/s while c runs (4 at 0.5/s: 8 s), then 4 at 1/s; b alone throughout
+    assert finish_times(env, [a, b, c]) == pytest.approx([14.0, 12.0, 10.0])
+
+
+def test_cancelling_the_flow_that_linked_two_groups_frees_both():
+    _env, fs = system(cpu=4.0, disk=2.0)
+    x = fs.transfer(1e6, {"cpu": 1.0, "disk": 1.0})
+    y = fs.transfer(1e6, {"cpu": 1.0})
+    z = fs.transfer(1e6, {"disk": 1.0})
+    assert (x.rate, y.rate, z.rate) == pytest.approx((1.0, 3.0, 1.0))
+    fs.cancel(x)
+    assert (y.rate, z.rate) == pytest.approx((4.0, 2.0))

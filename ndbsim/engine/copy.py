@@ -23,15 +23,16 @@ tables every table is its own step."""
 
 
 def rebuild_indexes(r: NodeRestart) -> Generator[Event, Any, None]:
-    """Build every ordered index offline, over BuildIndexThreads threads (or the LDM threads)."""
-    sz, s = r.rt.sz, r.rt.scenario
+    """Build every ordered index offline, over the node's own BuildIndexThreads threads (or its
+    LDM threads)."""
+    sz, own, s = r.rt.sz, r.own, r.rt.scenario
     entries = s.data.index_entries  # per table, its rows x its ordered indexes
     if entries <= 0:
         return
-    fragments = s.data.table_count * sz.ldm * sz.replicas
+    fragments = s.data.table_count * own.ldm * sz.replicas
     hw = s.host.cpu_cores * s.host.threads_per_core
-    build = sz.cfg["BuildIndexThreads"]
-    threads = min(build, fragments, hw) if build > 0 and fragments > 1 else sz.ldm
+    build = own.cfg["BuildIndexThreads"]
+    threads = min(build, fragments, hw) if build > 0 and fragments > 1 else own.ldm
     yield from r.work(entries, sz.k.index_entry_secs, threads, name="index")
 
 
@@ -68,9 +69,10 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
 
 
 def _copy_instances(r: NodeRestart) -> int:
-    sz = r.rt.sz
-    cap = sz.cfg["MaxParallelCopyInstances"]
-    return min(sz.ldm, cap) if cap else sz.ldm
+    """Copy instances: one per LDM thread of the starting node, at most its own MaxParallelCopyInstances."""
+    own = r.own
+    cap = own.cfg["MaxParallelCopyInstances"]
+    return min(own.ldm, cap) if cap else own.ldm
 
 
 def _convergence(r: NodeRestart, full: bool, index_per_row: float) -> tuple[str | None, float]:
@@ -82,7 +84,7 @@ def _convergence(r: NodeRestart, full: bool, index_per_row: float) -> tuple[str 
     sz, k, rates = rt.sz, rt.sz.k, rt.plan.restart_rates
     per_row_apply = k.restore_row_secs + index_per_row  # a live change applied on the starting node
     stream_rows = rates.rows / sz.groups
-    ldm_cores = sz.ldm_cores
+    ldm_cores = r.own.ldm_cores
     copy_cores = sz.cores(_copy_instances(r))
     need = stream_rows * per_row_apply
     stream_bytes = rates.bytes / sz.groups
@@ -90,7 +92,7 @@ def _convergence(r: NodeRestart, full: bool, index_per_row: float) -> tuple[str 
     if need >= ldm_cores:
         limit = (
             f"applying {stream_rows:,.0f} changed rows/s needs {need:.1f} cores of the starting node's "
-            f"{sz.ldm} LDM threads, which give {ldm_cores:.1f}; lower the update rate during the restart "
+            f"{r.own.ldm} LDM threads, which give {ldm_cores:.1f}; lower the update rate during the restart "
             "or add LDM threads"
         )
     elif rt.fluid.spare(node.cpu) <= 0:

@@ -7,10 +7,18 @@ Rates are recomputed only when a flow starts, ends or changes its cap, or a fixe
 changes, so the number of simulated events depends on the number of flows and load changes,
 never on bytes or rows. An ``alarm`` calls back at a set time while given flows still run (the
 LCP's EnableRedoControl reads the REDO fill so); it shares the flows' one timer.
+
+A change costs what it touches. Flows interact only through the resources they share, so a
+change reallocates only the group of flows linked to the resources it changed (found by walking
+resource -> flows -> resources); every other flow keeps its rate. Progress is kept lazily: a
+flow's ``remaining`` holds at ``since`` and is brought forward only when its rate changes or it
+may be finishing. A heap of finish times gives the next timer, and the flows that may be within
+their tolerance of the end, without looking at the others.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Sequence
 
@@ -23,12 +31,37 @@ EPS = 1e-9
 UNBOUNDED_RATE = 1e30
 """Rate given to a flow that no resource and no cap limits (a numeric stand-in for infinity)."""
 
+HEAP_SLACK = 4
+"""The heap of finish times is rebuilt from the live flows once it holds this many entries per
+flow (entries of rates since changed are dropped lazily; a memory bound, not a model value)."""
+
+CANDIDATE_MARGIN = 1e-12
+"""Relative margin on the finish times that pick the flows tested for finishing: the round-off
+of ``since + remaining / rate`` (float round-off, not a model value; the exact test decides)."""
+
 
 class Flow:
-    __slots__ = ("remaining", "tolerance", "demand", "keys", "cap", "rate", "done", "name", "lcp_size")
+    __slots__ = (
+        "cap",
+        "demand",
+        "done",
+        "keys",
+        "lcp_size",
+        "name",
+        "rate",
+        "remaining",
+        "seq",
+        "since",
+        "token",
+        "tolerance",
+    )
 
-    def __init__(self, env: simpy.Environment, amount: float, demand: dict[str, float], cap: float, name: str):
+    def __init__(
+        self, env: simpy.Environment, amount: float, demand: dict[str, float], cap: float, name: str, seq: int = 0
+    ):
         self.remaining = amount
+        """Work left at time ``since`` (progress since then is ``rate * (now - since)``)."""
+        self.since = env._now
         self.tolerance = EPS * amount if amount > 1.0 else EPS
         """Left over below this, the flow is finished."""
         self.demand = demand
@@ -39,10 +72,14 @@ class Flow:
         self.name = name
         self.lcp_size = 0.0
         """Bytes an LCP flow writes (set by ``LcpWrites.flow``; 0 for other flows)."""
+        self.seq = seq
+        """Start order: groups are filled and finished flows reaped in this order."""
+        self.token = -1
+        """Which heap entries are this flow's current ones (-1: none)."""
 
 
 class _Alarm:
-    __slots__ = ("at", "fn", "flows")
+    __slots__ = ("at", "flows", "fn")
 
     def __init__(self, at: float, fn: Callable[[], None], flows: tuple[Flow, ...]):
         self.at, self.fn, self.flows = at, fn, flows
@@ -57,11 +94,21 @@ class FluidSystem:
         self.fixed: dict[str, float] = {}
         self.free: dict[str, float] = {}
         """capacity − fixed, floored at 0: what the elastic flows share."""
-        self.flows: list[Flow] = []
-        self._users: dict[str, int] = {}
-        self._shared = 0
-        """Resources used by two or more flows; while 0 each flow's rate is its own bottleneck."""
-        self._last = 0.0
+        self.flows: dict[Flow, None] = {}
+        """The running flows in start order (a dict: ordered, and removal costs nothing)."""
+        self._users: dict[str, dict[Flow, None]] = {}
+        """Per resource, the running flows that use it."""
+        self._dirty: dict[str, None] = {}
+        """Resources whose flows must be shared out again at the next reallocation."""
+        self._lone: list[Flow] = []
+        """Started or re-capped flows that use no resource (only their cap limits them)."""
+        self._finish: list[tuple[float, int, int, Flow]] = []
+        """Heap of (finish time, seq, token, flow) for the timer."""
+        self._slack = 0.0
+        """The most seconds before its finish time that a flow in the heap counts as finished
+        (its tolerance at its rate): flows finishing this close to now are the candidates."""
+        self._seq = 0
+        self._tokens = 0
         self._held = 0
         self._deferred = False
         self._timer: Timeout | None = None
@@ -76,6 +123,7 @@ class FluidSystem:
         self.capacity[name] = capacity
         self.fixed.setdefault(name, 0.0)
         self._set_free(name)
+        self._dirty[name] = None
 
     def set_fixed_loads(self, loads: dict[str, float]) -> None:
         """Inelastic use of resources (e.g. applying the live update stream)."""
@@ -87,6 +135,7 @@ class FluidSystem:
             if fixed.get(r, 0.0) != x:
                 fixed[r] = x
                 self._set_free(r)
+                self._dirty[r] = None
                 changed = True
         if changed:
             self.flush()
@@ -98,17 +147,22 @@ class FluidSystem:
         """Start a flow; ``yield flow.done`` waits for it."""
         if self.on_change is not None:
             self.on_change()
-        flow = Flow(self.env, amount if amount > 0.0 else 0.0, demand, cap, name)
+        self._seq += 1
+        flow = Flow(self.env, amount if amount > 0.0 else 0.0, demand, cap, name, self._seq)
         if flow.remaining <= EPS:
             flow.done.succeed(0.0)
             return flow
-        self.flows.append(flow)
+        self.flows[flow] = None
         users = self._users
         for r in flow.keys:
-            n = users.get(r, 0) + 1
-            users[r] = n
-            if n == 2:
-                self._shared += 1
+            mine = users.get(r)
+            if mine is None:
+                users[r] = {flow: None}
+            else:
+                mine[flow] = None
+            self._dirty[r] = None
+        if not flow.keys:
+            self._lone.append(flow)
         self.flush()
         return flow
 
@@ -126,6 +180,10 @@ class FluidSystem:
             self.on_change()
         if cap != flow.cap and flow in self.flows:
             flow.cap = cap
+            for r in flow.keys:
+                self._dirty[r] = None
+            if not flow.keys:
+                self._lone.append(flow)
             self.flush()
 
     def alarm(self, at: float, fn: Callable[[], None], flows: Sequence[Flow]) -> None:
@@ -135,44 +193,37 @@ class FluidSystem:
         self._arm()
 
     def flush(self) -> None:
-        """Settle progress up to now, finish what is done and share the resources again."""
+        """Finish what is done and share the resources the changes since the last reallocation
+        touched again."""
         if self._held:
             self._deferred = True
             return
-        flows = self.flows
         now = self.env._now
-        dt = now - self._last
-        if dt > 0:
-            for f in flows:
-                f.remaining -= f.rate * dt
-        self._last = now
-        for f in flows:
-            if f.remaining <= f.tolerance:
-                self._reap()
-                break
-        if not flows:
+        heap = self._finish
+        if heap and heap[0][0] <= now + self._slack + CANDIDATE_MARGIN * max(1.0, abs(now)):
+            done = self._pop_due(now, 0.0)
+            if done:
+                self._reap(done, now)
+        if not self.flows:
             self._alarms.clear()
+            self._dirty.clear()
+            self._lone.clear()
+            heap.clear()
+            self._slack = 0.0
             self._timer, self._pending = None, math.nan
             return
-        if self._shared:
-            self._fill()
-        else:
-            free = self.free
-            for f in flows:
-                f.rate = _own_bottleneck(f, free)
+        if self._dirty or self._lone:
+            self._reallocate(now)
         self._arm()
 
     def _arm(self) -> None:
         """One timer for the next flow to finish or alarm to ring; a pending timer for that
-        instant is kept. Flows have progressed to ``_last``."""
+        instant is kept."""
         flows = self.flows
-        horizon = math.inf
-        for f in flows:
-            if f.rate > 0:
-                x = f.remaining / f.rate
-                if x < horizon:
-                    horizon = x
-        at = self._last + (horizon if horizon > 0.0 else 0.0) if horizon < math.inf else math.inf
+        heap = self._finish
+        while heap and (heap[0][2] != heap[0][3].token or heap[0][3] not in flows):
+            heapq.heappop(heap)
+        at = heap[0][0] if heap else math.inf
         if self._alarms:
             self._alarms = [a for a in self._alarms if any(f in flows for f in a.flows)]
             for a in self._alarms:
@@ -194,130 +245,136 @@ class FluidSystem:
             self.free[name] = x if x > 0.0 else 0.0
 
     def _remove(self, flow: Flow) -> None:
-        self.flows.remove(flow)
+        del self.flows[flow]
         flow.rate = 0.0
+        flow.token = -1
         users = self._users
+        dirty = self._dirty
         for r in flow.keys:
-            n = users[r] - 1
-            users[r] = n
-            if n == 1:
-                self._shared -= 1
+            del users[r][flow]
+            dirty[r] = None
 
-    def _reap(self) -> None:
-        """Finish the flows with nothing left to do, in flow order."""
-        now = self.env._now
-        for f in [f for f in self.flows if f.remaining <= f.tolerance]:
+    def _pop_due(self, now: float, resolution: float) -> list[Flow]:
+        """The flows left with no more than their tolerance (plus ``resolution`` seconds at
+        their rate) at ``now``; their remaining work is set to 0."""
+        heap = self._finish
+        flows = self.flows
+        limit = now + resolution + self._slack
+        limit += CANDIDATE_MARGIN * max(1.0, abs(limit))
+        done: list[Flow] = []
+        keep: list[tuple[float, int, int, Flow]] = []
+        while heap and heap[0][0] <= limit:
+            entry = heapq.heappop(heap)
+            f = entry[3]
+            if entry[2] != f.token or f not in flows:
+                continue
+            left = f.remaining - f.rate * (now - f.since) if now > f.since else f.remaining
+            if left <= f.rate * resolution + f.tolerance:
+                f.remaining, f.since = 0.0, now
+                done.append(f)
+            else:
+                keep.append(entry)
+        for entry in keep:
+            heapq.heappush(heap, entry)
+        return done
+
+    def _reap(self, done: list[Flow], now: float) -> None:
+        """Finish ``done``, in start order."""
+        if len(done) > 1:
+            done.sort(key=_seq)
+        for f in done:
             self._remove(f)
+        for f in done:
             f.done.succeed(now)
 
-    def _fill(self) -> None:
-        """Max-min fair rates. Flows interact only through the resources they share, so the
-        flows fall into groups (connected by shared resources) that are filled one by one: a
-        flow alone in its group takes its own bottleneck; a group of several is filled
-        progressively. Cost grows with the groups' sizes, not with the cluster's."""
-        group_of: dict[str, list[Flow]] = {}
+    def _reallocate(self, now: float) -> None:
+        """Share out again the groups of flows linked to the changed resources, and the changed
+        flows that use none. A group is found by walking resource -> flows -> resources, so the
+        cost is the size of the groups touched, not of the cluster."""
         free = self.free
-        for f in self.flows:
-            if not f.keys:  # uses no resource: only its cap limits it
-                f.rate = _own_bottleneck(f, free)
+        retime = self._retime
+        if self._lone:
+            lone, self._lone = self._lone, []
+            for f in lone:
+                if f in self.flows:
+                    retime(f, f.rate, _own_bottleneck(f, free), now)
+        if not self._dirty:
+            return
+        dirty, self._dirty = self._dirty, {}
+        users = self._users
+        seen: set[str] = set()
+        for r0 in dirty:
+            if r0 in seen:
                 continue
-            mine: list[Flow] | None = None
-            for r in f.keys:
-                other = group_of.get(r)
-                if other is None or other is mine:
+            first = users.get(r0)
+            if not first:
+                continue
+            if len(first) == 1:  # the common case: a flow that shares none of its resources
+                f = next(iter(first))
+                keys = f.keys
+                for q in keys:
+                    if len(users[q]) != 1:
+                        break
+                else:
+                    seen.update(keys)
+                    rate = _own_bottleneck(f, free)
+                    if rate != f.rate or f.token < 0:
+                        retime(f, f.rate, rate, now)
                     continue
-                if mine is None:
-                    mine = other
-                else:  # f joins two groups: merge the smaller into the larger
-                    if len(other) > len(mine):
-                        mine, other = other, mine
-                    mine.extend(other)
-                    for g in other:
-                        for q in g.keys:
-                            group_of[q] = mine
-            if mine is None:
-                mine = []
-            mine.append(f)
-            for r in f.keys:
-                group_of[r] = mine
-        order: dict[int, int] | None = None
-        seen: set[int] = set()
-        for group in group_of.values():
-            if id(group) in seen:
-                continue
-            seen.add(id(group))
-            if len(group) == 1:
-                group[0].rate = _own_bottleneck(group[0], free)
-            else:
-                if order is None:
-                    order = {id(f): i for i, f in enumerate(self.flows)}
-                self._fill_group(sorted(group, key=lambda f: order[id(f)]))
+            seen.add(r0)
+            stack = [r0]
+            group: dict[Flow, None] = {}
+            while stack:
+                for f in users[stack.pop()]:
+                    if f not in group:
+                        group[f] = None
+                        for q in f.keys:
+                            if q not in seen:
+                                seen.add(q)
+                                stack.append(q)
+            members = sorted(group, key=_seq)
+            old = [f.rate for f in members]
+            _fill_group(members, self.capacity, free)
+            for f, was in zip(members, old):
+                if f.rate != was or f.token < 0:
+                    retime(f, was, f.rate, now)
+        if len(self._finish) > HEAP_SLACK * len(self.flows) + 64:
+            self._rebuild_heaps()
 
-    def _fill_group(self, active: list[Flow]) -> None:
-        # Progressive filling (max-min fairness) of one group. Per round, each resource's use is
-        # the sum of the group's active flows' demands in flow order (zero terms skipped: adding
-        # 0.0 changes nothing), as in the plain double loop over the group, only cheaper.
-        capacity = self.capacity
-        free = self.free
-        left = {r: free[r] for f in active for r in f.keys if r in free}
-        for f in active:
-            f.rate = 0.0
-        while active:
-            use: dict[str, float] = {}
-            for f in active:
-                for r, d in f.demand.items():
-                    if r in left:
-                        u = use.get(r)
-                        use[r] = d if u is None else u + d
-            step = math.inf
-            for r, u in use.items():
-                if u > 0:
-                    x = left[r] / u
-                    if x < step:
-                        step = x
-            for f in active:
-                x = f.cap - f.rate
-                if x < step:
-                    step = x
-            if step == math.inf:  # unconstrained flows: nothing limits them
-                step = UNBOUNDED_RATE
-            saturated = set()
-            for r, u in use.items():
-                if u > 0:
-                    x = left[r] - step * u
-                    left[r] = x
-                    if x <= EPS * max(1.0, capacity[r]):
-                        saturated.add(r)
-            still = []
-            for f in active:
-                f.rate += step
-                if f.rate >= f.cap * (1 - 1e-12):
-                    continue
-                if saturated:
-                    d = f.demand
-                    if any(r in saturated and d[r] > 0 for r in d):
-                        continue
-                still.append(f)
-            if len(still) == len(active):
-                break
-            active = still
+    def _retime(self, f: Flow, was: float, rate: float, now: float) -> None:
+        """Bring ``f``'s progress up to now at its old rate ``was``, then run it at ``rate``:
+        a new entry in the heap of finish times."""
+        since = f.since
+        if now > since:
+            f.remaining -= was * (now - since)
+            f.since = since = now
+        f.rate = rate
+        self._tokens += 1
+        token = f.token = self._tokens
+        if rate > 0:
+            finish = since + f.remaining / rate
+            heapq.heappush(self._finish, (finish if finish > since else since, f.seq, token, f))
+            slack = f.tolerance / rate
+            if slack > self._slack:
+                self._slack = slack
+
+    def _rebuild_heaps(self) -> None:
+        self._finish.clear()
+        self._slack = 0.0
+        for f in self.flows:
+            self._retime(f, f.rate, f.rate, f.since)
 
     def _wake(self, timer: Event) -> None:
         if timer is not self._timer:
             return  # superseded by a later reallocation
         self._timer, self._pending = None, math.nan
         now = self.env._now
-        dt = now - self._last
         # Done when what is left takes less than the clock can resolve at this time (far
         # into a simulation now + dt == now for small dt, and time would stop).
         resolution = 1e-9 if now < 1e5 else now * 1e-14
-        for f in self.flows:
-            if dt > 0:
-                f.remaining -= f.rate * dt
-            if f.rate > 0 and f.remaining <= f.rate * resolution + f.tolerance:
-                f.remaining = 0.0
-        self._last = now
-        self._reap()
+        done = self._pop_due(now, resolution)
+        if done:
+            self._reap(done, now)
         if self._alarms:
             ring = [a for a in self._alarms if a.at <= now + resolution * max(1.0, now)]
             if ring:
@@ -326,6 +383,10 @@ class FluidSystem:
                     if any(f in self.flows for f in a.flows):
                         a.fn()
         self.flush()
+
+
+def _seq(f: Flow) -> int:
+    return f.seq
 
 
 def _own_bottleneck(f: Flow, free: dict[str, float]) -> float:
@@ -337,6 +398,55 @@ def _own_bottleneck(f: Flow, free: dict[str, float]) -> float:
             if x < rate:
                 rate = x
     return rate if rate < UNBOUNDED_RATE else UNBOUNDED_RATE
+
+
+def _fill_group(active: list[Flow], capacity: dict[str, float], free: dict[str, float]) -> None:
+    """Max-min fair rates of one group of flows (in start order) by progressive filling. Per
+    round, each resource's use is the sum of the group's active flows' demands in start order
+    (zero terms skipped: adding 0.0 changes nothing), as in the plain double loop over the
+    group, only cheaper."""
+    left = {r: free[r] for f in active for r in f.keys if r in free}
+    for f in active:
+        f.rate = 0.0
+    while active:
+        use: dict[str, float] = {}
+        for f in active:
+            for r, d in f.demand.items():
+                if r in left:
+                    u = use.get(r)
+                    use[r] = d if u is None else u + d
+        step = math.inf
+        for r, u in use.items():
+            if u > 0:
+                x = left[r] / u
+                if x < step:
+                    step = x
+        for f in active:
+            x = f.cap - f.rate
+            if x < step:
+                step = x
+        if step == math.inf:  # unconstrained flows: nothing limits them
+            step = UNBOUNDED_RATE
+        saturated = set()
+        for r, u in use.items():
+            if u > 0:
+                x = left[r] - step * u
+                left[r] = x
+                if x <= EPS * max(1.0, capacity[r]):
+                    saturated.add(r)
+        still = []
+        for f in active:
+            f.rate += step
+            if f.rate >= f.cap * (1 - 1e-12):
+                continue
+            if saturated:
+                need = f.demand
+                if any(r in saturated and need[r] > 0 for r in need):
+                    continue
+            still.append(f)
+        if len(still) == len(active):
+            break
+        active = still
 
 
 class _Batch:

@@ -19,6 +19,8 @@ class Node:
     in_lcp: bool = True
     """Takes part in distributed LCPs (live nodes, and starting nodes once synchronised)."""
     down: bool = False
+    upgraded: bool = False
+    """Runs the upgrade's release (restart.upgrade_to): set when it restarts in an upgrade."""
     redo_alert: int = 0
     """EnableRedoControl's alert level (1 high, 2 critical) this node's REDO reached while the
     running LCP wrote, as its alarms saw it; 0 again when the next LCP begins."""

@@ -14,6 +14,7 @@ from simpy.resources.resource import Request
 from ndbsim.engine.node import Node
 from ndbsim.engine.records import NodeRun
 from ndbsim.engine.runtime import Runtime
+from ndbsim.engine.sizing import Sizing
 
 
 @dataclass
@@ -35,6 +36,12 @@ class NodeRestart:
     """REDO to apply after the restore."""
     copy_since: float = math.nan
     """When the first pass of an initial restart's copy began."""
+
+    @property
+    def own(self) -> Sizing:
+        """The node's own release and config once restarted (an upgrade's new one): its threads,
+        memory, REDO log files, restore, index build and copy follow it."""
+        return self.rt.restarted_as
 
     def span(self, phase: str, t0: float) -> None:
         """Record ``phase`` as running from ``t0`` to now."""

@@ -69,6 +69,8 @@ class NodeRun:
     reason: str = ""
     spans: list[Span] = field(default_factory=list)
     facts: NodeFacts = field(default_factory=NodeFacts)
+    wave: int = 1
+    """The wave the node restarted in (1 for the first; every node of a one-wave restart)."""
 
 
 @dataclass

@@ -8,6 +8,7 @@ restart is node restarts in waves (``engine.run``).
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from dataclasses import replace
 from typing import Any
 
 from simpy.events import Event
@@ -73,9 +74,10 @@ def allocate_node_id(r: NodeRestart) -> Generator[Event, Any, None]:
 
 
 def memory_touch(r: NodeRestart) -> Generator[Event, Any, None]:
-    """DataMemory and IndexMemory are allocated and touched (seed 003)."""
+    """DataMemory and IndexMemory are allocated and touched (seed 003), as the node's own
+    release configures them."""
     rt = r.rt
-    cfg, k = rt.sz.cfg, rt.sz.k
+    cfg, k = r.own.cfg, rt.sz.k
     memory = cfg["DataMemory"] + (cfg.get("IndexMemory") or 0.0)
     yield from r.timed(ri.MEMORY_TOUCH, memory / (k.memory_touch_rate * rt.sz.host.core_speed))
 
@@ -93,8 +95,8 @@ def include_in_heartbeat_protocol(r: NodeRestart) -> Generator[Event, Any, None]
 # -- NDBCNTR: start permission and metadata -------------------------------------------------
 def init_fragment_log_files(r: NodeRestart) -> Generator[Event, Any, None]:
     """An initial start initialises the REDO log files (NDBCNTR STTOR phase 2), in full with
-    InitFragmentLogFiles=FULL."""
-    sz = r.rt.sz
+    InitFragmentLogFiles=FULL; the node's own release creates them."""
+    sz = r.own
     redo_init = 0.0
     if sz.cfg["InitFragmentLogFiles"] == "FULL":
         redo_init = sz.redo_capacity / sz.host.disk_write
@@ -138,7 +140,8 @@ def include_node(r: NodeRestart) -> Generator[Event, Any, None]:
 
 # -- local recovery -------------------------------------------------------------------------
 def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
-    """Restore the LCP(s) on disk."""
+    """Restore the LCP(s) on disk, written under the cluster's checkpoint policy, on the node's
+    own LDM threads."""
     rt = r.rt
     sz = rt.sz
     work = sz.policy.restore_work(sz.data_bytes, sz.rows, r.node.history, rt.plan.steady, rt.plan.older_eras())
@@ -148,7 +151,7 @@ def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
     k = sz.k
     cpu = (work.rows_applied - work.change_rows) * k.restore_row_secs + work.change_rows * k.change_row_secs
     per_byte = cpu / work.bytes_read
-    yield from r.work(work.bytes_read, per_byte, sz.ldm, 1.0 / sz.host.disk_read, "restore")
+    yield from r.work(work.bytes_read, per_byte, r.own.ldm, 1.0 / sz.host.disk_read, "restore")
     r.span(ri.RESTORE_FRAGMENTS, t0)
 
 
@@ -165,7 +168,7 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
     r.run.facts.undo_bytes = undo
     t0 = rt.env.now
     if undo > 0:
-        threads = sz.ldm if sz.features.parallel_undo else 1
+        threads = r.own.ldm if r.own.features.parallel_undo else 1
         yield from r.work(undo, sz.k.redo_byte_secs, threads, 1.0 / sz.host.disk_read, "undo")
     r.span(ri.UNDO_DISK_DATA, t0)
 
@@ -174,7 +177,7 @@ def exec_redo_log(r: NodeRestart) -> Generator[Event, Any, None]:
     """Apply the REDO logged since the restored LCP started, on every LDM thread."""
     sz = r.rt.sz
     t0 = r.rt.env.now
-    yield from r.work(r.redo_bytes, sz.k.redo_byte_secs, sz.ldm, 1.0 / sz.host.disk_read, "redo")
+    yield from r.work(r.redo_bytes, sz.k.redo_byte_secs, r.own.ldm, 1.0 / sz.host.disk_read, "redo")
     r.span(ri.EXEC_REDO_LOG, t0)
 
 
@@ -347,15 +350,29 @@ def tail_kind(kind: str, features: Features) -> str:
     return kind
 
 
+def copy_features(r: NodeRestart) -> Features:
+    """The starting node's own features, the two-pass copy as its DIH allows it: its
+    TwoPassInitialNodeRestartCopy is turned off when a live node runs another number of LQH
+    workers (DbdihMain.cpp, Dbdih::execREAD_NODESCONF; every release modelled with the two-pass
+    copy supports its non-transactional COPY_FRAGREQ)."""
+    rt, own = r.rt, r.own
+    if not (own.features.two_pass_copy and own.ldm > 1):
+        return own.features
+    if any(rt.lqh_workers(n) != own.ldm for n in rt.nodes if n.live):
+        return replace(own.features, two_pass_copy=False)
+    return own.features
+
+
 def restart(rt: Runtime, node: Node, kind: str, run: NodeRun) -> Generator[Event, Any, None]:
     """Restart ``node`` (``kind``: node | initial | system; a system restart's nodes run this
     together), recording its phases on ``run``."""
     r = NodeRestart(rt, node, run, crash=rt.env.now, initial=kind == "initial")
+    node.upgraded = rt.restarted_as is not rt.sz  # the new release's binary starts
     for step in HEAD[kind]:
         yield from step(r)
     if kind == "node" and _falls_back_to_full_copy(r):
         r.initial, kind = True, "initial"
-    for step in TAIL[tail_kind(kind, rt.sz.features)]:
+    for step in TAIL[tail_kind(kind, copy_features(r))]:
         yield from step(r)
         if run.status is not Status.OK:
             return

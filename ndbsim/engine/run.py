@@ -14,7 +14,7 @@ from ndbsim.engine.records import NodeRun, Replication, Status
 from ndbsim.engine.restart import restart
 from ndbsim.engine.runtime import Runtime
 from ndbsim.engine.steady import steady_redo_bytes
-from ndbsim.scenario import Resolved
+from ndbsim.scenario import ROLLING_TYPES, Resolved
 from ndbsim.units import format_bytes
 
 __all__ = ["Replication", "checkpoint_figures", "restart_plan", "simulate_once"]
@@ -30,13 +30,14 @@ DataMemory", as a system restart may re-allocate the data in another order."""
 
 def restart_plan(rt: Runtime) -> tuple[str, list[list[int]]]:
     """(kind, waves of node ids). Nodes of one wave restart together; a rolling restart is
-    node restarts, one wave per replica of each node group."""
+    node restarts, one wave per replica of each node group, an initial-rolling one initial
+    node restarts in the same waves."""
     s = rt.scenario
     kind = s.restart.type
     all_ids = [n.id for n in rt.nodes]
     if kind == "system":
         return "system", [all_ids]
-    if kind == "rolling":
+    if kind in ROLLING_TYPES:
         chosen = s.restart.nodes or all_ids
         replicas = rt.sz.replicas
         waves: list[list[int]] = []
@@ -44,7 +45,7 @@ def restart_plan(rt: Runtime) -> tuple[str, list[list[int]]]:
             wave = [n.id for n in rt.nodes if n.id in chosen and (n.id - 1) % replicas == member]
             if wave:
                 waves.append(wave)
-        return "node", waves
+        return ("initial" if kind == "initial-rolling" else "node"), waves
     return kind, [s.restart.nodes or [all_ids[-1]]]
 
 
@@ -61,11 +62,11 @@ class _Orchestra:
         env = rt.env
         yield env.timeout(rt.plan.t_crash)
         rt.note_redo()
-        for wave in self.waves:
+        for number, wave in enumerate(self.waves, start=1):
             procs = []
             for nid in wave:
                 node = rt.nodes[nid - 1]
-                run = NodeRun(node_id=nid, kind=self.kind, start=env.now)
+                run = NodeRun(node_id=nid, kind=self.kind, start=env.now, wave=number)
                 self.runs.append(run)
                 procs.append(env.process(restart(rt, node, self.kind, run)))
             yield env.all_of(procs)
@@ -81,10 +82,12 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
     s = resolved.scenario
     kind, waves = restart_plan(rt)
     chosen = s.restart.nodes
-    if s.restart.type == "rolling" and chosen and len(set(chosen)) < len(rt.nodes):
+    if s.restart.type in ROLLING_TYPES and chosen and len(set(chosen)) < len(rt.nodes):
         rt.warnings.append(
-            f"a rolling restart of restart.nodes {sorted(set(chosen))} only, not of all "
-            f"{len(rt.nodes)} data nodes; drop restart.nodes to roll through the whole cluster"
+            f"a{'n initial-' if s.restart.type == 'initial-rolling' else ' '}rolling restart of restart.nodes "
+            f"{sorted(set(chosen))} only, not of all {len(rt.nodes)} data nodes; drop restart.nodes to roll "
+            "through the whole cluster"
+            + ("; the others keep the old release, so the cluster stays mixed" if s.restart.upgrade_to else "")
         )
     orchestra = _Orchestra(rt, kind, waves)
     rt.start()

@@ -33,17 +33,22 @@ class Runtime:
         self.scenario: Scenario = resolved.scenario
         self.rng = rng
         self.sz: Sizing = sizing_of(resolved, features_of(resolved.profile.mechanisms, resolved.config))
+        up = resolved.upgrade
+        self.restarted_as: Sizing = sizing_of(up, features_of(up.profile.mechanisms, up.config)) if up else self.sz
+        """The release and config a restarted node comes back with: restart.upgrade_to's, else the
+        cluster's own. Its own work follows it; the cluster-wide protocols stay with ``sz``."""
         self.speeds = WriteSpeeds(self.sz, self.scenario.simulation.horizon)
         self.plan: Plan = make_plan(resolved, self.sz, self.speeds, rng)
         self.warnings: list[str] = list(self.plan.warnings)
         s = self.scenario
+        own = self.restarted_as  # the cliffs are the restarting node's own configuration's
         self.warnings += cliff_warnings(
-            self.sz.cfg,
-            "node" if s.restart.type == "rolling" else s.restart.type,
-            self.sz.ldm,
+            own.cfg,
+            {"rolling": "node", "initial-rolling": "initial"}.get(s.restart.type, s.restart.type),
+            own.ldm,
             s.host.cpu_cores * s.host.threads_per_core,
             s.data.index_entries > 0,
-            resolved.profile.mechanisms.partial_lcp_available,
+            (up or resolved).profile.mechanisms.partial_lcp_available,
         )
         self.env = simpy.Environment()
         self.fluid = FluidSystem(self.env)
@@ -91,6 +96,10 @@ class Runtime:
 
     def apply_live_load(self, node: Node, rates: Rates | None) -> None:
         self.fluid.set_fixed_loads(self.live_loads(node, rates))
+
+    def lqh_workers(self, node: Node) -> int:
+        """LDM threads ``node`` runs now: an upgraded node runs its new release's layout."""
+        return self.restarted_as.ldm if node.upgraded else self.sz.ldm
 
     def peers(self, node: Node) -> list[Node]:
         """The live nodes of ``node``'s node group, which it can copy from."""

@@ -48,6 +48,9 @@ def _case_name(case: dict) -> str:
 def calibrate(cases: list[dict]) -> dict:
     """Fit ``FREE_CONSTANTS`` (in log space, least squares on relative errors) to the cases whose
     role is ``fit``; report relative errors of every case with the fitted values."""
+    from ndbsim.extras import require
+
+    require("scipy")
     from scipy.optimize import least_squares
 
     defaults = as_dict(load_constants(use_calibrated=False))

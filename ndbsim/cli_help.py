@@ -1,0 +1,64 @@
+"""The command line's help texts: each command's examples, shared option help, the version."""
+
+from __future__ import annotations
+
+SET_HELP = (
+    "Override a scenario key, repeatable: -s data.size=1TB -s data.rows=1.2B -s restart.downtime=1d12h "
+    "(keys: ndbsim init writes them all)."
+)
+"""``--set`` of run, validate, init and sweep."""
+
+CONFIG_INI_HELP = (
+    "Read a cluster's config.ini: [ndbd default] parameters, one data node per [ndbd] (NodeId, "
+    "NodeGroup). Without a scenario, starts from an idle cluster with data.size = DataMemory."
+)
+"""``--config-ini`` of run, validate and init."""
+
+
+def _examples(*lines: str) -> str:
+    """An epilog click prints as written (``\\b`` stops it rewrapping the lines)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+EXAMPLES = {
+    "run": _examples(
+        "ndbsim run                                          # built-in default (seed 003, DBT2 on 7.6.6)",
+        "ndbsim run scenarios/dbt2-600wh-7.5.10.yaml -n 200  # p5/p50/p95 over the LCP cycle",
+        "ndbsim run --config-ini config.ini --set data.size=200G --set data.rows=1.2B",
+        "ndbsim run my.yaml -f json -o result.json --gantt restart.png",
+        "exit 4 (result still printed): redo-overload, non-converging or stuck",
+    ),
+    "validate": _examples(
+        "ndbsim validate my.yaml",
+        "ndbsim validate my.yaml --config-ini config.ini --set version=8.0.36",
+    ),
+    "init": _examples(
+        "ndbsim init --config-ini /var/lib/mysql-cluster/config.ini -o my.yaml",
+        "ndbsim init --set version=8.0.36 -o my.yaml   # no config.ini: every default",
+        "ndbsim validate my.yaml && ndbsim run my.yaml",
+    ),
+    "params": _examples("ndbsim params", "ndbsim params --version 8.0.36"),
+    "check": _examples("ndbsim check", "ndbsim check --constants ndbsim-constants.yaml"),
+    "calibrate": _examples(
+        "ndbsim calibrate                          # writes ./ndbsim-constants.yaml",
+        "ndbsim run my.yaml --constants ndbsim-constants.yaml",
+        "ndbsim calibrate --restart-info restart_info.csv --scenario my.yaml --cases my-cases/",
+        "ndbsim calibrate --replace-packaged       # refit the constants every run uses",
+    ),
+    "sweep": _examples(
+        "ndbsim sweep scenarios/sweeps/data-size-recovery-work.yaml -o out.csv --workers 2",
+        "ndbsim sweep scenarios/sweeps/update-rate-random.yaml --shard 1/4 -o part1.csv",
+        "ndbsim sweep scenarios/sweeps/update-rate-random.yaml --scheduler tcp://HOST:8786  # ndbsim[cluster]",
+    ),
+}
+"""Each command's examples, shown after its options in ``ndbsim COMMAND -h``."""
+
+
+def package_version() -> str:
+    """The installed ndbsim's version (``ndbsim --version``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ndbsim")
+    except PackageNotFoundError:
+        return "unknown (not installed; pip install -e .)"

@@ -1,0 +1,28 @@
+"""Optional dependencies: what a single run does not need is an extra (pyproject.toml), and
+using it without the extra is one line naming the command that installs it."""
+
+from __future__ import annotations
+
+import importlib
+
+from ndbsim.errors import InputError
+
+EXTRAS = {
+    "scipy": ("calibrate", "ndbsim calibrate (the least-squares fit)"),
+    "pyarrow": ("parquet", "Parquet output (--output FILE.parquet)"),
+    "dask.distributed": ("cluster", "a Dask scheduler (--scheduler)"),
+}
+"""Optional module → (its extra in pyproject.toml, what needs it)."""
+
+
+def require(module: str, field: str | None = None) -> None:
+    """Import ``module`` or raise a one-line error naming the extra that installs it."""
+    extra, what = EXTRAS[module]
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise InputError(
+            f"{what} needs {module.split('.')[0]}, which is not installed; pip install 'ndbsim[{extra}]' "
+            f"(from a clone: pip install -e '.[{extra}]')",
+            field=field,
+        ) from None

@@ -406,8 +406,17 @@ class LcpMaster:
         now = clock.now(env)
         if not now < self.plan.t_crash or self._waiters:
             return None
-        if any(n.restarting or n.down or not n.in_lcp or n.redo_alert for n in nodes):
-            return None
+        first = nodes[0].history[0].start if nodes[0].history else None
+        if any(
+            n.restarting
+            or n.down
+            or not n.in_lcp
+            or n.redo_alert
+            or n.redo_floor != -math.inf
+            or (n.history[0].start if n.history else None) != first
+            for n in nodes
+        ):
+            return None  # the nodes are not all alike
         top: float | None = None
         while True:
             t = now if top is None else top

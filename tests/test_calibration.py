@@ -20,10 +20,11 @@ def test_fitted_constants_are_few_and_plausible():
     from ndbsim.profiles import calibrated_constants
 
     k = calibrated_constants("7.6")
-    assert len(FITTED) == 8
+    assert len(FITTED) == 7 and "memory_touch_rate" not in FITTED  # a host figure now
     assert 1e-5 < k.copy_row_secs < 1e-4  # seeds 001 and 004 agree on ~30 µs per copied row
-    assert 2.0e9 < k.memory_touch_rate < 3.5e9  # seed 003: "roughly 2.7 GByte per second"
-    assert 0.3 < k.hyperthread_gain < 0.8  # 77 s on 16 hyperthreads vs 124 s on 8 cores
+    # 77 s on 16 hyperthreads vs 124 s on 8 cores, less the serial per-index schema transactions
+    # (fixed_costs.index_rebuild_setup_secs, 10 s for seed 003's 10 indexes)
+    assert 0.3 < k.hyperthread_gain < 0.8
     assert 1e-6 < k.restore_row_secs < 1e-5  # ≈0.5 GB/s node-wide over 8 LDM threads
     # a CHANGE row's WRITE by ROWID looks the row up first: dearer than an INSERT, not by 10×
     assert k.restore_row_secs < k.change_row_secs < 10 * k.restore_row_secs

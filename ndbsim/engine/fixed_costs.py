@@ -21,12 +21,13 @@ small enough to show it, reference §9's lab cluster ([PRO-NDB], 7.5.4 on virtua
 restore for ~24 fragments on one LDM thread, ≈0.5 s each (the same case's 17 s LCP wait then checks
 it). It is a virtual disk's sync latency: expect far less on a local NVMe disk."""
 
-SCHEMA_TRANS_GCPS = 1.0
-"""Global checkpoints one ordered-index rebuild waits for. After a restore, DICT rebuilds every index in
-a schema transaction of its own, one index after the other (DbdictMain.cpp, ``Dbdict::rebuildIndexes``:
-beginSchemaTrans -> BUILDINDXREQ -> endSchemaTrans, then the next index); a schema transaction's commit
-is made durable with a global checkpoint. ndbsim charges one GCP (TimeBetweenGlobalCheckpoints) per
-index; that it is exactly one is ndbsim's reading, not a figure from the source."""
+SCHEMA_TRANS_GCPS = 0.5
+"""Global checkpoints one index rebuild waits for. After a restore DICT rebuilds every index (ordered
+and unique hash) in a schema transaction of its own, one index after the other (DbdictMain.cpp,
+``Dbdict::rebuildIndexes``: beginSchemaTrans -> BUILDINDXREQ -> endSchemaTrans, then the next index);
+the commit is made durable by the next global checkpoint, which a moment at random finds on average
+half a TimeBetweenGlobalCheckpoints away. That the wait is one GCP boundary is ndbsim's reading of the
+schema-transaction commit, not a figure from the source."""
 
 
 def fragments_per_node(tables: int, ldm: int, replicas: int) -> int:

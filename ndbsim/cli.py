@@ -265,7 +265,7 @@ def params(
         typer.echo(f"{'parameter or mechanism':32s} {version:>10s} {diff:>10s}  source")
         for name, a_val, b_val, source in rows:
             mine, theirs = (a_val, b_val) if version == old_v else (b_val, a_val)
-            typer.echo(f"{name:32s} {str(mine):>10s} {str(theirs):>10s}  {source or '-'}")
+            typer.echo(f"{name:32s} {mine!s:>10s} {theirs!s:>10s}  {source or '-'}")
         return
     unused = unused_params(prof.mechanisms)
     typer.echo(f"{'parameter':38s} {'default':>10s}  {'kind':5s} range")

@@ -478,9 +478,11 @@ def differences(a: Profile, b: Profile) -> list[tuple[str, Any, Any, str]]:
         if str(va) != str(vb):
             out.append((name, va, vb, b.sources.get(name) or a.sources.get(name, "")))
     ma, mb = asdict(a.mechanisms), asdict(b.mechanisms)
-    for name in ma:
-        if ma[name] != mb[name]:
-            out.append((name, ma[name], mb[name], b.sources.get(name) or a.sources.get(name, "")))
+    out.extend(
+        (name, ma[name], mb[name], b.sources.get(name) or a.sources.get(name, ""))
+        for name in ma
+        if ma[name] != mb[name]
+    )
     return out
 
 

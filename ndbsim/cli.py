@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from ndbsim.cli_help import CONFIG_INI_HELP, EXAMPLES, SET_HELP
 from ndbsim.errors import InputError
+
+if TYPE_CHECKING:
+    from ndbsim.profiles import Profile
 
 EXIT_NOT_MADE_IT = 4
 """Exit code of ``run`` when the restart would not finish: status redo-overload (error 410),
@@ -282,7 +286,7 @@ def params(
         typer.echo(f"note: {note}")
 
 
-def _default_layout(prof) -> str:  # type: ignore[no-untyped-def]
+def _default_layout(prof: Profile) -> str:
     """The thread layout NDB derives from a profile's defaults (threads.layout), described."""
     from ndbsim.config_params import resolve
     from ndbsim.threads import layout

@@ -350,7 +350,7 @@ def layout(cfg: dict, multithreaded: bool, query_threads: bool, host_threads: in
     if text.strip():
         t = from_thread_config(text)
         if not query_threads:  # before 8.0.23 no query or recover thread restores anything
-            t = ThreadLayout(**{**t.counts(), "query": 0, "recover": 0}, source=t.source)  # type: ignore[arg-type]
+            t = ThreadLayout(**{**t.counts(), "query": 0, "recover": 0}, source=t.source)
         return t
     return from_max_execution_threads(int(cfg.get("MaxNoOfExecutionThreads") or 0), query_threads)
 

@@ -46,12 +46,12 @@ class Host(_Model):
     """Bytes of DataMemory a data node allocates and touches per second at start. Bound by memory and
     the OS and multi-threaded (reference §1.4, §7), so it does not scale with ``core_speed``. Default
     2.7e9: seed 003's measured "roughly allocates 2.7 GByte per second" (reference §7)."""
-    disk_latency: Duration = 0.01
+    disk_latency: Duration = 0.0001
     """Seconds one synchronous file-system request waits on the disk (opening, first read, sync or close
-    of an LCP file); a fragment's restore and LCP make a fixed number of them (``engine.fixed_costs``).
-    Default 10 ms: a named assumption at the slow end of physical disks, a 7,200 rpm HDD's average
-    access (≈8.5 ms seek plus 4.2 ms half rotation); an SSD answers in about 0.1 ms. No published case
-    states its disk's latency."""
+    of an LCP file); a fragment's restore and LCP make a fixed number of them per data file
+    (``engine.fixed_costs``). Default 0.1 ms: a named assumption, an SSD's access time, the class of
+    disk the default 1 GB/s ``disk_read`` implies. An HDD (~150 MB/s) waits about 10 ms per access
+    (≈8.5 ms seek plus 4.2 ms half rotation): set ``10ms`` for one. No published case states it."""
     network: ByteRate = 10e9 / 8
     """Network bandwidth per host, bytes/s, for the copy phase. Default 10 Gbit/s (10e9 / 8 bytes/s),
     as the default scenario assumes; seed 003 does not state its network."""

@@ -4,6 +4,8 @@ import pytest
 
 import ndbsim
 from ndbsim.engine import fixed_costs as fc
+from ndbsim.engine.checkpoint import LcpRecord as R
+from ndbsim.engine.checkpoint import PartialLcp
 
 LAB = "scenarios/lab-2node-7.5.4-tiny.yaml"
 
@@ -35,3 +37,14 @@ def test_the_lab_restore_grows_with_disk_latency_by_its_file_requests(root):
     grown = slow["secs_restore_fragments"] - fast["secs_restore_fragments"]
     assert grown == pytest.approx(24 * 3 * 0.1, rel=1e-6)
     assert slow["secs_index_rebuild"] == pytest.approx(fast["secs_index_rebuild"])
+
+
+def test_an_idle_fragments_lcp_adds_no_data_file_to_the_restore():
+    """Backup.cpp's handle_idle_lcp: an LCP of a fragment with no changes writes only its control file,
+    so a restore walking back through it opens no data file for it (reference §2.1)."""
+    policy = PartialLcp(recovery_work=60, insert_recovery_work=40)
+    busy = R(0.0, 1.0, 0.1, 1e5, 1e7, 1e8)
+    idle = R(0.0, 1.0, 1 / 2048, 0.0, 0.0, 0.0)
+    work = policy.restore_work(1e9, 1e7, [busy, idle, idle, busy], None)
+    assert work.lcps > work.data_files >= 2
+    assert policy.restore_work(1e9, 1e7, [busy] * 20, None).data_files == 10

@@ -151,7 +151,7 @@ def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
     f.restore_bytes, f.restore_rows, f.restore_lcps = work.bytes_read, work.rows_applied, work.lcps
     t0 = rt.env.now
     restorers = min(r.own.threads.restore_threads, max(1, sz.fragments))
-    ops = fixed_costs.restore_file_ops(sz.features.partial_lcp, work.lcps)
+    ops = fixed_costs.restore_file_ops(sz.features.partial_lcp, work.data_files)
     yield rt.env.timeout(fixed_costs.restore_setup_secs(sz.fragments, restorers, ops, sz.host.disk_latency))
     k = sz.k
     cpu = (work.rows_applied - work.change_rows) * k.restore_row_secs + work.change_rows * k.change_row_secs
@@ -259,7 +259,7 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
     facts.local_lcp_bytes = size
     flow = rt.writes.flow(node, size, rt.writes.speed(node))
     yield flow.done
-    yield env.timeout(sz.table_description_secs)
+    yield env.timeout(sz.lcp_fixed_secs)
     facts.local_lcp_secs = env.now - t0
     rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
     node.history = [rec, *node.history]

@@ -73,6 +73,10 @@ EXEC_TABLE_CLASSIC: tuple[tuple[int, int, int, int, int], ...] = (
 mt_thr_config.cpp's rows ([DOC-NDBD80]; reference §8). A value between two rows takes the lower row;
 9–11 keep 8's 4 LDM threads (reference §11: 9 -> 4/2/0/1)."""
 
+LDM_TABLE: tuple[tuple[int, int], ...] = ((2, 1), (4, 2), (8, 4), *((v, row[0]) for v, *row in EXEC_TABLE_CLASSIC))
+"""MaxNoOfExecutionThreads -> LDM threads at the manual's sample rows (reference §8): the values a
+lever tries (``levers``); ``from_max_execution_threads`` maps every value."""
+
 EXEC_TABLE_9_ON = (
     (4, 2, 0, 1), (4, 2, 1, 1), (4, 3, 1, 1), (6, 2, 1, 1), (6, 3, 1, 1), (6, 3, 1, 2),
     (6, 3, 2, 2), (8, 3, 1, 2), (8, 4, 1, 2), (8, 4, 2, 2), (8, 5, 2, 2), (10, 4, 2, 2),

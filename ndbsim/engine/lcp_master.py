@@ -457,7 +457,7 @@ class LcpMaster:
         resolution = 1e-9 if end < 1e5 else end * 1e-14
         if 1.0 - rate * (end - t0) > rate * resolution + EPS:
             return None  # the timer would not find it finished
-        t1 = end + sz.table_description_secs
+        t1 = end + sz.lcp_fixed_secs
         if not t1 < self.plan.t_crash or any(t0 <= s <= t1 for s, _ in traffic.segments):
             return None  # the restart, or a change of the stream's rates, meets it
         if now + (t1 - now) != t1:

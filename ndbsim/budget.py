@@ -3,8 +3,15 @@ long but legal work (a big sweep, ``run -n 100000``) before it starts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TypeVar
+
 from ndbsim.errors import InputError
 from ndbsim.units import shown
+
+T = TypeVar("T")
 
 MAX_SWEEP_RUNS = 2_000_000
 """Most runs (points × replications) one sweep makes: every run is one row held in memory
@@ -25,6 +32,9 @@ rows of the default scenario with two factors: 1,290 bytes per row as held in th
 the DataFrame (``records.frame``). Not a model value."""
 ANNOUNCE_SECS = 30.0
 """Estimated wall time from which a command says up front how much it will do."""
+PROGRESS_SECS = 2.0
+"""Estimated wall time from which replications show a progress bar (when one is wanted at all,
+see ``showing_progress``); shorter runs finish before a bar would tell anything."""
 ANNOUNCE_BYTES = 500 * 2**20
 """Estimated memory of a sweep's rows from which the announcement says how much they need."""
 
@@ -61,3 +71,29 @@ def announcement(runs: int, workers: int, what: str, rows: int = 0) -> str | Non
         f"ndbsim: {runs:,} {what} on {workers} worker{'s' if workers != 1 else ''}, "
         f"about {format_secs(secs)} (an estimate){held}; Ctrl-C stops"
     )
+
+
+_SHOW_PROGRESS: ContextVar[bool] = ContextVar("ndbsim_show_progress", default=False)
+"""Whether replications draw a progress bar: off for the library (``simulate()`` prints nothing),
+on in the commands that ask for it with ``showing_progress``."""
+
+
+@contextmanager
+def showing_progress(on: bool) -> Iterator[None]:
+    """Within the block, long replication loops draw a progress bar on stderr when ``on`` (the CLI
+    passes whether stderr is a terminal, so JSON or CSV on stdout and logs never get one)."""
+    token = _SHOW_PROGRESS.set(on)
+    try:
+        yield
+    finally:
+        _SHOW_PROGRESS.reset(token)
+
+
+def progress(items: Iterable[T], total: int, unit: str) -> Iterable[T]:
+    """``items`` with a tqdm bar and ETA on stderr when ``showing_progress`` is on and ``total``
+    runs are estimated at ``PROGRESS_SECS`` or more; else ``items`` unchanged."""
+    if not _SHOW_PROGRESS.get() or total * SECS_PER_RUN < PROGRESS_SECS:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, total=total, unit=unit, desc="ndbsim", smoothing=0.1, dynamic_ncols=True, leave=False)

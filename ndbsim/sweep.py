@@ -503,7 +503,9 @@ def sweep(
     if factors is None:
         raise InputError("no factors; pass factors={'data.size': ['10GB', '60GB']}", field="factors", source=source)
     replications = _whole(1 if replications is None else replications, "replications", source, 1)
-    seed = _whole(1 if seed is None else seed, "seed", source, 0)
+    from ndbsim.scenario import check_seed
+
+    seed = check_seed(1 if seed is None else seed, "seed", source)
     if workers is not None:
         workers = _whole(workers, "--workers", source, 1)
     sh = parse_shard(shard, source)

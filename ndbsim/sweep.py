@@ -332,18 +332,17 @@ def point_space(
             ints = all(type(spec[x]) is int and abs(spec[x]) < 2**62 for x in ("low", "high"))
             ranges.append(("int" if ints and not log else "log" if log else "float", lo, hi))
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(_SAMPLING_KEY,))))
-        cols: list[Callable[[int], Any]] = []
-        for kind, a, b in ranges:  # the draws in column order, as arrays; a point's values are read by index
+        cols: list[tuple[Any, Callable[[Any], Any]]] = []  # (the draws as an array, what a draw becomes)
+        for kind, a, b in ranges:  # drawn in column order, as arrays; a point reads its values by index
             if kind == "choice":
-                picks, choices = rng.integers(0, len(a), n), a
-                cols.append(lambda i, picks=picks, choices=choices: choices[picks[i]])
+                cols.append((rng.integers(0, len(a), n), a.__getitem__))
             elif kind == "int":
-                ints_drawn = rng.integers(int(a), int(b) + 1, n)
-                cols.append(lambda i, col=ints_drawn: int(col[i]))
+                cols.append((rng.integers(int(a), int(b) + 1, n), int))
+            elif kind == "log":
+                cols.append((np.exp(rng.uniform(math.log(a), math.log(b), n)), float))
             else:
-                drawn = np.exp(rng.uniform(math.log(a), math.log(b), n)) if kind == "log" else rng.uniform(a, b, n)
-                cols.append(lambda i, col=drawn: float(col[i]))
-        return Points(keys, n, lambda: (tuple(c(i) for c in cols) for i in range(n)))
+                cols.append((rng.uniform(a, b, n), float))
+        return Points(keys, n, lambda: (tuple(make(col[i]) for col, make in cols) for i in range(n)))
     if samples is not None:
         raise InputError(
             f"samples is only for random mode, not {mode}; remove it or use mode: random",

@@ -35,6 +35,16 @@ def restore(previous: Any) -> None:
         signal.signal(signal.SIGTERM, previous)
 
 
+def pool_context() -> Any:
+    """How worker processes start: fork where it is safe (Linux), spawn elsewhere (macOS's
+    system libraries are not fork-safe, so Python spawns there by default)."""
+    import multiprocessing as mp
+    import sys
+
+    fork = "fork" in mp.get_all_start_methods() and sys.platform != "darwin"
+    return mp.get_context("fork" if fork else "spawn")
+
+
 def worker_init() -> None:
     """Pool worker initializer: SIGINT is the main process's to handle, SIGTERM kills at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ndbsim.budget import announcement, check_sweep_runs
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.records import CHECKPOINT_FIGURES, Outcome, SweepRow, frame
-from ndbsim.stop import stop_pool, worker_init
+from ndbsim.stop import pool_context, stop_pool, worker_init
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -418,13 +418,6 @@ def _chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _pool_context() -> Any:
-    import multiprocessing as mp
-
-    methods = mp.get_all_start_methods()
-    return mp.get_context("fork" if "fork" in methods and sys.platform != "darwin" else "spawn")
-
-
 # ---------------------------------------------------------------------------------------
 # The public function
 
@@ -574,7 +567,7 @@ def _execute(
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         size = chunk_size or _chunk_size(len(work), n_workers)
-        with ProcessPoolExecutor(max_workers=n_workers, mp_context=_pool_context(), initializer=worker_init) as ex:
+        with ProcessPoolExecutor(max_workers=n_workers, mp_context=pool_context(), initializer=worker_init) as ex:
             futs = [ex.submit(run_chunk, base_raw, keys, replications, seed, c) for c in _chunks(work, size)]
             try:
                 for f in as_completed(futs):

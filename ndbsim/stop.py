@@ -1,7 +1,8 @@
 """Stopping cleanly on SIGTERM and SIGINT: the signal becomes an exception in the main process,
-so ``finally`` blocks run (atomic writes remove their temporary file) and a sweep stops its
-worker processes; the workers ignore SIGINT, which a terminal sends to the whole process group,
-and leave it to the main process to stop them, so one line is printed, not one per worker."""
+so ``finally`` blocks run (atomic writes remove their temporary file) and a sweep, advise or
+solve stops its worker processes; the workers ignore SIGINT, which a terminal sends to the
+whole process group, and leave it to the main process to stop them, so one line is printed,
+not one per worker."""
 
 from __future__ import annotations
 

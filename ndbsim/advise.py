@@ -32,6 +32,8 @@ advice within seconds (ndbsim's choice)."""
 TOP_LEVERS = 5
 """Levers the greedy combination draws from: the best-ranked ones that save time and end
 without a flag (ndbsim's choice; each step runs one variant per remaining lever)."""
+PRICE_COLUMNS = ("lcp_write_rate", "lcp_bytes", "lcp_secs", "lcp_disk_bytes", "redo_headroom", "lcp_cpu_cores")
+"""The prices ``prices`` gives beside each saving, per node, from the run's steady checkpoint."""
 COLUMNS = (
     "rank",
     "lever",
@@ -44,12 +46,7 @@ COLUMNS = (
     "saving_p95",
     "total_secs",
     "flag",
-    "lcp_write_rate",
-    "lcp_bytes",
-    "lcp_secs",
-    "lcp_disk_bytes",
-    "redo_headroom",
-    "lcp_cpu_cores",
+    *PRICE_COLUMNS,
     "worst_value",
     "worst_saving_secs",
     "flagged",
@@ -77,7 +74,7 @@ def prices(o: VariantRun) -> dict[str, float]:
     """The steady-state prices of a variant, per node."""
     ck = o.checkpoint
     if not ck:
-        return {k: math.nan for k in COLUMNS[11:17]}
+        return dict.fromkeys(PRICE_COLUMNS, math.nan)
     cap = ck["redo_capacity_bytes"]
     return {
         "lcp_write_rate": ck["lcp_write_speed"],

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ndbsim.errors import InputError
 from ndbsim.levers import Lever, levers_for
 from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE
 from ndbsim.runs import VariantRun, evaluate, evaluate_many, resolve_variant
@@ -225,10 +224,7 @@ def advise_full(
         kind = "crash recovery"
     seed = s.simulation.seed if seed is None else seed
     n = max(s.simulation.replications, ADVISE_REPLICATIONS) if replications is None else replications
-    if seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
-    if n < 1:
-        raise InputError(f"{n} is not a replication count; use 1 or more", field="--replications")
+    sc.check_run_counts(seed, n)
     base = evaluate(raw, (), seed, n)
     cands = [c for lv in found for c in lv.candidates]
     outs = evaluate_many(raw, [c.sets for c in cands], seed, n, workers=workers, progress=progress, desc="advise")

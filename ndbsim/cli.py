@@ -104,16 +104,11 @@ def run(
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim.io import check_not_inputs, check_output_path
     from ndbsim.load import load
-    from ndbsim.scenario import MAX_REPLICATIONS
+    from ndbsim.scenario import check_run_counts
 
     format = _run_format(format, output)
     _use_constants(constants)
-    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
-        raise InputError(
-            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
-        )
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    check_run_counts(seed, replications)
     _announce(replications)
     check_output_path(output, "--output")
     if gantt is not None:
@@ -477,11 +472,11 @@ def sweep(
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
+    from ndbsim.scenario import check_run_counts
     from ndbsim.sweep import load_sweep, parse_shard, write_frame
     from ndbsim.sweep import sweep as run_sweep
 
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    check_run_counts(seed, None)
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
     from ndbsim.io import check_not_inputs, check_output_path
@@ -622,16 +617,11 @@ def advise(
     from ndbsim.advise import advise_full
     from ndbsim.advise_report import advice_table, tornado
     from ndbsim.io import atomic_write_text, check_output_path
-    from ndbsim.scenario import MAX_REPLICATIONS
+    from ndbsim.scenario import check_run_counts
 
     if format not in ("table", "json"):
         raise InputError(f"{format!r} is not a format; use table or json", field="--format")
-    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
-        raise InputError(
-            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
-        )
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    check_run_counts(seed, replications)
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
     check_output_path(output, "--output")
@@ -682,17 +672,12 @@ def solve(
     """Answer an inverse question by root finding on the simulation, verified by runs."""
     import json
 
-    from ndbsim.scenario import MAX_REPLICATIONS
+    from ndbsim.scenario import check_run_counts
     from ndbsim.solve import solve as answer
 
     if format not in ("table", "json"):
         raise InputError(f"{format!r} is not a format; use table or json", field="--format")
-    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
-        raise InputError(
-            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
-        )
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    check_run_counts(seed, replications)
     _use_constants(constants)
     source = str(scenario) if scenario else None
     a = answer(

@@ -339,6 +339,17 @@ MAX_REPLICATIONS = 100_000
 than p5/p95 need (a few hundred). A guard against typos like ``-n 1000000000``, not a model value."""
 
 
+def check_run_counts(seed: int | None, replications: int | None) -> None:
+    """Raise an ``InputError`` unless ``seed`` (None: the scenario's) is a whole number ≥ 0 and
+    ``replications`` (None: the scenario's) lies in 1..``MAX_REPLICATIONS``."""
+    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
+        raise InputError(
+            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
+        )
+    if seed is not None and seed < 0:
+        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+
+
 class Simulation(_Model):
     seed: int = Field(1, ge=0)
     """Root seed of the replications' random streams. Default 1: any fixed value, for reproducible

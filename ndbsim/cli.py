@@ -218,9 +218,10 @@ def init(
     from ndbsim.models import NDB
 
     if output is not None:
-        from ndbsim.io import check_output_path
+        from ndbsim.io import check_not_inputs, check_output_path
 
         check_output_path(output, "--output")
+        check_not_inputs({"--output": output}, {"--config-ini": config_ini})
     loaded = read(config_ini=config_ini, overrides=set_, neutral=True)
     prepare(replace(loaded, model=NDB))  # what init writes must be a valid NDB scenario
     notes = [n for n in loaded.notes if "has no [ndbd] section" not in n]
@@ -616,7 +617,7 @@ def advise(
 
     from ndbsim.advise import advise_full
     from ndbsim.advise_report import advice_table, tornado
-    from ndbsim.io import atomic_write_text, check_output_path
+    from ndbsim.io import atomic_write_text, check_not_inputs, check_output_path
     from ndbsim.scenario import check_run_counts
 
     if format not in ("table", "json"):
@@ -631,6 +632,7 @@ def advise(
             raise InputError(
                 f"{str(chart)!r} has no .png, .svg or .pdf suffix; name the chart e.g. advise.png", field="--chart"
             )
+    check_not_inputs({"--output": output, "--chart": chart}, {"scenario": scenario, "--constants": constants})
     _use_constants(constants)
     source = str(scenario) if scenario else None
     a = advise_full(

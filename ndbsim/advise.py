@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ndbsim.errors import InputError
 from ndbsim.levers import Lever, levers_for
 from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE
 from ndbsim.runs import VariantRun, evaluate, evaluate_many, resolve_variant
@@ -32,6 +31,8 @@ advice within seconds (ndbsim's choice)."""
 TOP_LEVERS = 5
 """Levers the greedy combination draws from: the best-ranked ones that save time and end
 without a flag (ndbsim's choice; each step runs one variant per remaining lever)."""
+PRICE_COLUMNS = ("lcp_write_rate", "lcp_bytes", "lcp_secs", "lcp_disk_bytes", "redo_headroom", "lcp_cpu_cores")
+"""The prices ``prices`` gives beside each saving, per node, from the run's steady checkpoint."""
 COLUMNS = (
     "rank",
     "lever",
@@ -44,12 +45,7 @@ COLUMNS = (
     "saving_p95",
     "total_secs",
     "flag",
-    "lcp_write_rate",
-    "lcp_bytes",
-    "lcp_secs",
-    "lcp_disk_bytes",
-    "redo_headroom",
-    "lcp_cpu_cores",
+    *PRICE_COLUMNS,
     "worst_value",
     "worst_saving_secs",
     "flagged",
@@ -77,7 +73,7 @@ def prices(o: VariantRun) -> dict[str, float]:
     """The steady-state prices of a variant, per node."""
     ck = o.checkpoint
     if not ck:
-        return {k: math.nan for k in COLUMNS[11:17]}
+        return dict.fromkeys(PRICE_COLUMNS, math.nan)
     cap = ck["redo_capacity_bytes"]
     return {
         "lcp_write_rate": ck["lcp_write_speed"],
@@ -228,11 +224,7 @@ def advise_full(
         kind = "crash recovery"
     seed = s.simulation.seed if seed is None else seed
     n = max(s.simulation.replications, ADVISE_REPLICATIONS) if replications is None else replications
-    from ndbsim.scenario import check_seed
-
-    check_seed(seed, "--seed")
-    if n < 1:
-        raise InputError(f"{n} is not a replication count; use 1 or more", field="--replications")
+    sc.check_run_counts(seed, n)
     base = evaluate(raw, (), seed, n)
     cands = [c for lv in found for c in lv.candidates]
     outs = evaluate_many(raw, [c.sets for c in cands], seed, n, workers=workers, progress=progress, desc="advise")

@@ -104,18 +104,11 @@ def run(
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim.io import check_not_inputs, check_output_path
     from ndbsim.load import load
-    from ndbsim.scenario import MAX_REPLICATIONS
+    from ndbsim.scenario import check_run_counts
 
     format = _run_format(format, output)
     _use_constants(constants)
-    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
-        raise InputError(
-            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
-        )
-    if seed is not None:
-        from ndbsim.scenario import check_seed
-
-        check_seed(seed, "--seed")
+    check_run_counts(seed, replications)
     _announce(replications)
     check_output_path(output, "--output")
     if gantt is not None:
@@ -228,9 +221,10 @@ def init(
     from ndbsim.models import NDB
 
     if output is not None:
-        from ndbsim.io import check_output_path
+        from ndbsim.io import check_not_inputs, check_output_path
 
         check_output_path(output, "--output")
+        check_not_inputs({"--output": output}, {"--config-ini": config_ini})
     loaded = read(config_ini=config_ini, overrides=set_, neutral=True)
     prepare(replace(loaded, model=NDB))  # what init writes must be a valid NDB scenario
     notes = [n for n in loaded.notes if "has no [ndbd] section" not in n]
@@ -482,13 +476,11 @@ def sweep(
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
+    from ndbsim.scenario import check_run_counts
     from ndbsim.sweep import load_sweep, parse_shard, write_frame
     from ndbsim.sweep import sweep as run_sweep
 
-    if seed is not None:
-        from ndbsim.scenario import check_seed
-
-        check_seed(seed, "--seed")
+    check_run_counts(seed, None)
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
     from ndbsim.io import check_not_inputs, check_output_path
@@ -628,19 +620,12 @@ def advise(
 
     from ndbsim.advise import advise_full
     from ndbsim.advise_report import advice_table, tornado
-    from ndbsim.io import atomic_write_text, check_output_path
-    from ndbsim.scenario import MAX_REPLICATIONS
+    from ndbsim.io import atomic_write_text, check_not_inputs, check_output_path
+    from ndbsim.scenario import check_run_counts
 
     if format not in ("table", "json"):
         raise InputError(f"{format!r} is not a format; use table or json", field="--format")
-    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
-        raise InputError(
-            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
-        )
-    if seed is not None:
-        from ndbsim.scenario import check_seed
-
-        check_seed(seed, "--seed")
+    check_run_counts(seed, replications)
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
     check_output_path(output, "--output")
@@ -650,6 +635,7 @@ def advise(
             raise InputError(
                 f"{str(chart)!r} has no .png, .svg or .pdf suffix; name the chart e.g. advise.png", field="--chart"
             )
+    check_not_inputs({"--output": output, "--chart": chart}, {"scenario": scenario, "--constants": constants})
     _use_constants(constants)
     source = str(scenario) if scenario else None
     a = advise_full(
@@ -691,19 +677,12 @@ def solve(
     """Answer an inverse question by root finding on the simulation, verified by runs."""
     import json
 
-    from ndbsim.scenario import MAX_REPLICATIONS
+    from ndbsim.scenario import check_run_counts
     from ndbsim.solve import solve as answer
 
     if format not in ("table", "json"):
         raise InputError(f"{format!r} is not a format; use table or json", field="--format")
-    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
-        raise InputError(
-            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
-        )
-    if seed is not None:
-        from ndbsim.scenario import check_seed
-
-        check_seed(seed, "--seed")
+    check_run_counts(seed, replications)
     _use_constants(constants)
     source = str(scenario) if scenario else None
     a = answer(

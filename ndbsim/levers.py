@@ -17,16 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ndbsim.config_params import PARAMS
+from ndbsim.config_params import PARAMS, G, M
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.profiles import parse_version, unused_params
 from ndbsim.scenario import Resolved
 from ndbsim.threads import LDM_TABLE, ldm_threads
-
-G = 2**30
-"""Binary gigabyte, as config.ini and ndbsim's sizes read a ``G`` suffix."""
-M = 2**20
-"""Binary megabyte, as config.ini reads an ``M`` suffix."""
 
 SPEED_FACTORS = (0.5, 2.0, 4.0)
 """Multiples of the current value tried for write speeds, REDO sizes and host resources: half,

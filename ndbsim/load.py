@@ -38,6 +38,7 @@ class Loaded:
 
     def run(self, seed: int | None = None, replications: int | None = None) -> Any:
         """Simulate the prepared scenario; ``seed`` and ``replications`` default to its own."""
+        sc.check_run_counts(seed, replications)
         return self.model.run(self.prepared, seed, replications)
 
 

@@ -108,6 +108,11 @@ def _label_waves(ax: Axes, rep: Replication, t_zero: float, edge: float) -> None
         )
 
 
+_FIXED_METADATA: dict[str, dict[str, None]] = {"png": {}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
+"""Chart metadata left out so that the same run writes the same bytes: SVG and PDF otherwise
+stamp the time of writing (with ``svg.hashsalt`` fixed, SVG's element ids are also stable)."""
+
+
 def _save(fig, path):
     import matplotlib.pyplot as plt
 
@@ -118,7 +123,12 @@ def _save(fig, path):
             raise InputError(
                 f"{str(path)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png", field="--gantt"
             )
-        atomic_write(path, lambda tmp: fig.savefig(tmp, format=suffix[1:], dpi=120, bbox_inches="tight"))
+        fmt = suffix[1:]
+        with plt.rc_context({"svg.hashsalt": "ndbsim"}):
+            atomic_write(
+                path,
+                lambda tmp: fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight", metadata=_FIXED_METADATA[fmt]),
+            )
         plt.close(fig)
     return fig
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ndbsim.errors import InputError
+from ndbsim.stop import pool_context, stop_pool, worker_init
 
 STATUS_FLAGS = {"redo-overload": "error 410", "non-converging": "non-converging", "stuck": "stuck"}
 """A run's status -> the flag advise and solve print beside it (error 410 is NDB's "REDO log
@@ -93,15 +94,6 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
     return out
 
 
-def _context() -> Any:
-    """Fork where it is safe (Linux), spawn elsewhere, as the sweep's workers start."""
-    import multiprocessing as mp
-    import sys
-
-    fork = "fork" in mp.get_all_start_methods() and sys.platform != "darwin"
-    return mp.get_context("fork" if fork else "spawn")
-
-
 def _batch(raw: dict[str, Any], seed: int, replications: int, items: list[tuple[str, ...]]) -> list[VariantRun]:
     return [evaluate(raw, sets, seed, replications) for sets in items]
 
@@ -132,18 +124,20 @@ def evaluate_many(
                 out.append(evaluate(raw, sets, seed, replications))
                 bar.update(replications)
             return out
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import ProcessPoolExecutor, as_completed
 
         size = max(1, math.ceil(len(items) / (4 * n_workers)))
         chunks = [items[i : i + size] for i in range(0, len(items), size)]
         results: list[list[VariantRun]] = [[] for _ in chunks]
-        with ProcessPoolExecutor(max_workers=n_workers, mp_context=_context()) as ex:
+        with ProcessPoolExecutor(max_workers=n_workers, mp_context=pool_context(), initializer=worker_init) as ex:
             futs = {ex.submit(_batch, raw, seed, replications, c): i for i, c in enumerate(chunks)}
-            from concurrent.futures import as_completed
-
-            for f in as_completed(futs):
-                results[futs[f]] = f.result()
-                bar.update(len(results[futs[f]]) * replications)
+            try:
+                for f in as_completed(futs):
+                    results[futs[f]] = f.result()
+                    bar.update(len(results[futs[f]]) * replications)
+            except BaseException:
+                stop_pool(ex)
+                raise
         return [o for chunk in results for o in chunk]
     finally:
         bar.close()

@@ -358,6 +358,17 @@ def check_seed(seed: Any, field: str, source: str | None = None) -> int:
     return seed
 
 
+def check_run_counts(seed: int | None, replications: int | None) -> None:
+    """Raise an ``InputError`` unless ``seed`` (None: the scenario's) is a whole number from 0 to ``MAX_SEED`` and
+    ``replications`` (None: the scenario's) lies in 1..``MAX_REPLICATIONS``."""
+    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
+        raise InputError(
+            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
+        )
+    if seed is not None:
+        check_seed(seed, "--seed")
+
+
 class Simulation(_Model):
     seed: int = Field(1, ge=0, le=MAX_SEED)
     """Root seed of the replications' random streams. Default 1: any fixed value, for reproducible

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ndbsim.config_params import G, M
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.runs import VariantRun, evaluate, resolve_variant
 from ndbsim.units import format_bytes, format_secs
@@ -41,10 +42,6 @@ that converges there converges at any real rate (ndbsim's bound, not NDB's)."""
 MAX_LOG_FILES = 2**20
 """Most NoOfFragmentLogFiles tried; NDB's bound is 2³¹ (``config_params``), but 2²⁰ files of
 the smallest size already hold 4 TB per log part (ndbsim's search bound)."""
-M = 2**20
-"""Binary megabyte: the step of write speeds and REDO file sizes (config.ini ``M``)."""
-G = 2**30
-"""Binary gigabyte: the step of the data size (config.ini ``G``)."""
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """Stopping cleanly on SIGTERM and SIGINT: the signal becomes an exception in the main process,
-so ``finally`` blocks run (atomic writes remove their temporary file) and a sweep stops its
-worker processes; the workers ignore SIGINT, which a terminal sends to the whole process group,
-and leave it to the main process to stop them, so one line is printed, not one per worker."""
+so ``finally`` blocks run (atomic writes remove their temporary file) and a sweep, advise or
+solve stops its worker processes; the workers ignore SIGINT, which a terminal sends to the
+whole process group, and leave it to the main process to stop them, so one line is printed,
+not one per worker."""
 
 from __future__ import annotations
 
@@ -33,6 +34,16 @@ def restore(previous: Any) -> None:
     """Put back the SIGTERM handler ``install`` replaced (the CLI can run inside another program)."""
     if previous is not None:
         signal.signal(signal.SIGTERM, previous)
+
+
+def pool_context() -> Any:
+    """How worker processes start: fork where it is safe (Linux), spawn elsewhere (macOS's
+    system libraries are not fork-safe, so Python spawns there by default)."""
+    import multiprocessing as mp
+    import sys
+
+    fork = "fork" in mp.get_all_start_methods() and sys.platform != "darwin"
+    return mp.get_context("fork" if fork else "spawn")
 
 
 def worker_init() -> None:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ndbsim.budget import announcement, check_sweep_runs
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.records import CHECKPOINT_FIGURES, Outcome, SweepRow, frame
-from ndbsim.stop import stop_pool, worker_init
+from ndbsim.stop import pool_context, stop_pool, worker_init
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -442,13 +442,6 @@ def run_chunk(
     return rows
 
 
-def _pool_context() -> Any:
-    import multiprocessing as mp
-
-    methods = mp.get_all_start_methods()
-    return mp.get_context("fork" if "fork" in methods and sys.platform != "darwin" else "spawn")
-
-
 # ---------------------------------------------------------------------------------------
 # The public function
 
@@ -609,7 +602,7 @@ def _execute(
 
         size = chunk_size or _chunk_size(points, n_workers)
         chunks = _chunks(work, size)
-        with ProcessPoolExecutor(max_workers=n_workers, mp_context=_pool_context(), initializer=worker_init) as ex:
+        with ProcessPoolExecutor(max_workers=n_workers, mp_context=pool_context(), initializer=worker_init) as ex:
             pending = set()
             try:
                 for chunk in itertools.islice(chunks, n_workers * IN_FLIGHT):

@@ -44,6 +44,15 @@ def test_output_and_gantt_are_complete_files(tmp_path):
     assert not list(tmp_path.glob("*.part"))
 
 
+@pytest.mark.parametrize("suffix", [".svg", ".pdf", ".png"])
+def test_the_same_run_writes_the_same_chart_bytes(tmp_path, suffix):
+    charts = [tmp_path / f"g{i}{suffix}" for i in (1, 2)]
+    for chart in charts:
+        p = ndbsim("run", "--gantt", str(chart))
+        assert p.returncode == 0, p.stderr
+    assert charts[0].read_bytes() == charts[1].read_bytes()
+
+
 def test_atomic_write_leaves_nothing_on_failure(tmp_path):
     target = tmp_path / "out.json"
 

@@ -316,3 +316,23 @@ def test_a_minimal_file_says_which_values_are_defaults(capsys, tmp_path):
     path.write_text('version: "8.0.35"\n')
     err = run_cli(["validate", str(path)], capsys, tmp_path)
     assert "not set: ndbsim's default" in err and "not set: NDB 8.0.35's default" in err
+
+
+@pytest.mark.parametrize(
+    ("call", "kwargs", "field"),
+    [
+        ("simulate", {"seed": -1}, "--seed"),
+        ("simulate", {"replications": 0}, "--replications"),
+        ("solve", {"replications": 0}, "--replications"),
+        ("solve", {"seed": -1}, "--seed"),
+        ("advise", {"replications": 10**7}, "--replications"),
+    ],
+)
+def test_python_api_refuses_a_bad_seed_or_replication_count(call, kwargs, field):
+    import ndbsim
+    from ndbsim.errors import InputError
+
+    args = ("redo-log",) if call == "solve" else ()
+    with pytest.raises(InputError) as e:
+        getattr(ndbsim, call)(*args, **kwargs)
+    assert e.value.field == field

@@ -29,6 +29,7 @@ import simpy
 if TYPE_CHECKING:
     import pandas as pd
 
+from ndbsim.engine.clock import events_scheduled
 from ndbsim.engine.fluid import FluidSystem
 from ndbsim.innodb.constants import Constants, as_dict, load_constants
 from ndbsim.innodb.scenario import InnodbScenario, load_raw, scenario_from_dict
@@ -219,7 +220,7 @@ def _replicate(s: InnodbScenario, c: Constants, redo_rate: float) -> InnodbRepli
 
     env.process(recovery())
     env.run()
-    events = next(env._eid)  # events scheduled, counted as for NDB restarts
+    events = events_scheduled(env)  # counted as for NDB restarts
     phases = node_phases(spans, PHASES)
     warnings = []
     if w["redo_generated"] > c.log_fill_max * w["log_capacity"]:

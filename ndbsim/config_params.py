@@ -133,10 +133,10 @@ def parse_value(name: str, raw: Any, field: str) -> Any:
         raise InputError(f"{raw!r} is not valid; {_FIX[p.kind]}", field=field) from None
     except (ValueError, TypeError, OverflowError):
         raise InputError(f"{raw!r} is not valid; {_FIX[p.kind]}", field=field) from None
-    if p.kind in ("size", "rate", "int"):
-        if (p.lo is not None and value < p.lo) or (p.hi is not None and value > p.hi):
-            lo, hi = show(p.kind, p.lo), show(p.kind, p.hi)
-            raise InputError(f"{raw!r} is out of range; use a value from {lo} to {hi} (NDB's limits)", field=field)
+    numeric = p.kind in ("size", "rate", "int")
+    if numeric and ((p.lo is not None and value < p.lo) or (p.hi is not None and value > p.hi)):
+        lo, hi = show(p.kind, p.lo), show(p.kind, p.hi)
+        raise InputError(f"{raw!r} is out of range; use a value from {lo} to {hi} (NDB's limits)", field=field)
     return value
 
 

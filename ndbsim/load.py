@@ -62,8 +62,9 @@ def read(
     """
     from ndbsim import explain
 
-    neutral = scenario is None and config_ini is not None
-    if neutral:  # a config.ini alone: an idle cluster, not the built-in DBT2 benchmark
+    neutral = False
+    if scenario is None and config_ini is not None:  # a config.ini alone: an idle cluster, not the DBT2 benchmark
+        neutral = True
         from ndbsim.init_scenario import neutral_base
 
         scenario = neutral_base(config_ini)

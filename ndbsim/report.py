@@ -67,8 +67,7 @@ def phase_table(
     )
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
     out.extend(checkpoint_lines(cp))
-    for w in dict.fromkeys(result.warnings + list(notes or [])):
-        out.append(f"warning: {w}")
+    out.extend(f"warning: {w}" for w in dict.fromkeys(result.warnings + list(notes or [])))
     return "\n".join(out) + "\n"
 
 
@@ -148,6 +147,5 @@ def innodb_table(result: InnodbResult) -> str:
         out.append(f"{p:40s}{v:10.1f} s{note}")
     out.append(f"{'downtime (total_restart_secs)':40s}{format_secs(result.total_restart_secs):>12s}")
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
-    for w in result.warnings:
-        out.append(f"warning: {w}")
+    out.extend(f"warning: {w}" for w in result.warnings)
     return "\n".join(out) + "\n"

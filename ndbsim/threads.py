@@ -124,9 +124,9 @@ def ldm_threads(max_execution_threads: int, thread_config: str = "", multithread
             return max(1, _cpu_count(cpus.group(1)))
         return 1
     ldm = 1
-    for threshold, count in LDM_TABLE:
+    for threshold, ldm_threads in LDM_TABLE:
         if max_execution_threads >= threshold:
-            ldm = count
+            ldm = ldm_threads
     return ldm
 
 

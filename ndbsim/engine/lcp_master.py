@@ -13,6 +13,7 @@ progress, mid-write if need be. So the events of a restart follow its steps, not
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from collections.abc import Callable, Generator
@@ -124,12 +125,9 @@ class _Shape:
 
 
 def _same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b):
-        if x != y and abs(x - y) > STEADY_TOLERANCE * max(abs(x), abs(y)):
-            return False
-    return True
+    return len(a) == len(b) and not any(
+        x != y and abs(x - y) > STEADY_TOLERANCE * max(abs(x), abs(y)) for x, y in zip(a, b)
+    )
 
 
 @dataclass(frozen=True)
@@ -269,10 +267,8 @@ class LcpMaster:
                 start_at = self._next_trigger()
                 # sleep until the trigger (an idle cluster: until a starting node asks)
                 self._sleeping = True
-                try:
+                with contextlib.suppress(simpy.Interrupt):
                     yield Event(env) if math.isinf(start_at) else Timeout(env, max(0.0, start_at - clock.now(env)))
-                except simpy.Interrupt:
-                    pass
                 self._sleeping = False
                 if not self._waiters and env.now < start_at - 1e-9:
                     continue
@@ -301,10 +297,8 @@ class LcpMaster:
         self._skip = skip
         self.fluid.on_change = self.settle
         until = next((s for s, _ in self.plan.traffic.segments if s > env.now), math.inf)
-        try:
+        with contextlib.suppress(simpy.Interrupt):
             yield Event(env) if math.isinf(until) else Timeout(env, until - env.now)
-        except simpy.Interrupt:
-            pass
         self.settle(interrupt=False)
 
     def _begin(self, t0: float) -> LcpPlan:

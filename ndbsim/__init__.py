@@ -12,15 +12,19 @@ __version__ = "0.1.0"
 from ndbsim.errors import InputError
 
 if TYPE_CHECKING:
+    from ndbsim.advise import advise
     from ndbsim.profiles import use_constants
     from ndbsim.result import Result
     from ndbsim.simulate import simulate
+    from ndbsim.solve import solve
     from ndbsim.sweep import sweep
 
-__all__ = ["InputError", "Result", "__version__", "simulate", "sweep", "use_constants"]
+__all__ = ["InputError", "Result", "__version__", "advise", "simulate", "solve", "sweep", "use_constants"]
 
 _LAZY = {
     "Result": "ndbsim.result",
+    "advise": "ndbsim.advise",
+    "solve": "ndbsim.solve",
     "simulate": "ndbsim.simulate",
     "sweep": "ndbsim.sweep",
     "use_constants": "ndbsim.profiles",
@@ -43,7 +47,7 @@ def __dir__() -> list[str]:
 
 
 class _Package(ModuleType):
-    """``simulate`` and ``sweep`` name both a function of the API and the module defining it.
+    """``simulate``, ``sweep``, ``advise`` and ``solve`` name both a function of the API and the module defining it.
     Importing such a module binds its name on the package; the API's function is bound
     instead, so that ``ndbsim.simulate(...)`` calls the function whatever was imported first."""
 

@@ -129,9 +129,7 @@ def run(
         seed = secrets.randbelow(2**31 - 1) + 1
         typer.echo(f"ndbsim: seed {seed}", err=True)
     result = loaded.run(seed, replications)
-    from ndbsim.explain import annotate
-
-    annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
+    loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
     if format == "json":
         text = result.to_json() + "\n"
     elif format == "csv":
@@ -195,12 +193,11 @@ def validate(
 ) -> None:
     """Check a scenario file, with the --set and --config-ini a run would use; print what is
     wrong (exit 2) or that it is valid (exit 0), and the warnings a run would print."""
-    from ndbsim.explain import input_notes
     from ndbsim.load import load
 
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
     typer.echo(f"{scenario}: valid ({loaded.model.summary(loaded.prepared)})")
-    for w in dict.fromkeys([*loaded.notes, *input_notes(loaded.prepared, loaded.origins)]):
+    for w in dict.fromkeys([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins)]):
         typer.echo(f"warning: {w}")
 
 
@@ -214,25 +211,22 @@ def init(
 ) -> None:
     """Write a commented scenario for your cluster: every key with its meaning and default,
     filled from --config-ini (an idle cluster; data.size from DataMemory until you give it)."""
-    from ndbsim import scenario as sc
-    from ndbsim.init_scenario import data_size_from_datamemory, init_text, neutral_base
+    from dataclasses import replace
+
+    from ndbsim.explain import FROM_DATAMEMORY
+    from ndbsim.init_scenario import init_text
+    from ndbsim.load import prepare, read
+    from ndbsim.models import NDB
 
     if output is not None:
         from ndbsim.io import check_output_path
 
         check_output_path(output, "--output")
-    raw = neutral_base(config_ini) if config_ini is not None else {"name": "my cluster"}
-    notes: list[str] = []
-    if config_ini is not None:
-        from ndbsim.config_ini import merge_config_ini
-
-        merge_config_ini(raw, config_ini, None, notes)
-        notes = [n for n in notes if "has no [ndbd] section" not in n]
-    for a in set_:
-        sc.set_override(raw, a)
-    derived = data_size_from_datamemory(raw, raw.get("version"), notes)
-    sc.resolve(sc.scenario_from_dict(raw), None)  # what init writes must validate
-    text = init_text(raw, str(config_ini) if config_ini else None, notes, frozenset({"data.size"} if derived else ()))
+    loaded = read(config_ini=config_ini, overrides=set_, neutral=True)
+    prepare(replace(loaded, model=NDB))  # what init writes must be a valid NDB scenario
+    notes = [n for n in loaded.notes if "has no [ndbd] section" not in n]
+    derived = frozenset(k for k, origin in loaded.origins.items() if origin == FROM_DATAMEMORY)
+    text = init_text(loaded.raw, str(config_ini) if config_ini else None, notes, derived)
     if output is None:
         sys.stdout.write(text)
         return
@@ -563,3 +557,113 @@ def _main(args: list[str], debug: bool) -> None:
             raise
         typer.echo(f"ndbsim: internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", err=True)
         sys.exit(3)
+
+
+CHART_SUFFIXES = (".png", ".svg", ".pdf")
+"""Chart files matplotlib writes for ``advise --chart`` (the Gantt chart's suffixes)."""
+
+
+@app.command()
+def advise(
+    scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
+    set_: list[str] = typer.Option([], "--set", "-s", help="Override a key first: dotted.path=value (repeatable)."),
+    lever: list[str] = typer.Option([], "--lever", "-l", help="Try only this lever (repeatable); default: all."),
+    format: str = typer.Option("table", "--format", "-f", help="table or json."),
+    chart: Path | None = typer.Option(None, "--chart", help="Write a tornado chart (.png, .svg or .pdf)."),
+    replications: int | None = typer.Option(None, "--replications", "-n", help="Replications per candidate."),
+    seed: int | None = typer.Option(None, "--seed", help="Root seed (default: the scenario's)."),
+    workers: int | None = typer.Option(None, "--workers", "-w", help="Local worker processes (default: all cores)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the table or JSON to a file."),
+    constants: Path | None = CONSTANTS_OPTION,
+) -> None:
+    """Rank what would make this restart faster, with each change's price and the best combination."""
+    import json
+
+    from ndbsim.advise import advise_full
+    from ndbsim.advise_report import advice_table, tornado
+    from ndbsim.io import atomic_write_text, check_output_path
+    from ndbsim.scenario import MAX_REPLICATIONS
+
+    if format not in ("table", "json"):
+        raise InputError(f"{format!r} is not a format; use table or json", field="--format")
+    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
+        raise InputError(
+            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
+        )
+    if seed is not None and seed < 0:
+        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if workers is not None and workers < 1:
+        raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
+    check_output_path(output, "--output")
+    if chart is not None:
+        check_output_path(chart, "--chart")
+        if chart.suffix.lower() not in CHART_SUFFIXES:
+            raise InputError(
+                f"{str(chart)!r} has no .png, .svg or .pdf suffix; name the chart e.g. advise.png", field="--chart"
+            )
+    _use_constants(constants)
+    source = str(scenario) if scenario else None
+    a = advise_full(
+        scenario,
+        overrides=set_,
+        levers=lever,
+        seed=seed,
+        replications=replications,
+        workers=workers,
+        progress=sys.stderr.isatty(),
+        source=source,
+    )
+    from ndbsim.result import json_clean
+
+    text = json.dumps(json_clean(a.to_dict()), indent=2) + "\n" if format == "json" else advice_table(a)
+    if chart is not None:
+        tornado(a, chart)
+    if output is not None:
+        atomic_write_text(output, text)
+    else:
+        sys.stdout.write(text)
+
+
+@app.command()
+def solve(
+    question: str = typer.Argument(..., help="redo-log, update-rate, lcp-speed or data-size."),
+    scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
+    window: str | None = typer.Option(None, "--window", help="Restart window for lcp-speed and data-size, e.g. 10m."),
+    param: str | None = typer.Option(
+        None, "--param", help="redo-log: FragmentLogFileSize instead of NoOfFragmentLogFiles."
+    ),
+    quantile: float = typer.Option(0.5, "--quantile", help="Which total must fit the window: 0.5 median, 0.95 p95."),
+    set_: list[str] = typer.Option([], "--set", "-s", help="Override a key first: dotted.path=value (repeatable)."),
+    replications: int | None = typer.Option(None, "--replications", "-n", help="Replications per run."),
+    seed: int | None = typer.Option(None, "--seed", help="Root seed (default: the scenario's)."),
+    format: str = typer.Option("table", "--format", "-f", help="table or json."),
+    constants: Path | None = CONSTANTS_OPTION,
+) -> None:
+    """Answer an inverse question by root finding on the simulation, verified by runs."""
+    import json
+
+    from ndbsim.scenario import MAX_REPLICATIONS
+    from ndbsim.solve import solve as answer
+
+    if format not in ("table", "json"):
+        raise InputError(f"{format!r} is not a format; use table or json", field="--format")
+    if replications is not None and not 1 <= replications <= MAX_REPLICATIONS:
+        raise InputError(
+            f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
+        )
+    if seed is not None and seed < 0:
+        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    _use_constants(constants)
+    source = str(scenario) if scenario else None
+    a = answer(
+        question,
+        scenario,
+        window=window,
+        param=param,
+        quantile=quantile,
+        overrides=set_,
+        seed=seed,
+        replications=replications,
+        source=source,
+    )
+    sys.stdout.write(json.dumps(a.to_dict(), indent=2) + "\n" if format == "json" else a.text(source))

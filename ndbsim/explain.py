@@ -26,6 +26,17 @@ CONFIG_INI = "config.ini"
 """Origin of a value read from ``--config-ini``."""
 SET = "--set"
 """Origin of a value given with ``--set``."""
+PYTHON_ARG = "simulate() argument"
+"""Origin of a value given to ``ndbsim.simulate()``: in ``overrides=`` or as a keyword argument."""
+OVERRIDES = (SET, PYTHON_ARG)
+"""The origins of a value set on top of the scenario (and of the sections it creates)."""
+GIVEN = (SCENARIO, CONFIG_INI, *OVERRIDES)
+"""The origins of a value the user gave; any other origin is listed under ``defaulted``."""
+KEEP_DURING_RESTART = {
+    SET: "add --set workload.during_restart.{key}=null",
+    PYTHON_ARG: "pass workload__during_restart__{key}=None",
+}
+"""How to make a rate given by each kind of override hold during the restart too."""
 FROM_DATAMEMORY = "derived from DataMemory"
 """Origin of ``data.size`` when a config.ini alone gave no data size (``init_scenario``)."""
 NDBSIM_DEFAULT = "ndbsim default"
@@ -88,24 +99,25 @@ def origins(
     config_ini: Iterable[str] = (),
     sets: Iterable[str] = (),
     base: dict[str, str] | None = None,
+    set_origin: str = SET,
 ) -> dict[str, str]:
     """Where each given key came from: ``base``, the keys of the scenario ``raw`` (from the
     built-in default scenario when ``builtin``), then ``config_ini``'s keys, then ``sets``'
-    keys (and the sections they set), the later winning."""
+    keys (and the sections they set) with the origin ``set_origin``, the later winning."""
     out = dict(base or {})
     out.update(dict.fromkeys(flat_keys(raw), DEFAULT_SCENARIO if builtin else SCENARIO))
     out.update(dict.fromkeys(config_ini, CONFIG_INI))
     for key in sets:
         parts = key.split(".")
         for i in range(1, len(parts) + 1):
-            out[".".join(parts[:i])] = SET
+            out[".".join(parts[:i])] = set_origin
     return out
 
 
 def _origin(key: str, given: set[str], where: dict[str, str] | None) -> str:
     if where is not None:
         for k in (key, *_parents(key)):
-            if k in where and (k == key or where[k] == SET):
+            if k in where and (k == key or where[k] in OVERRIDES):
                 return where[k]
         return NDBSIM_DEFAULT
     return SCENARIO if key in given else NDBSIM_DEFAULT
@@ -185,35 +197,34 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
         if not key.startswith(EXPLAINED_SECTIONS) and key != "version":
             continue
         origin = _origin(key, given, where)
-        if origin in (SCENARIO, CONFIG_INI, SET):
+        if origin in GIVEN:
             continue
         if key == "data.row_size" and s.data.rows:
             continue  # used only to derive data.rows, which is given
         defaulted.append({"key": key, "value": _value_at(s, key), "from": origin})
     version = _origin("version", given, where)
-    if version not in (SCENARIO, CONFIG_INI, SET) and not any(d["key"] == "version" for d in defaulted):
+    if version not in GIVEN and not any(d["key"] == "version" for d in defaulted):
         defaulted.insert(0, {"key": "version", "value": s.version, "from": version})
     return {"simulated": simulated, "defaulted": defaulted}
 
 
-def input_notes(resolved: Any, where: dict[str, str]) -> list[str]:
-    """Warnings about an NDB scenario's input: a rate given with ``--set`` that
-    ``workload.during_restart`` overrides while the node restarts, and a section (host, data,
-    workload) no input gave. None for another model's scenario."""
-    if not isinstance(resolved, Resolved):
-        return []
+def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
+    """Warnings about an NDB scenario's input: a rate given with ``--set`` (or to ``simulate()``)
+    that the scenario's ``workload.during_restart`` overrides while the node restarts, and a
+    section (host, data, workload) no input gave."""
     s = resolved.scenario
     notes = []
     during = s.workload.during_restart
     for k in RATE_KEYS:
-        if where.get(f"workload.{k}") != SET or during is None or getattr(during, k) is None:
+        origin = where.get(f"workload.{k}", "")
+        if origin not in OVERRIDES or during is None or getattr(during, k) is None:
             continue
-        if where.get(f"workload.during_restart.{k}") == SET:
+        if where.get(f"workload.during_restart.{k}") in OVERRIDES:
             continue
         notes.append(
-            f"workload.{k}={_shown(k, getattr(s.workload, k))} (--set) runs before the restart only: the "
+            f"workload.{k}={_shown(k, getattr(s.workload, k))} ({origin}) runs before the restart only: the "
             f"scenario's workload.during_restart.{k}={_shown(k, getattr(during, k))} replaces it while the node "
-            f"restarts; add --set workload.during_restart.{k}=null to keep it during the restart too"
+            f"restarts; {KEEP_DURING_RESTART[origin].format(key=k)} to keep it during the restart too"
         )
     if DEFAULT_SCENARIO in where.values():
         notes.append(
@@ -262,12 +273,9 @@ def _restarted(resolved: Resolved) -> list[int]:
     return [resolved.node_id(i) for i in picked]
 
 
-def annotate(result: Any, resolved: Any, where: dict[str, str], notes: list[str], changes: list[str]) -> None:
-    """Give a CLI run's NDB result what it needs to explain itself: the simulated and defaulted
-    fields with each value's origin, the input warnings and what changed the scenario (another
-    model's result is left as it is)."""
-    if not isinstance(resolved, Resolved):
-        return
+def annotate(result: Any, resolved: Resolved, where: dict[str, str], notes: list[str], changes: list[str]) -> None:
+    """Give an NDB result what it needs to explain itself: the simulated and defaulted fields
+    with each value's origin, the input warnings and what changed the scenario."""
     result.explained = describe(resolved, where, resolved.node_ids)
     result.notes = [*notes, *input_notes(resolved, where)]
     result.changes = changes

@@ -28,10 +28,10 @@ SECTIONS = ("cluster", "host", "data", "workload", "restart", "simulation")
 """The scenario's sections, in the order ``ndbsim init`` writes them (CONTRACT §1)."""
 
 
-def neutral_base(config_ini: str | Path) -> dict[str, Any]:
-    """The scenario a config.ini alone starts from: a name, nothing else (every value the
-    model's default: an idle cluster, no burst before the restart)."""
-    return {"name": f"cluster of {Path(config_ini).name}"}
+def neutral_base(config_ini: str | Path | None) -> dict[str, Any]:
+    """The scenario a config.ini alone (or ``ndbsim init`` without one) starts from: a name,
+    nothing else (every value the model's default: an idle cluster, no burst before the restart)."""
+    return {"name": f"cluster of {Path(config_ini).name}" if config_ini is not None else "my cluster"}
 
 
 def data_size_from_datamemory(raw: dict[str, Any], version: str | None, notes: list[str]) -> bool:

@@ -51,20 +51,25 @@ def read(
     sets: Mapping[str, Any] | None = None,
     varied: Iterable[str] = (),
     rows_fix: str | None = None,
+    neutral: bool = False,
+    set_origin: str | None = None,
 ) -> Loaded:
     """Read, overlay and override a scenario, and pick its model; nothing is resolved.
 
-    ``scenario``: a YAML path, a mapping, a ``Scenario`` or None (the built-in default).
+    ``scenario``: a YAML path, a mapping, a ``Scenario`` or None: the built-in default, or with
+    a config.ini or ``neutral`` (``ndbsim init``) the neutral base (an idle cluster, data.size
+    from DataMemory unless given).
     ``source``: the file errors name, when not the scenario's own. ``overrides``: ``--set``
     assignments; with ``overrides_field`` an error in the i-th names ``FIELD[i]``. ``sets``:
-    dotted keys to values. ``rows_fix``: when given, a note that ``data.rows`` stays fixed
-    while ``data.size`` changes (by an override or a ``varied`` key) ends with this fix.
+    dotted keys to values. ``set_origin``: the origin ``overrides`` and ``sets`` are given
+    (``explain.SET`` unless told, ``explain.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when
+    given, a note that ``data.rows`` stays fixed while ``data.size`` changes (by an override or
+    a ``varied`` key) ends with this fix.
     """
     from ndbsim import explain
 
-    neutral = False
-    if scenario is None and config_ini is not None:  # a config.ini alone: an idle cluster, not the DBT2 benchmark
-        neutral = True
+    neutral = scenario is None and (neutral or config_ini is not None)
+    if neutral:  # a config.ini alone: an idle cluster, not the built-in DBT2 benchmark
         from ndbsim.init_scenario import neutral_base
 
         scenario = neutral_base(config_ini)
@@ -91,7 +96,7 @@ def read(
     for key, value in (sets or {}).items():
         sc.set_path(raw, key, value)
     override_keys = {sc.override_key(a) for a in overrides}
-    origins = explain.origins({}, False, (), [*override_keys, *(sets or {})], origins)
+    origins = explain.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or explain.SET)
     if neutral:
         from ndbsim.init_scenario import data_size_from_datamemory
 
@@ -132,7 +137,10 @@ def load(
     overrides: Sequence[str] = (),
     sets: Mapping[str, Any] | None = None,
     rows_fix: str | None = None,
+    set_origin: str | None = None,
 ) -> Loaded:
     """``read`` then ``prepare``: a scenario ready to run."""
-    loaded = read(scenario, config_ini=config_ini, overrides=overrides, sets=sets, rows_fix=rows_fix)
+    loaded = read(
+        scenario, config_ini=config_ini, overrides=overrides, sets=sets, rows_fix=rows_fix, set_origin=set_origin
+    )
     return prepare(loaded)

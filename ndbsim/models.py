@@ -76,6 +76,14 @@ class Model(Protocol):
 
     def table(self, result: Any, notes: list[str], overrides: list[str], config_ini: str | None) -> str: ...
 
+    def annotate(self, result: Any, prepared: Any, where: dict[str, str], notes: list[str], changes: list[str]) -> None:
+        """Give a result what it needs to explain itself: the simulated and defaulted fields with
+        each value's origin (``where``, from ``load.read``), the input warnings and ``changes``
+        (what made the run differ from its scenario file)."""
+
+    def input_notes(self, prepared: Any, where: dict[str, str]) -> list[str]:
+        """Warnings about the scenario's input (a run shows them; ``ndbsim validate`` prints them)."""
+
 
 def streams(seed: int, n: int) -> list[np.random.Generator]:
     """NDB's generators, one independent stream per replication, all derived from the root
@@ -182,6 +190,18 @@ class NdbModel:
 
         return phase_table(result, notes, overrides, config_ini)
 
+    def annotate(
+        self, result: Result, prepared: sc.Resolved, where: dict[str, str], notes: list[str], changes: list[str]
+    ) -> None:
+        from ndbsim.explain import annotate
+
+        annotate(result, prepared, where, notes, changes)
+
+    def input_notes(self, prepared: sc.Resolved, where: dict[str, str]) -> list[str]:
+        from ndbsim.explain import input_notes
+
+        return input_notes(prepared, where)
+
 
 class InnodbModel:
     """InnoDB crash recovery (seed 002, ``ndbsim.innodb``)."""
@@ -269,7 +289,30 @@ class InnodbModel:
     def table(self, result: InnodbResult, notes: list[str], overrides: list[str], config_ini: str | None) -> str:
         from ndbsim.report import innodb_table
 
-        return innodb_table(result)
+        return innodb_table(result, overrides)
+
+    def annotate(
+        self,
+        result: InnodbResult,
+        prepared: InnodbScenario,
+        where: dict[str, str],
+        notes: list[str],
+        changes: list[str],
+    ) -> None:
+        from ndbsim.innodb.explain import describe
+
+        result.explained = describe(prepared, where)
+        result.notes = [*notes, *self.input_notes(prepared, where)]
+        result.changes = changes
+
+    def input_notes(self, prepared: InnodbScenario, where: dict[str, str]) -> list[str]:
+        """A section (server, storage) no input gave: its defaults were simulated."""
+        return [
+            f"{section}: not given, so ndbsim's defaults were simulated (listed under defaulted); "
+            f"set {section}.* in the scenario or with --set"
+            for section in ("server", "storage")
+            if not any(k == section or k.startswith(section + ".") for k in where)
+        ]
 
 
 NDB = NdbModel()

@@ -131,17 +131,24 @@ def checkpoint_lines(cp: dict[str, float]) -> list[str]:
     return [lcp, redo]
 
 
-def innodb_table(result: InnodbResult) -> str:
-    """The phase table of an InnoDB crash recovery (seed 002)."""
+def innodb_table(result: InnodbResult, overrides: list[str] | None = None) -> str:
+    """The phase table of an InnoDB crash recovery (seed 002). Under the title, the
+    ``overrides`` (the ``--set`` assignments), then what was simulated and which values were
+    defaulted (``innodb.explain.header_lines``)."""
+    from ndbsim.innodb.explain import header_lines
+
     ph = result.phases()
-    d = result.to_dict()
-    rep = d["replications"]
+    rep = result.spread()
     out = [
         result.name,
         f"InnoDB {result.version} · crash recovery · seed {result.seed}"
         + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""),
-        "",
     ]
+    if overrides:
+        out.append("with --set " + ", ".join(a.strip() for a in overrides))
+    if result.explained:
+        out.extend(header_lines(result.explained))
+    out.append("")
     for p, v in ph.items():
         note = "   (background, after the server is up)" if p == "secs_rollback" else ""
         out.append(f"{p:40s}{v:10.1f} s{note}")

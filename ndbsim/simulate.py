@@ -31,10 +31,10 @@ def simulate(
     ``__`` for dots do the same (``data__size="1TB"``).
     """
     dotted = {k.replace("__", "."): v for k, v in sets.items()}
-    loaded = load(scenario, overrides=overrides, sets=dotted)
-    result = loaded.run(seed, replications)
-    from ndbsim.explain import annotate
+    from ndbsim.explain import PYTHON_ARG
 
+    loaded = load(scenario, overrides=overrides, sets=dotted, set_origin=PYTHON_ARG)
+    result = loaded.run(seed, replications)
     changes = [a.strip() for a in overrides] + [f"{k}={v}" for k, v in dotted.items()]
-    annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
+    loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
     return result

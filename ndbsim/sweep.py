@@ -483,15 +483,12 @@ def sweep(
         workers = _whole(workers, "--workers", source, 1)
     sh = parse_shard(shard, source)
 
-    loaded = read(
-        base,
-        overrides=overrides,
-        varied=factors,
-        rows_fix="set data.rows=null (set: in the sweep file, or --set)",
-    )
+    # A sweep file is fixed with its set: (or ndbsim sweep --set); a Python call with overrides=.
+    where = "set: in the sweep file, or --set" if source is not None else "in sweep()'s overrides="
+    loaded = read(base, overrides=overrides, varied=factors, rows_fix=f"set data.rows=null ({where})")
     from ndbsim.explain import overridden_rates
 
-    notes = [*loaded.notes, *overridden_rates(loaded.raw, factors, "set: in the sweep file")]
+    notes = [*loaded.notes, *overridden_rates(loaded.raw, factors, where)]
     if notes:
         import warnings
 

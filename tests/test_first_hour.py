@@ -122,6 +122,32 @@ def test_set_rate_overridden_during_restart_is_warned_in_every_format():
     assert d["phases"]["secs_to_synchronize_starting_node"] > 3.75
 
 
+def test_the_overridden_rate_warning_names_where_the_rate_came_from():
+    """The same overridden rate given three ways: each warning names its origin and the fix
+    that works there."""
+    import warnings
+
+    import ndbsim as api
+    from ndbsim.sweep import sweep
+
+    cli = ndbsim("run", "--set", "workload.updates_per_s=200000").stdout
+    assert "(--set) runs before" in cli and "add --set workload.during_restart.updates_per_s=null" in cli
+    for r in (
+        api.simulate(workload__updates_per_s=200000),
+        api.simulate(overrides=["workload.updates_per_s=200000"]),
+    ):
+        (w,) = (w for w in r.warnings if "replaces it" in w)
+        assert "(simulate() argument) runs before" in w and "--set" not in w
+        assert "pass workload__during_restart__updates_per_s=None" in w
+    fixed = api.simulate(workload__updates_per_s=200000, workload__during_restart__updates_per_s=None)
+    assert not any("replaces it" in w for w in fixed.warnings)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sweep(None, {"workload.updates_per_s": [1000, 2000]}, workers=1, progress=False)
+    (w,) = (str(c.message) for c in caught if "is varied but" in str(c.message))
+    assert "set workload.during_restart.updates_per_s=null (in sweep()'s overrides=)" in w
+
+
 def test_shipped_random_sweep_restarts_at_the_varied_rate():
     import warnings
 
@@ -308,6 +334,20 @@ def test_init_writes_a_commented_scenario_that_runs(ini, tmp_path):
     plain = ndbsim("init")
     assert plain.returncode == 0 and "cpu_cores: 8" in plain.stdout
     assert "size: 80M   # DataMemory's" in plain.stdout  # NDB's default DataMemory, until you give yours
+
+
+def test_init_reads_the_config_ini_as_run_does(tmp_path):
+    """One load pipeline: an error in a value the config.ini set is the same error, naming the
+    file, from ndbsim init and ndbsim run; a --set that repairs it counts for both."""
+    ini = tmp_path / "bad.ini"
+    ini.write_text("[ndbd default]\nNoOfReplicas=3\n[ndbd]\n[ndbd]\n")
+    init, run = (ndbsim(cmd, "--config-ini", str(ini), "--set", "data.size=1G") for cmd in ("init", "run"))
+    assert init.returncode == run.returncode == 2
+    assert init.stderr == run.stderr
+    assert init.stderr.strip().endswith(f"(value from {ini})")
+    fixed = ndbsim("init", "--config-ini", str(ini), "--set", "cluster.config.NoOfReplicas=2")
+    assert fixed.returncode == 0, fixed.stderr
+    assert "NoOfReplicas: 2" in fixed.stdout
 
 
 # 8. counts and durations DBAs write

@@ -9,6 +9,12 @@ the skip first: a flow starting or ending, a load, cap or speed changing, a node
 LCP, failing, or reading the LCP state. Settling writes the whole cycles skipped into the
 nodes' histories (and the REDO peak each would have reached) and resumes the cycle in
 progress, mid-write if need be. So the events of a restart follow its steps, not its length.
+
+Before the crash the warm-up's LCPs cost no events where nothing else can touch them: every
+node alike, each LCP writing alone at one rate with no change of the stream's rates under way.
+The loop runs them by arithmetic (the fluid's timer and round-off, recorded as simulated) and
+simulates only those a change of rates or EnableRedoControl meets, and from where it would
+take a skip.
 """
 
 from __future__ import annotations
@@ -25,13 +31,13 @@ from simpy.events import Event, Timeout
 
 from ndbsim.engine import clock
 from ndbsim.engine.checkpoint import LcpRecord
-from ndbsim.engine.fluid import Flow, FluidSystem
+from ndbsim.engine.fluid import EPS, UNBOUNDED_RATE, Flow, FluidSystem
 from ndbsim.engine.lcp_writes import LcpWrites
 from ndbsim.engine.node import Node
 from ndbsim.engine.plan import Plan
 from ndbsim.engine.redo import RedoLog
 from ndbsim.engine.sizing import Sizing
-from ndbsim.engine.workload import Changes
+from ndbsim.engine.workload import Changes, Rates
 
 HISTORY_KEPT = 64
 """Completed LCPs remembered per node, newest first. A restore walks back only until every
@@ -79,6 +85,8 @@ class LcpPlan:
     cap_changes: list[tuple[float, tuple[float, ...]]] = field(default_factory=list)
     """Each speed change EnableRedoControl made while the LCP ran: (seconds after its start,
     the flows' caps from then on). Part of the cycle's shape, and of where a resumed LCP stands."""
+    ends: list[float] = field(default_factory=list)
+    """When each flow's writes ended (filled when the LCP completes)."""
 
     def progress(self, k: int, into: float) -> tuple[float, float]:
         """(share of flow ``k`` written, its cap) ``into`` seconds after the start, when it
@@ -125,9 +133,9 @@ class _Shape:
 
 
 def _same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    return len(a) == len(b) and not any(
-        x != y and abs(x - y) > STEADY_TOLERANCE * max(abs(x), abs(y)) for x, y in zip(a, b)
-    )
+    if len(a) != len(b):
+        return False
+    return all(not (x != y and abs(x - y) > STEADY_TOLERANCE * max(abs(x), abs(y))) for x, y in zip(a, b))
 
 
 @dataclass(frozen=True)
@@ -243,16 +251,22 @@ class LcpMaster:
             for n, flow in plan.flows:
                 if n is node:
                     self.fluid.cancel(flow)
+                    break
 
     @settles_first
     def refresh_speeds(self) -> None:
         """Re-cap the running LCP's writes after a node's restart state changed."""
         plan = self.running
         if plan:
-            writes = self.writes
-            with self.fluid.batch:
-                for node, flow in plan.flows:
-                    self.fluid.set_cap(flow, writes.cap(flow, writes.speed(node)))
+            writes, fluid = self.writes, self.fluid
+            caps: dict[tuple[float, float], float] = {}  # LCPs of one size at one speed: one cap
+            with fluid.batch:
+                for (_, flow), speed in zip(plan.flows, writes.node_speeds([n for n, _ in plan.flows])):
+                    key = (flow.lcp_size, speed)
+                    cap = caps.get(key)
+                    if cap is None:
+                        cap = caps[key] = writes.cap(flow, speed)
+                    fluid.set_cap(flow, cap)
 
     # -- the loop -----------------------------------------------------------------------
     def _loop(self) -> Generator[Event, Any, None]:
@@ -263,6 +277,9 @@ class LcpMaster:
                 self._resume = None
                 yield from self._complete(plan, [], table_left)
                 continue
+            done = self._fast_forward()
+            if done is not None:  # LCPs run by arithmetic until ``done``: on from there
+                yield Timeout(env, done - clock.now(env))
             if not self._waiters:
                 start_at = self._next_trigger()
                 # sleep until the trigger (an idle cluster: until a starting node asks)
@@ -310,7 +327,7 @@ class LcpMaster:
         for n in participants:
             n.redo_alert = 0  # the last LCP released REDO: the fill says the level again
         with self.fluid.batch:
-            for n in participants:
+            for n, speed in zip(participants, writes.node_speeds(participants)):
                 since = n.history[0].start if n.history else -math.inf
                 sized = plan.sizes.get(since)
                 if sized is None:
@@ -318,7 +335,7 @@ class LcpMaster:
                     size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
                     sized = plan.sizes[since] = LcpSize(size, pct, changes)
                 plan.since.append(since)
-                plan.flows.append((n, writes.flow(n, sized.bytes, writes.speed(n))))
+                plan.flows.append((n, writes.flow(n, sized.bytes, speed)))
         plan.first_caps = tuple(f.cap for _, f in plan.flows)
         self.running = plan
         self._watch_redo(plan)
@@ -349,6 +366,7 @@ class LcpMaster:
     def _complete(self, plan: LcpPlan, waiters: list[Event], table_secs: float) -> Generator[Event, Any, None]:
         for _, flow in plan.flows:  # the LCP ends with its last node
             yield flow.done
+        plan.ends = [clock.value(f.done) for _, f in plan.flows]
         yield Timeout(self.env, table_secs)
         t1 = self.env.now
         self.redo.note(self.nodes, t1)  # the REDO is fullest just before an LCP completes
@@ -374,13 +392,119 @@ class LcpMaster:
         for w in waiters:  # waiters that arrived while this LCP ran wait for the next one
             w.succeed(t1)
 
+    # -- the warm-up by arithmetic ----------------------------------------------------------
+    def _fast_forward(self) -> float | None:
+        """Run the warm-up's LCPs by arithmetic, exactly as the loop would simulate them, for as
+        long as nothing else can touch them: before the crash, with every node alike, each
+        node's LCP writing alone on its own disk and cores at one rate from start to end (no
+        change of the stream's rates while it runs, no EnableRedoControl alarm ringing), and
+        while an LCP does not repeat the one before it (a cycle the skip could take over is the
+        loop's to simulate). The histories, REDO peak, LCP count and the last LCP's shape are
+        left as simulating those LCPs would leave them. Returns when the last of them completed
+        (the loop goes on from there), or None if the next one cannot be run so."""
+        env, nodes = self.env, self.nodes
+        now = clock.now(env)
+        if not now < self.plan.t_crash or self._waiters:
+            return None
+        first = nodes[0].history[0].start if nodes[0].history else None
+        if any(
+            n.restarting
+            or n.down
+            or not n.in_lcp
+            or n.redo_alert
+            or n.redo_floor != -math.inf
+            or (n.history[0].start if n.history else None) != first
+            for n in nodes
+        ):
+            return None  # the nodes are not all alike
+        top: float | None = None
+        while True:
+            t = now if top is None else top
+            first_start = self.first_start
+            start_at = self._next_trigger()
+            wake = t + max(0.0, start_at - t)  # the loop's sleep, as SimPy schedules it
+            t1 = self._lone_lcp(start_at, wake, now) if math.isfinite(start_at) else None
+            if t1 is None:
+                self.first_start = first_start  # the loop computes that trigger again
+                return top
+            top = t1
+
+    def _lone_lcp(self, start_at: float, wake: float, now: float) -> float | None:
+        """The LCP the loop starts after waking at ``wake``, by arithmetic: the fluid's timer
+        and round-off as it would run it, recorded as ``_complete`` records it. Returns its
+        completion, or None (nothing changed) if it cannot run alone before the crash (or a
+        timer set ``now`` cannot end on it)."""
+        sz, nodes, traffic = self.sz, self.nodes, self.plan.traffic
+        if wake < start_at - 1e-9:
+            return None
+        t0 = wake
+        if t0 < self.last_end + sz.gcp:
+            t0 = t0 + (self.last_end + sz.gcp - t0)
+        if not t0 < self.plan.t_crash:
+            return None
+        node = nodes[0]  # every node alike: one stands for all
+        since = node.history[0].start if node.history else -math.inf
+        changes = self.plan.node_changes_since(since, t0)
+        size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
+        cap = sz.lcp_cap(size, self.writes.speed(node, False, t0))
+        rate = self._lone_rate(node, cap, self.writes.demand(node, size), traffic.at(t0))
+        if not rate > 0.0:
+            return None
+        at = t0 + 1.0 / rate  # the fluid's timer for one unit of writes
+        if sz.features.redo_control and self.redo.next_alert([node], t0)[0] < at:
+            return None  # EnableRedoControl re-caps it part-way: simulated
+        end = t0 + (at - t0 if at > t0 else 0.0)
+        resolution = 1e-9 if end < 1e5 else end * 1e-14
+        if 1.0 - rate * (end - t0) > rate * resolution + EPS:
+            return None  # the timer would not find it finished
+        t1 = end + sz.table_description_secs
+        if not t1 < self.plan.t_crash or any(t0 <= s <= t1 for s, _ in traffic.segments):
+            return None  # the restart, or a change of the stream's rates, meets it
+        if now + (t1 - now) != t1:
+            return None  # the loop's timer from now could not land on it exactly
+        prev = self._shape
+        shape = _Shape(
+            who=tuple(nodes),
+            sizes=(size,) * len(nodes),
+            durations=(end - t0,) * len(nodes),
+            length=t1 - t0,
+            cap_changes=(),
+            start=t0,
+            period=t0 - prev.start if prev is not None else math.nan,
+        )
+        if prev is not None and shape.same_cycle(prev) and self._in_one_stretch(shape, t1, [node]):
+            return None  # the loop would skip the cycles from here: its to simulate
+        self.redo.note([node], t1)
+        rec = LcpRecord(t0, t1, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
+        for n in nodes:
+            n.history.insert(0, rec)
+            del n.history[HISTORY_KEPT:]
+        self.last_start, self.last_end = t0, t1
+        self._count += 1
+        self._shape = shape
+        return t1
+
+    def _lone_rate(self, node: Node, cap: float, demand: dict[str, float], rates: Rates) -> float:
+        """The fluid's rate for a flow alone on ``node``'s resources beside the stream at
+        ``rates``: its cap, or its tightest resource's share (as ``FluidSystem`` computes it)."""
+        capacity = self.fluid.capacity
+        rate = cap
+        for r, load in zip((node.cpu, node.disk, node.net), self.sz.live_load(rates)):
+            d = demand.get(r, 0.0)
+            if d > 0:
+                free = capacity[r] - load
+                x = (free if free > 0.0 else 0.0) / d
+                if x < rate:
+                    rate = x
+        return rate if rate < UNBOUNDED_RATE else UNBOUNDED_RATE
+
     # -- skipping identical cycles --------------------------------------------------------
     def _shape_of(self, plan: LcpPlan, prev: _Shape | None) -> _Shape:
         start = plan.start
         return _Shape(
             who=tuple(n for n, _ in plan.flows),
             sizes=tuple(f.lcp_size for _, f in plan.flows),
-            durations=tuple(clock.value(f.done) - start for _, f in plan.flows),
+            durations=tuple(end - start for end in plan.ends),
             length=self.last_end - start,
             cap_changes=tuple(x for at, caps in plan.cap_changes for x in (at, *caps)),
             start=start,
@@ -399,28 +523,31 @@ class LcpMaster:
             return None
         if not self._alone(plan):
             return None
-        # The cycles compared, and the REDO windows that set the next ones' write speed
-        # (EnableRedoControl), must lie in one stretch of the stream and of every node's log.
-        start, period, now = plan.start, shape.period, self.env.now
-        segments = self.plan.traffic.segments
-        back = start - (self.sz.features.redo_lcps_kept + 1) * period
-        if any(back < s <= now for s, _ in segments):
-            return None
-        if any(n.redo_floor > back for n in plan.participants):
-            return None
-        gap = period - shape.length
-        until = next((s for s, _ in segments if s > now), math.inf)
-        if gap < 0 or until - now < MIN_SKIPPED_CYCLES * period:
+        if not self._in_one_stretch(shape, self.env.now, plan.participants):
             return None
         return _Skip(
             plan=plan,
             record=plan.participants[0].history[0],
             origin=self.last_end,
-            period=period,
-            gap=gap,
+            period=shape.period,
+            gap=shape.period - shape.length,
             durations=shape.durations,
             length=shape.length,
         )
+
+    def _in_one_stretch(self, shape: _Shape, now: float, participants: list[Node]) -> bool:
+        """Whether the cycles compared, and the REDO windows that set the next ones' write
+        speed (EnableRedoControl), lie in one stretch of the stream and of every node's log,
+        and at least ``MIN_SKIPPED_CYCLES`` more fit before the stream changes."""
+        start, period = shape.start, shape.period
+        segments = self.plan.traffic.segments
+        back = start - (self.sz.features.redo_lcps_kept + 1) * period
+        if any(back < s <= now for s, _ in segments):
+            return False
+        if any(n.redo_floor > back for n in participants):
+            return False
+        until = next((s for s, _ in segments if s > now), math.inf)
+        return not (period - shape.length < 0 or until - now < MIN_SKIPPED_CYCLES * period)
 
     def _alone(self, plan: LcpPlan) -> bool:
         """Whether taking the LCP's flows out leaves every other flow's rate as it is: true
@@ -470,6 +597,7 @@ class LcpMaster:
         )
         for node in tmpl.participants:
             node.redo_alert = 0
+        speeds = writes.node_speeds([n for n, _ in tmpl.flows])
         with self.fluid.batch:
             for k, ((node, was), d) in enumerate(zip(tmpl.flows, skip.durations)):
                 if into < d * (1.0 - STEADY_TOLERANCE):
@@ -478,7 +606,7 @@ class LcpMaster:
                         left = max(0.0, 1.0 - done)
                     else:
                         left, cap = 1.0 - into / d, was.cap
-                    flow = writes.flow(node, size, writes.speed(node), amount=left)
+                    flow = writes.flow(node, size, speeds[k], amount=left)
                     flow.cap = cap  # the speed at this point of the cycle, as simulated
                     plan.flows.append((node, flow))
             plan.first_caps = tuple(f.cap for _, f in plan.flows)

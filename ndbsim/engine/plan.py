@@ -3,8 +3,9 @@ transaction stream over time (the base load, a burst before the restart, the loa
 the steady LCP cycle of each, the warm-up that lands the crash at a random (seeded) point of
 the LCP cycle, and the LCP history every node starts with.
 
-Simulated time starts with a warm-up of a few LCP cycles under the pre-restart workload;
-``t_crash`` is the moment the restart begins.
+Simulated time starts with a warm-up of a few LCP cycles under the pre-restart workload
+(the LCP loop runs most of them by arithmetic, ``LcpMaster._fast_forward``); ``t_crash`` is
+the moment the restart begins.
 """
 
 from __future__ import annotations

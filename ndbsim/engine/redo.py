@@ -34,14 +34,19 @@ class RedoLog:
         tail = -start * self.plan.pre_rates.bytes / self.groups if start < 0 and math.isfinite(start) else 0.0
         return self.plan.traffic.redo_bytes(max(start, 0.0), now) + tail
 
-    def needed(self, node: Node, now: float) -> float:
-        """REDO a node must keep: everything since the start of the oldest of the
-        ``redo_lcps_kept`` newest completed LCPs."""
+    def log_start(self, node: Node) -> float:
+        """Where the REDO a node must keep begins: the start of the oldest of the
+        ``redo_lcps_kept`` newest completed LCPs, or where its log begins if later. Nodes with
+        the same start keep the same REDO."""
         oldest = self.oldest_kept(node)
         start = oldest.start if oldest else 0.0
         if node.redo_floor > start:
             start = node.redo_floor
-        return self.since(start, now)
+        return start
+
+    def needed(self, node: Node, now: float) -> float:
+        """REDO a node must keep: everything since its ``log_start``."""
+        return self.since(self.log_start(node), now)
 
     def fill(self, node: Node, now: float) -> float:
         return self.needed(node, now) / self.capacity if self.capacity else 0.0
@@ -63,14 +68,22 @@ class RedoLog:
         reach: list[tuple[Node, int]] = []
         if rate <= 0 or not self.capacity:
             return at, reach
+        seen: dict[tuple[float, int], tuple[int, float]] = {}  # nodes keeping the same REDO reach alike
         for n in nodes:
             if n.down or n.redo_floor > now:
                 continue  # logs no REDO now: its fill does not grow
-            level = self.alert_level(n, now)
+            key = (self.log_start(n), n.redo_alert)
+            hit = seen.get(key)
+            if hit is None:
+                level = self.alert_level(n, now)
+                t = math.inf
+                if level < 2:
+                    target = (REDO_ALERT_CRITICAL if level == 1 else REDO_ALERT_HIGH) * self.capacity
+                    t = now + max(0.0, target - self.needed(n, now)) / rate
+                hit = seen[key] = (level, t)
+            level, t = hit
             if level >= 2:
                 continue
-            target = (REDO_ALERT_CRITICAL if level == 1 else REDO_ALERT_HIGH) * self.capacity
-            t = now + max(0.0, target - self.needed(n, now)) / rate
             if t < at:
                 at, reach = t, [(n, level + 1)]
             elif t == at:

@@ -54,6 +54,10 @@ class Runtime:
         self.fluid = FluidSystem(self.env)
         sz = self.sz
         self.nodes = [Node(id=i + 1, group=i // sz.replicas) for i in range(sz.data_nodes)]
+        self.groups: list[list[Node]] = [
+            self.nodes[g : g + sz.replicas] for g in range(0, len(self.nodes), sz.replicas)
+        ]
+        """The nodes of each node group, by group number."""
         for n in self.nodes:
             n.history = self.plan.initial_history()
             self.fluid.add_resource(n.cpu, sz.cpu_capacity)
@@ -99,7 +103,7 @@ class Runtime:
 
     def peers(self, node: Node) -> list[Node]:
         """The live nodes of ``node``'s node group, which it can copy from."""
-        return [n for n in self.nodes if n.group == node.group and n is not node and n.live]
+        return [n for n in self.groups[node.group] if n is not node and n.live]
 
     def start(self) -> None:
         self.lcp.start()

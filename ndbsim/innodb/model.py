@@ -68,6 +68,21 @@ class InnodbResult(ReplicatedSummary):
     constants: dict[str, float]
     replications: list[InnodbReplication] = field(default_factory=list)
     kind: str = "innodb"
+    explained: dict[str, Any] = field(default_factory=dict)
+    """What was simulated and what was defaulted (``innodb.explain.describe``): ``simulated``, ``defaulted``."""
+    notes: list[str] = field(default_factory=list)
+    """Warnings about the input, shown with the simulation's own in every format."""
+    changes: list[str] = field(default_factory=list)
+    """What made the run differ from its scenario file (``--set k=v``)."""
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(dict.fromkeys([*self.notes, *ReplicatedSummary.warnings.fget(self)]))
+
+    @property
+    def title(self) -> str:
+        """The scenario's name, with the changes that made the run differ from it."""
+        return self.name + (f" [as run: {', '.join(self.changes)}]" if self.changes else "")
 
     @property
     def total_restart_secs(self) -> float:
@@ -89,6 +104,7 @@ class InnodbResult(ReplicatedSummary):
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "title": self.title,
             "kind": self.kind,
             "version": self.version,
             "total_restart_secs": self.total_restart_secs,
@@ -101,6 +117,8 @@ class InnodbResult(ReplicatedSummary):
             "events": self.events,
             "facts": self.facts,
             "constants": self.constants,
+            "simulated": self.explained.get("simulated"),
+            "defaulted": self.explained.get("defaulted"),
             "scenario": self.scenario,
         }
 
@@ -108,9 +126,15 @@ class InnodbResult(ReplicatedSummary):
         return json.dumps(json_clean(self.to_dict()), indent=2)
 
     def to_csv(self) -> str:
-        lines = ["phase,secs"]
-        lines += [f"{p},{v:.3f}" for p, v in self.phases().items()]
-        lines.append(f"total_restart_secs,{self.total_restart_secs:.3f}")
+        """One row per phase (medians) and one for the total, each with what was simulated."""
+        from ndbsim.innodb.explain import csv_fields
+        from ndbsim.result import _csv_cell
+
+        extra = csv_fields(self.explained, self.warnings)
+        tail = "".join(f",{_csv_cell(v)}" for v in extra.values())
+        lines = ["phase,secs" + "".join(f",{k}" for k in extra)]
+        lines += [f"{p},{v:.3f}{tail}" for p, v in self.phases().items()]
+        lines.append(f"total_restart_secs,{self.total_restart_secs:.3f}{tail}")
         return "\n".join(lines) + "\n"
 
     def to_frame(self) -> pd.DataFrame:
@@ -230,6 +254,8 @@ def run_scenario(
     s: InnodbScenario, seed: int | None = None, replications: int | None = None, constants: dict | None = None
 ) -> InnodbResult:
     """Simulate a validated InnoDB scenario; ``seed`` and ``replications`` default to its own."""
+    from ndbsim.innodb.explain import describe
+
     c = load_constants(constants)
     seed = s.simulation.seed if seed is None else seed
     n = s.simulation.replications if replications is None else replications
@@ -240,6 +266,7 @@ def run_scenario(
         scenario=s.model_dump(mode="json"),
         constants=as_dict(c),
         replications=[replicate(s, c, rng) for rng in streams(seed, n)],
+        explained=describe(s),
     )
 
 

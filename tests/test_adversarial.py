@@ -498,8 +498,8 @@ add(
 
 # 6. Constants files -------------------------------------------------------------------------
 BAD_CONSTANTS = [
-    ("nan", "memory_touch_rate: .nan", "finite"),
-    ("inf", "memory_touch_rate: .inf", "finite"),
+    ("nan", "suma_handover_gcps: .nan", "finite"),
+    ("inf", "index_entry_secs: .inf", "finite"),
     ("neg-inf", "copy_row_secs: -.inf", "finite"),
     ("negative", "restore_row_secs: -1.0", "range"),
     ("zero", "redo_byte_secs: 0", "range"),

@@ -112,8 +112,10 @@ def run(
         raise InputError(
             f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
         )
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if seed is not None:
+        from ndbsim.scenario import check_seed
+
+        check_seed(seed, "--seed")
     _announce(replications)
     check_output_path(output, "--output")
     if gantt is not None:
@@ -132,7 +134,10 @@ def run(
 
         seed = secrets.randbelow(2**31 - 1) + 1
         typer.echo(f"ndbsim: seed {seed}", err=True)
-    result = loaded.run(seed, replications)
+    from ndbsim.budget import showing_progress
+
+    with showing_progress(sys.stderr.isatty()):
+        result = loaded.run(seed, replications)
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
     if format == "json":
         text = result.to_json() + "\n"
@@ -480,8 +485,10 @@ def sweep(
     from ndbsim.sweep import load_sweep, parse_shard, write_frame
     from ndbsim.sweep import sweep as run_sweep
 
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if seed is not None:
+        from ndbsim.scenario import check_seed
+
+        check_seed(seed, "--seed")
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
     from ndbsim.io import check_not_inputs, check_output_path
@@ -630,8 +637,10 @@ def advise(
         raise InputError(
             f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
         )
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if seed is not None:
+        from ndbsim.scenario import check_seed
+
+        check_seed(seed, "--seed")
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
     check_output_path(output, "--output")
@@ -691,8 +700,10 @@ def solve(
         raise InputError(
             f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
         )
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if seed is not None:
+        from ndbsim.scenario import check_seed
+
+        check_seed(seed, "--seed")
     _use_constants(constants)
     source = str(scenario) if scenario else None
     a = answer(

@@ -339,8 +339,27 @@ MAX_REPLICATIONS = 100_000
 than p5/p95 need (a few hundred). A guard against typos like ``-n 1000000000``, not a model value."""
 
 
+MAX_SEED = 2**63 - 1
+"""Largest root seed (``simulation.seed``, ``--seed``): the largest signed 64-bit integer, so a seed
+fits every place a run is recorded (JSON read by 64-bit tools, an int64 column, a SQL BIGINT).
+NumPy's ``SeedSequence`` would take any size, but 63 bits already give far more distinct streams
+than any study draws. A bound of ours, not a model value."""
+
+
+def check_seed(seed: Any, field: str, source: str | None = None) -> int:
+    """A root seed given outside a scenario (``--seed``, a sweep file's ``seed``): a whole number
+    from 0 to ``MAX_SEED``, or a one-line error naming ``field``."""
+    from ndbsim.units import shown
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise InputError(
+            f"{shown(seed)} is not a seed; use a whole number from 0 to 2^63-1 ({MAX_SEED})", field=field, source=source
+        )
+    return seed
+
+
 class Simulation(_Model):
-    seed: int = Field(1, ge=0)
+    seed: int = Field(1, ge=0, le=MAX_SEED)
     """Root seed of the replications' random streams. Default 1: any fixed value, for reproducible
     runs (``ndbsim run --seed 0`` draws one)."""
     replications: int = Field(1, ge=1, le=MAX_REPLICATIONS)

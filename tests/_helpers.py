@@ -1,6 +1,9 @@
-"""Scenarios and shorthands shared by the tests that run a whole restart."""
+"""Scenarios and shorthands shared by the tests that run a whole restart, in process or through the CLI."""
 
-import ndbsim
+import subprocess
+import sys
+
+from ndbsim import simulate
 
 BASE = "scenarios/dbt2-600wh-7.6.6.yaml"
 LEGACY = "scenarios/dbt2-600wh-7.5.10.yaml"
@@ -11,4 +14,8 @@ def phases(result, node=None):
 
 
 def sim(path=None, *sets, **kw):
-    return ndbsim.simulate(path, overrides=list(sets), **kw)
+    return simulate(path, overrides=list(sets), **kw)
+
+
+def ndbsim(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, cwd=cwd)

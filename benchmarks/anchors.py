@@ -24,6 +24,7 @@ from typing import Any
 import simpy
 from simpy.events import Event
 
+from ndbsim.engine import fixed_costs
 from ndbsim.engine.checkpoint import policy_for
 from ndbsim.engine.copy import COPY_STEPS_MAX
 from ndbsim.engine.restart import MISSED_HEARTBEATS
@@ -31,12 +32,11 @@ from ndbsim.engine.workload import Changes
 from ndbsim.features import features_of
 from ndbsim.profiles import (
     HEARTBEAT_INCLUSION_SECS,
-    LCP_TABLE_DESCRIPTION_SECS,
     METADATA_SECS_PER_TABLE,
     SCAN_ROW_SECS,
 )
 from ndbsim.scenario import Resolved
-from ndbsim.threads import core_equivalents, ldm_threads
+from ndbsim.threads import core_equivalents, layout
 
 TRIGGER_WORD_BYTES = 4.0
 """TimeBetweenLocalCheckpoints is the base-2 logarithm of the 4-byte words written between two
@@ -77,7 +77,8 @@ def closed_form(resolved: Resolved, phase: float = 0.5) -> Plan:
     gcp = cfg["TimeBetweenGlobalCheckpoints"] / 1000.0
     replicas = cfg["NoOfReplicas"]
     groups = s.cluster.data_nodes // replicas
-    ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], mech.multithreaded)
+    threads = layout(cfg, mech.multithreaded, mech.query_threads, h.cpu_cores * h.threads_per_core)
+    ldm = threads.ldm
 
     def cores(threads: float) -> float:
         return core_equivalents(threads, h.cpu_cores, h.threads_per_core, k.hyperthread_gain) * h.core_speed
@@ -103,7 +104,12 @@ def closed_form(resolved: Resolved, phase: float = 0.5) -> Plan:
     policy = policy_for(cfg, mech, d.lcp_tables)
     speed = cfg["DiskCheckpointSpeed"] if mech.legacy_speed_parameters else cfg["MaxDiskWriteSpeed"]
     speed = min(speed, h.disk_write)
-    overhead = gcp + rows * SCAN_ROW_SECS / ldm_cores + d.table_count * LCP_TABLE_DESCRIPTION_SECS
+    scan = rows * SCAN_ROW_SECS / ldm_cores
+    fragments = fixed_costs.fragments_per_node(d.table_count, ldm, replicas)
+    hidden = scan if mech.partial_lcp else scan + size / speed  # as Sizing._lcp_least_secs
+    overhead = (
+        gcp + scan + fixed_costs.lcp_round_secs(d.table_count, fragments, ldm, mech.partial_lcp, h.disk_latency, hidden)
+    )
 
     def steady(r: Changes) -> tuple[Any, float]:
         written = TRIGGER_WORD_BYTES * 2 ** cfg["TimeBetweenLocalCheckpoints"]
@@ -126,12 +132,16 @@ def closed_form(resolved: Resolved, phase: float = 0.5) -> Plan:
     heartbeats = MISSED_HEARTBEATS + 0.5 if s.restart.cause == "crash" else 0.0
     p["failure"] = gcp + cfg["HeartbeatIntervalDbDb"] / 1000.0 * heartbeats
     p["downtime"] = s.restart.downtime
-    p["memory"] = (cfg["DataMemory"] + (cfg.get("IndexMemory") or 0.0)) / (k.memory_touch_rate * h.core_speed)
+    p["memory"] = (cfg["DataMemory"] + (cfg.get("IndexMemory") or 0.0)) / h.memory_touch_rate
     p["heartbeat"] = HEARTBEAT_INCLUSION_SECS
     p["metadata"] = d.table_count * METADATA_SECS_PER_TABLE
     p["include"] = phase * gcp  # the next global checkpoint
     work = policy.restore_work(size, rows, [rec], rec)
-    p["restore"] = max(work.rows_applied * k.restore_row_secs / ldm_cores, work.bytes_read / h.disk_read)
+    restorers = min(threads.restore_threads, max(1, fragments))
+    ops = fixed_costs.restore_file_ops(mech.partial_lcp, work.data_files)
+    p["restore"] = fixed_costs.restore_setup_secs(fragments, restorers, ops, h.disk_latency) + max(
+        work.rows_applied * k.restore_row_secs / cores(restorers), work.bytes_read / h.disk_read
+    )
     since = lcp + phase * cycle if math.isfinite(cycle) else 0.0
     p["redo"] = (rate.bytes * since + logged) * k.redo_byte_secs / ldm_cores
     fragments = d.table_count * ldm * replicas

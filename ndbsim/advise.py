@@ -228,8 +228,9 @@ def advise_full(
         kind = "crash recovery"
     seed = s.simulation.seed if seed is None else seed
     n = max(s.simulation.replications, ADVISE_REPLICATIONS) if replications is None else replications
-    if seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    from ndbsim.scenario import check_seed
+
+    check_seed(seed, "--seed")
     if n < 1:
         raise InputError(f"{n} is not a replication count; use 1 or more", field="--replications")
     base = evaluate(raw, (), seed, n)

@@ -27,7 +27,6 @@ from ndbsim.restart_info import COLUMNS
 from ndbsim.safe_load import MAX_TEXT_BYTES, read_limited
 
 FITTED = (
-    "memory_touch_rate",
     "restore_row_secs",
     "change_row_secs",
     "redo_byte_secs",
@@ -36,7 +35,7 @@ FITTED = (
     "copy_row_secs",
     "suma_handover_gcps",
 )
-"""The eight free constants; what each means physically is in ``Constants``' docstrings."""
+"""The seven free constants; what each means physically is in ``Constants``' docstrings."""
 
 BOUNDS = {"hyperthread_gain": (0.01, 1.0)}
 """Physical bounds: a second hardware thread adds between nothing and a whole core. Every other

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from ndbsim.cli_help import CONFIG_INI_HELP, EXAMPLES, SET_HELP
 from ndbsim.errors import InputError
+
+if TYPE_CHECKING:
+    from ndbsim.profiles import Profile
 
 EXIT_NOT_MADE_IT = 4
 """Exit code of ``run`` when the restart would not finish: status redo-overload (error 410),
@@ -108,8 +112,10 @@ def run(
         raise InputError(
             f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
         )
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if seed is not None:
+        from ndbsim.scenario import check_seed
+
+        check_seed(seed, "--seed")
     _announce(replications)
     check_output_path(output, "--output")
     if gantt is not None:
@@ -128,7 +134,10 @@ def run(
 
         seed = secrets.randbelow(2**31 - 1) + 1
         typer.echo(f"ndbsim: seed {seed}", err=True)
-    result = loaded.run(seed, replications)
+    from ndbsim.budget import showing_progress
+
+    with showing_progress(sys.stderr.isatty()):
+        result = loaded.run(seed, replications)
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
     if format == "json":
         text = result.to_json() + "\n"
@@ -239,12 +248,34 @@ def init(
 @app.command(epilog=EXAMPLES["params"])
 def params(
     version: str = typer.Option("7.6.6", "--version", metavar="X.Y.Z", help="NDB version.", show_default=True),
+    diff: str | None = typer.Option(
+        None, "--diff", metavar="X.Y.Z", help="Another NDB version: list what differs, with sources."
+    ),
 ) -> None:
-    """List the config.ini parameters ndbsim models, with this version's defaults."""
+    """List the config.ini parameters ndbsim models, with this version's defaults and thread layout."""
     from ndbsim.config_params import PARAMS, show
-    from ndbsim.profiles import profile_for, unused_params
+    from ndbsim.profiles import parse_version, profile_for, unused_params
 
     prof = profile_for(version)
+    if diff is not None:
+        from ndbsim.profiles import differences
+
+        other = profile_for(diff)
+        (old_v, old), (new_v, new) = sorted(((version, prof), (diff, other)), key=lambda x: parse_version(x[0]))
+        rows = differences(old, new)
+        for note in (*prof.notes, *other.notes):
+            typer.echo(f"note: {note}")
+        if not rows:
+            typer.echo(f"NDB {old_v} and {new_v}: no modelled default or mechanism differs")
+            for key in ("line",):
+                if key in new.sources:
+                    typer.echo(f"  source: {new.sources[key]}")
+            return
+        typer.echo(f"{'parameter or mechanism':32s} {version:>10s} {diff:>10s}  source")
+        for name, a_val, b_val, source in rows:
+            mine, theirs = (a_val, b_val) if version == old_v else (b_val, a_val)
+            typer.echo(f"{name:32s} {mine!s:>10s} {theirs!s:>10s}  {source or '-'}")
+        return
     unused = unused_params(prof.mechanisms)
     typer.echo(f"{'parameter':38s} {'default':>10s}  {'kind':5s} range")
     for name in sorted(PARAMS):
@@ -255,6 +286,20 @@ def params(
         typer.echo(f"{name:38s} {prof.defaults.get(name, '')!s:>10s}  {p.kind:5s} {rng}")
     if unused:
         typer.echo(f"not in NDB {version}, ignored if set: {', '.join(unused)}")
+    typer.echo(f"thread layout at these defaults: {_default_layout(prof)}")
+    for note in prof.notes:
+        typer.echo(f"note: {note}")
+
+
+def _default_layout(prof: Profile) -> str:
+    """The thread layout NDB derives from a profile's defaults (threads.layout), described."""
+    from ndbsim.config_params import resolve
+    from ndbsim.threads import layout
+
+    cfg = resolve(prof.defaults, {})
+    mech = prof.mechanisms
+    lay = layout(cfg, mech.multithreaded, mech.query_threads, host_threads=1)
+    return f"{lay.describe()} ({lay.source}; restore threads {lay.restore_threads})"
 
 
 def _cases_dir(cases: Path | None) -> Path:
@@ -440,8 +485,10 @@ def sweep(
     from ndbsim.sweep import load_sweep, parse_shard, write_frame
     from ndbsim.sweep import sweep as run_sweep
 
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if seed is not None:
+        from ndbsim.scenario import check_seed
+
+        check_seed(seed, "--seed")
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
     from ndbsim.io import check_not_inputs, check_output_path
@@ -590,8 +637,10 @@ def advise(
         raise InputError(
             f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
         )
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if seed is not None:
+        from ndbsim.scenario import check_seed
+
+        check_seed(seed, "--seed")
     if workers is not None and workers < 1:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
     check_output_path(output, "--output")
@@ -651,8 +700,10 @@ def solve(
         raise InputError(
             f"{replications} is not a replication count; use 1 to {MAX_REPLICATIONS:,}", field="--replications"
         )
-    if seed is not None and seed < 0:
-        raise InputError(f"{seed} is not a seed; use a whole number ≥ 0", field="--seed")
+    if seed is not None:
+        from ndbsim.scenario import check_seed
+
+        check_seed(seed, "--seed")
     _use_constants(constants)
     source = str(scenario) if scenario else None
     a = answer(

@@ -31,6 +31,8 @@ PARAMS: dict[str, Param] = {
     "IndexMemory": Param("size", 0, 1 * 2**40),
     "MaxNoOfExecutionThreads": Param("int", 0, 72),
     "ThreadConfig": Param("str"),
+    "AutomaticThreadConfig": Param("bool"),
+    "NumCPUs": Param("int", 0, 1024),
     "NoOfFragmentLogParts": Param("int", 4, 32),
     "NoOfFragmentLogFiles": Param("int", 3, 2**31),
     "FragmentLogFileSize": Param("size", 4 * M, 1 * G),
@@ -64,7 +66,9 @@ TimeBetweenGlobalCheckpoints ≤ 32000. The other bounds (the disk-speed limits,
 the GCP interval's minimum, NoOfFragmentLogFiles' maximum) are in neither source. Two bounds admit
 the version profiles' own defaults, which are parsed through this table: MaxNoOfExecutionThreads from
 0 (the 5.1 profile: ndbd) and IndexMemory from 0 (7.6/8.0 fold it into DataMemory). InsertRecoveryWork
-is NDB's 0–70 (reference §2.3); 7.6.4 counts inserts in full by mechanism, not by this value."""
+is NDB's 0–70 (reference §2.3); 7.6.4 counts inserts in full by mechanism, not by this value.
+NumCPUs 0 lets NDB count the host's CPUs (thr_config.cpp, ``compute_automatic_thread_config``); its
+maximum here is ndbsim's host.cpu_cores limit, NDB's own is not in the reference."""
 _LOWER = {name.lower(): name for name in PARAMS}
 """Lower-cased name -> NDB's spelling: config.ini names are case-insensitive (``canonical_name``)."""
 

@@ -142,7 +142,7 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
     """The ``simulated`` fields of a result: every modelled input as run, and ``defaulted``:
     each scenario key no input gave (with its value and origin). ``where`` maps dotted keys to
     their origin (see ``origins``); without it, the keys the scenario set count as given."""
-    from ndbsim.threads import ldm_threads
+    from ndbsim.threads import layout
 
     s: Scenario = resolved.scenario
     cfg = resolved.config
@@ -155,7 +155,8 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
         burst = {k: (v if v is not None else steady[k]) for k, v in _rates(w.before_restart).items()}
         burst["duration"] = w.before_restart.duration
     tables = s.data.table_amounts()
-    ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], resolved.profile.mechanisms.multithreaded)
+    mech = resolved.profile.mechanisms
+    ldm = layout(cfg, mech.multithreaded, mech.query_threads, s.host.cpu_cores * s.host.threads_per_core).ldm
     simulated = {
         "version": s.version,
         "profile": resolved.profile.name,

@@ -20,6 +20,8 @@ class Features:
 
     multithreaded: bool
     """ndbmtd: several LDM threads (7.0+)."""
+    query_threads: bool
+    """Query and recover threads, which restore LCP fragments beside the LDM threads (8.0.23+)."""
     partial_lcp: bool
     """Partial LCP (7.6.4+) with EnablePartialLcp."""
     insert_recovery_work: bool
@@ -51,6 +53,7 @@ def features_of(mech: Mechanisms, config: Mapping[str, Any]) -> Features:
     partial = mech.partial_lcp_available and bool(config.get("EnablePartialLcp"))
     return Features(
         multithreaded=mech.multithreaded,
+        query_threads=mech.query_threads,
         partial_lcp=partial,
         insert_recovery_work=mech.insert_recovery_work,
         # TwoPassInitialNodeRestartCopy came with 7.6.4, the release of the partial LCP

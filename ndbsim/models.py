@@ -93,13 +93,14 @@ def streams(seed: int, n: int) -> list[np.random.Generator]:
 
 def run_resolved(resolved: sc.Resolved, seed: int | None = None, replications: int | None = None) -> Result:
     """Run a resolved NDB scenario; ``seed`` and ``replications`` default to its own."""
+    from ndbsim.budget import progress
     from ndbsim.engine.run import simulate_once
     from ndbsim.explain import describe
 
     s = resolved.scenario
     seed = s.simulation.seed if seed is None else seed
     n = s.simulation.replications if replications is None else replications
-    reps = [simulate_once(resolved, rng) for rng in streams(seed, n)]
+    reps = [simulate_once(resolved, rng) for rng in progress(streams(seed, n), n, "replication")]
     if resolved.node_ids:  # the engine numbers data nodes 1..N; results name config.ini's NodeIds
         for r in reps:
             for node in r.nodes:

@@ -42,6 +42,16 @@ class Host(_Model):
     disk_write: ByteRate = parse_bytes("500M")
     """Disk write rate per host (LCP writes, REDO initialisation). Default 500M/s: a modelling
     default with no source; the default scenario assumes 1GB/s."""
+    memory_touch_rate: ByteRate = 2.7e9
+    """Bytes of DataMemory a data node allocates and touches per second at start. Bound by memory and
+    the OS and multi-threaded (reference §1.4, §7), so it does not scale with ``core_speed``. Default
+    2.7e9: seed 003's measured "roughly allocates 2.7 GByte per second" (reference §7)."""
+    disk_latency: Duration = 0.0001
+    """Seconds one synchronous file-system request waits on the disk (opening, first read, sync or close
+    of an LCP file); a fragment's restore and LCP make a fixed number of them per data file
+    (``engine.fixed_costs``). Default 0.1 ms: a named assumption, an SSD's access time, the class of
+    disk the default 1 GB/s ``disk_read`` implies. An HDD (~150 MB/s) waits about 10 ms per access
+    (≈8.5 ms seek plus 4.2 ms half rotation): set ``10ms`` for one. No published case states it."""
     network: ByteRate = 10e9 / 8
     """Network bandwidth per host, bytes/s, for the copy phase. Default 10 Gbit/s (10e9 / 8 bytes/s),
     as the default scenario assumes; seed 003 does not state its network."""
@@ -329,8 +339,27 @@ MAX_REPLICATIONS = 100_000
 than p5/p95 need (a few hundred). A guard against typos like ``-n 1000000000``, not a model value."""
 
 
+MAX_SEED = 2**63 - 1
+"""Largest root seed (``simulation.seed``, ``--seed``): the largest signed 64-bit integer, so a seed
+fits every place a run is recorded (JSON read by 64-bit tools, an int64 column, a SQL BIGINT).
+NumPy's ``SeedSequence`` would take any size, but 63 bits already give far more distinct streams
+than any study draws. A bound of ours, not a model value."""
+
+
+def check_seed(seed: Any, field: str, source: str | None = None) -> int:
+    """A root seed given outside a scenario (``--seed``, a sweep file's ``seed``): a whole number
+    from 0 to ``MAX_SEED``, or a one-line error naming ``field``."""
+    from ndbsim.units import shown
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise InputError(
+            f"{shown(seed)} is not a seed; use a whole number from 0 to 2^63-1 ({MAX_SEED})", field=field, source=source
+        )
+    return seed
+
+
 class Simulation(_Model):
-    seed: int = Field(1, ge=0)
+    seed: int = Field(1, ge=0, le=MAX_SEED)
     """Root seed of the replications' random streams. Default 1: any fixed value, for reproducible
     runs (``ndbsim run --seed 0`` draws one)."""
     replications: int = Field(1, ge=1, le=MAX_REPLICATIONS)
@@ -693,7 +722,8 @@ def _check_live_replica(s: Scenario, replicas: int, nodes: int, node_ids: list[i
 
 
 def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_ids: list[int] | None = None) -> None:
-    from ndbsim.threads import ldm_threads
+    from ndbsim.threads import check_layout
+    from ndbsim.threads import layout as thread_layout
 
     replicas = cfg["NoOfReplicas"]
     nodes = s.cluster.data_nodes
@@ -741,22 +771,15 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_
             f"{memory}; raise cluster.config.DataMemory or lower data.size",
             field="data.size",
         )
-    ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], profile.mechanisms.multithreaded)
-    _check_log_parts(s, cfg["NoOfFragmentLogParts"], ldm)
-    hw = s.host.cpu_cores * s.host.threads_per_core
-    if ldm > hw:
-        if cfg["ThreadConfig"] and "ldm" in str(cfg["ThreadConfig"]).lower():
-            raise InputError(
-                f"{cfg['ThreadConfig']!r} asks for {ldm} LDM threads but the host has {hw} "
-                "hardware threads; use fewer LDM threads or raise host.cpu_cores",
-                field="cluster.config.ThreadConfig",
-            )
+    mech = profile.mechanisms
+    threads = thread_layout(cfg, mech.multithreaded, mech.query_threads, s.host.cpu_cores * s.host.threads_per_core)
+    refused = check_layout(threads, mech.query_threads)
+    if refused:
+        key = "ThreadConfig" if threads.source == "ThreadConfig" else "MaxNoOfExecutionThreads"
         raise InputError(
-            f"{cfg['MaxNoOfExecutionThreads']} gives {ldm} LDM threads but the host has {hw} "
-            f"hardware threads ({s.host.cpu_cores} cores × {s.host.threads_per_core}); "
-            "lower MaxNoOfExecutionThreads or raise host.cpu_cores",
-            field="cluster.config.MaxNoOfExecutionThreads",
+            f"{cfg[key]!r} {refused} (NDB {s.version}); set a count NDB accepts", field=f"cluster.config.{key}"
         )
+    _check_log_parts(s, cfg["NoOfFragmentLogParts"], threads.ldm)
 
 
 def check_within_horizon(s: Scenario) -> None:

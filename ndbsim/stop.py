@@ -42,12 +42,19 @@ def worker_init() -> None:
 
 
 def stop_pool(executor: Any) -> None:
-    """Stop a ``ProcessPoolExecutor`` now: drop queued work and terminate running workers
-    (``shutdown`` alone would wait for every running chunk)."""
-    processes = list(getattr(executor, "_processes", {}).values())
+    """Stop a ``ProcessPoolExecutor`` now: drop queued work, terminate running workers and wait
+    for the executor's manager thread to finish (``shutdown`` alone would wait for every running
+    chunk)."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
     for p in processes:
         if p.is_alive():
             p.terminate()
     for p in processes:
         p.join(5)
+    # The executor's manager thread closes its wake-up pipe when it sees the workers gone; at exit
+    # Python 3.11 writes to that pipe without a lock (concurrent.futures.process._python_exit), so
+    # a close racing the exit prints "Bad file descriptor". Waiting for the thread ends the race.
+    if manager is not None:
+        manager.join(5)

@@ -26,7 +26,7 @@ import itertools
 import math
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -230,9 +230,10 @@ def _flag(v: Any, field: str, source: str | None) -> bool:
 
 
 MAX_SWEEP_POINTS = 2_000_000
-"""Most points one sweep builds (its point list lives in memory, ~1 GB at this size). A guard
-against typos like ``samples: 1000000000``; larger studies are several sweeps, or shards of
-several files. Not a model value."""
+"""Most points one sweep makes (the points are built lazily, but every point gives at least one
+row, and the rows are held until the sweep is written). A guard against typos like
+``samples: 1000000000``; larger studies are several sweeps, or shards of several files. Not a
+model value."""
 
 
 def _check_size(points: int, field: str, source: str | None) -> None:
@@ -245,10 +246,36 @@ def _check_size(points: int, field: str, source: str | None) -> None:
         )
 
 
+class Points:
+    """A sweep's points, built lazily: ``keys`` (the factors' dotted keys), ``count`` and
+    ``values()``, each point's factor values in ``keys`` order, in index order. A grid or zip is
+    walked without being stored; a random sample holds one NumPy column per factor (8 bytes a
+    point), so the points cost memory per factor, not per point."""
+
+    def __init__(self, keys: list[str], count: int, values: Callable[[], Iterator[tuple[Any, ...]]]) -> None:
+        self.keys = keys
+        self.count = count
+        self._values = values
+
+    def values(self) -> Iterator[tuple[Any, ...]]:
+        return self._values()
+
+    def first(self, n: int) -> list[tuple[Any, ...]]:
+        return list(itertools.islice(self.values(), n))
+
+
 def make_points(
     factors: dict[str, Any], mode: str, samples: int | None, seed: int, source: str | None = None, model: Any = None
 ) -> list[dict[str, Any]]:
     """The sweep's points: one ``{dotted key: value}`` per point, in a fixed order."""
+    pts = point_space(factors, mode, samples, seed, source, model)
+    return [dict(zip(pts.keys, v, strict=True)) for v in pts.values()]
+
+
+def point_space(
+    factors: dict[str, Any], mode: str, samples: int | None, seed: int, source: str | None = None, model: Any = None
+) -> Points:
+    """The sweep's points (``make_points``'s, in its order) without building them."""
     import numpy as np
 
     if mode not in MODES:
@@ -305,17 +332,17 @@ def make_points(
             ints = all(type(spec[x]) is int and abs(spec[x]) < 2**62 for x in ("low", "high"))
             ranges.append(("int" if ints and not log else "log" if log else "float", lo, hi))
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(_SAMPLING_KEY,))))
-        cols = []
-        for kind, a, b in ranges:
+        cols: list[tuple[Any, Callable[[Any], Any]]] = []  # (the draws as an array, what a draw becomes)
+        for kind, a, b in ranges:  # drawn in column order, as arrays; a point reads its values by index
             if kind == "choice":
-                cols.append([a[i] for i in rng.integers(0, len(a), n)])
+                cols.append((rng.integers(0, len(a), n), a.__getitem__))
             elif kind == "int":
-                cols.append([int(x) for x in rng.integers(int(a), int(b) + 1, n)])
+                cols.append((rng.integers(int(a), int(b) + 1, n), int))
             elif kind == "log":
-                cols.append([float(x) for x in np.exp(rng.uniform(math.log(a), math.log(b), n))])
+                cols.append((np.exp(rng.uniform(math.log(a), math.log(b), n)), float))
             else:
-                cols.append([float(x) for x in rng.uniform(a, b, n)])
-        return [dict(zip(keys, vals, strict=True)) for vals in zip(*cols, strict=True)]
+                cols.append((rng.uniform(a, b, n), float))
+        return Points(keys, n, lambda: (tuple(make(col[i]) for col, make in cols) for i in range(n)))
     if samples is not None:
         raise InputError(
             f"samples is only for random mode, not {mode}; remove it or use mode: random",
@@ -334,7 +361,8 @@ def make_points(
         if not v:
             raise InputError("empty list; give at least one value", field=f"factors.{k}", source=source)
         lists.append(v)
-    _check_size(len(lists[0]) if mode == "zip" else math.prod(len(v) for v in lists), "factors", source)
+    count = len(lists[0]) if mode == "zip" else math.prod(len(v) for v in lists)
+    _check_size(count, "factors", source)
     if mode == "zip":
         lens = {len(v) for v in lists}
         if len(lens) > 1:
@@ -344,8 +372,8 @@ def make_points(
                 field="factors",
                 source=source,
             )
-        return [dict(zip(keys, vals, strict=True)) for vals in zip(*lists, strict=True)]
-    return [dict(zip(keys, vals, strict=True)) for vals in itertools.product(*lists)]
+        return Points(keys, count, lambda: zip(*lists, strict=True))
+    return Points(keys, count, lambda: itertools.product(*lists))
 
 
 # ---------------------------------------------------------------------------------------
@@ -414,10 +442,6 @@ def run_chunk(
     return rows
 
 
-def _chunks(items: list[Any], size: int) -> list[list[Any]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
-
-
 def _pool_context() -> Any:
     import multiprocessing as mp
 
@@ -478,7 +502,9 @@ def sweep(
     if factors is None:
         raise InputError("no factors; pass factors={'data.size': ['10GB', '60GB']}", field="factors", source=source)
     replications = _whole(1 if replications is None else replications, "replications", source, 1)
-    seed = _whole(1 if seed is None else seed, "seed", source, 0)
+    from ndbsim.scenario import check_seed
+
+    seed = check_seed(1 if seed is None else seed, "seed", source)
     if workers is not None:
         workers = _whole(workers, "--workers", source, 1)
     sh = parse_shard(shard, source)
@@ -495,10 +521,11 @@ def sweep(
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=2)
     base_raw, base_src, model = loaded.raw, loaded.source or source, loaded.model
-    points = make_points(factors, mode, samples, seed, source, model=model.factor_model)
-    keys = list(points[0])
+    points = point_space(factors, mode, samples, seed, source, model=model.factor_model)
+    keys = points.keys
+    first = points.first(BASE_RESCUE_POINTS)
     # Dry validation of the first point: a factor that cannot be set is the sweep file's error.
-    for k, v in points[0].items():
+    for k, v in zip(keys, first[0], strict=True):
         try:
             with_values(base_raw, [k], [v])
         except InputError as e:
@@ -509,20 +536,23 @@ def sweep(
     try:
         model.prepare(copy.deepcopy(base_raw), base_src)
     except InputError:
-        if not any(
-            _is_valid(model, with_values(base_raw, keys, list(p.values())), base_src)
-            for p in points[:BASE_RESCUE_POINTS]
-        ):
+        if not any(_is_valid(model, with_values(base_raw, keys, list(p)), base_src) for p in first):
             raise
+    del first
 
-    work = [(i, tuple(p.values())) for i, p in enumerate(points)]
-    if sh is not None:
-        work = [w for w in work if w[0] % sh[1] == sh[0] - 1]
-
-    check_sweep_runs(len(work), replications, source)
-    rows = _execute(base_raw, keys, replications, seed, work, workers, scheduler, progress, chunk_size)
+    indices = range(points.count) if sh is None else range(sh[0] - 1, points.count, sh[1])
+    check_sweep_runs(len(indices), replications, source)
+    work = _work(points, sh)
+    rows = _execute(base_raw, keys, replications, seed, work, len(indices), workers, scheduler, progress, chunk_size)
     rows.sort(key=lambda r: (r.point, r.replication))
     return frame(rows, keys, model.phases)
+
+
+def _work(points: Points, shard: tuple[int, int] | None) -> Iterator[tuple[int, tuple[Any, ...]]]:
+    """``(index, factor values)`` of the points this sweep (or shard) runs, in index order."""
+    for i, values in enumerate(points.values()):
+        if shard is None or i % shard[1] == shard[0] - 1:
+            yield i, values
 
 
 BASE_RESCUE_POINTS = 1_000
@@ -544,49 +574,72 @@ def _execute(
     keys: list[str],
     replications: int,
     seed: int,
-    work: list[tuple[int, tuple[Any, ...]]],
+    work: Iterator[tuple[int, tuple[Any, ...]]],
+    points: int,
     workers: int | None,
     scheduler: Any,
     progress: bool,
     chunk_size: int | None,
 ) -> list[SweepRow]:
+    """Run the ``points`` points of ``work`` and return their rows (in no particular order).
+    Chunks are cut from ``work`` as they are sent, and at most ``IN_FLIGHT`` per worker are out
+    at once, so only the rows grow with the size of the sweep."""
     from tqdm import tqdm
 
-    total = len(work) * replications
-    notice = announcement(total, 1 if scheduler is not None else min(workers or os.cpu_count() or 1, len(work)), "runs")
+    total = points * replications
+    workers_used = 1 if scheduler is not None else min(workers or os.cpu_count() or 1, max(1, points))
+    notice = announcement(total, workers_used, "runs", rows=total)
     if notice:
         print(notice, file=sys.stderr)
     bar = tqdm(total=total, unit="run", desc="sweep", disable=not progress, smoothing=0.1, dynamic_ncols=True)
     rows: list[SweepRow] = []
     try:
         if scheduler is not None:
-            _run_dask(base_raw, keys, replications, seed, work, scheduler, bar, rows, chunk_size)
+            _run_dask(base_raw, keys, replications, seed, work, points, scheduler, bar, rows, chunk_size)
             return rows
-        n_workers = workers or os.cpu_count() or 1
-        n_workers = min(n_workers, max(1, len(work)))
+        n_workers = workers_used
         if n_workers == 1:
-            size = chunk_size or max(1, min(64, len(work)))
+            size = chunk_size or max(1, min(64, points))
             for chunk in _chunks(work, size):
                 out = run_chunk(base_raw, keys, replications, seed, chunk)
                 rows.extend(out)
                 bar.update(len(out))
             return rows
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        size = chunk_size or _chunk_size(len(work), n_workers)
+        size = chunk_size or _chunk_size(points, n_workers)
+        chunks = _chunks(work, size)
         with ProcessPoolExecutor(max_workers=n_workers, mp_context=_pool_context(), initializer=worker_init) as ex:
-            futs = [ex.submit(run_chunk, base_raw, keys, replications, seed, c) for c in _chunks(work, size)]
+            pending = set()
             try:
-                for f in as_completed(futs):
-                    out = f.result()
-                    rows.extend(out)
-                    bar.update(len(out))
+                for chunk in itertools.islice(chunks, n_workers * IN_FLIGHT):
+                    pending.add(ex.submit(run_chunk, base_raw, keys, replications, seed, chunk))
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        out = f.result()
+                        rows.extend(out)
+                        bar.update(len(out))
+                        for chunk in itertools.islice(chunks, 1):
+                            pending.add(ex.submit(run_chunk, base_raw, keys, replications, seed, chunk))
             except BaseException:
                 stop_pool(ex)
                 raise
         return rows
     finally:
         bar.close()
+
+
+IN_FLIGHT = 4
+"""Chunks sent ahead per worker: enough that a worker finding its next chunk queued never waits
+on the main process, few enough that unsent points are never built. A choice of ours."""
+
+
+def _chunks(work: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """``work`` cut into lists of ``size`` items, as they are asked for."""
+    it = iter(work)
+    while chunk := list(itertools.islice(it, size)):
+        yield chunk
 
 
 SCHEDULER_TIMEOUT = 10
@@ -647,7 +700,8 @@ def _run_dask(
     keys: list[str],
     replications: int,
     seed: int,
-    work: list[tuple[int, tuple[Any, ...]]],
+    work: Iterator[tuple[int, tuple[Any, ...]]],
+    points: int,
     scheduler: Any,
     bar: Any,
     rows: list[SweepRow],
@@ -664,15 +718,18 @@ def _run_dask(
     client = _connect(Client, scheduler) if own else scheduler
     try:
         n = max(1, sum(client.nthreads().values()))
-        size = chunk_size or _chunk_size(len(work), n)
+        size = chunk_size or _chunk_size(points, n)
         chunks = _chunks(work, size)
         from functools import partial
 
-        futs = client.map(partial(run_chunk, base_raw, list(keys), replications, seed), chunks, pure=False)
-        for f in as_completed(futs):
+        task = partial(run_chunk, base_raw, list(keys), replications, seed)
+        running = as_completed([client.submit(task, c, pure=False) for c in itertools.islice(chunks, n * IN_FLIGHT)])
+        for f in running:
             out = f.result()
             rows.extend(out)
             bar.update(len(out))
+            for chunk in itertools.islice(chunks, 1):
+                running.add(client.submit(task, chunk, pure=False))
     finally:
         if own:
             client.close()

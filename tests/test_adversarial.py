@@ -403,6 +403,23 @@ add(
     ),
     Case("seed-negative", ["validate", "s.yaml", "--set", "simulation.seed=-1"], BASE, needles=("simulation.seed",)),
     Case("seed-option-negative", ["run", "s.yaml", "--seed", "-3"], BASE, needles=("--seed",)),
+    Case(
+        "seed-400-digits",
+        ["run", "s.yaml"],
+        _s(MEM + "simulation: {seed: " + "9" * 400 + "}\n"),
+        needles=("s.yaml", "simulation.seed", "400-digit"),
+    ),
+    Case("seed-2^63", ["validate", "s.yaml", "--set", f"simulation.seed={2**63}"], BASE, needles=("simulation.seed",)),
+    Case("seed-option-2^63", ["run", "s.yaml", "--seed", str(2**63)], BASE, needles=("--seed", "2^63-1")),
+    Case("seed-sweep-option-2^64", ["sweep", "sw.yaml", "--seed", str(2**64)], BASE, needles=("--seed",)),
+    Case(
+        "seed-sweep-file-2^64",
+        ["sweep", "r.yaml"],
+        {**BASE, "r.yaml": SWEEP + f"seed: {2**64}\n"},
+        needles=("r.yaml", "seed"),
+    ),
+    Case("seed-advise-2^63", ["advise", "s.yaml", "--seed", str(2**63)], BASE, needles=("--seed",)),
+    Case("seed-2^63-1-valid", ["validate", "s.yaml", "--set", f"simulation.seed={2**63 - 1}"], BASE, code=0),
 )
 
 # 5. Valid oddities --------------------------------------------------------------------------
@@ -498,8 +515,8 @@ add(
 
 # 6. Constants files -------------------------------------------------------------------------
 BAD_CONSTANTS = [
-    ("nan", "memory_touch_rate: .nan", "finite"),
-    ("inf", "memory_touch_rate: .inf", "finite"),
+    ("nan", "suma_handover_gcps: .nan", "finite"),
+    ("inf", "index_entry_secs: .inf", "finite"),
     ("neg-inf", "copy_row_secs: -.inf", "finite"),
     ("negative", "restore_row_secs: -1.0", "range"),
     ("zero", "redo_byte_secs: 0", "range"),

@@ -143,29 +143,48 @@ def test_params_lists_only_this_versions_parameters():
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[0].split()[:2] == ["parameter", "default"]
-    names = {line.split()[0] for line in lines[1:-1]}
+    unused = next(i for i, line in enumerate(lines) if line.startswith("not in NDB"))
+    names = {line.split()[0] for line in lines[1:unused]}
     assert "MaxDiskWriteSpeed" in names and "DiskCheckpointSpeed" not in names
-    assert lines[-1] == "not in NDB 8.0.35, ignored if set: DiskCheckpointSpeed, DiskCheckpointSpeedInRestart"
+    assert "AutomaticThreadConfig" in names and "NumCPUs" in names  # 8.0.23+
+    assert lines[unused] == "not in NDB 8.0.35, ignored if set: DiskCheckpointSpeed, DiskCheckpointSpeedInRestart"
+    assert lines[unused + 1].startswith("thread layout at these defaults: main 1, ldm 1")
     old = ndbsim("params", "--version", "7.0.9").stdout
-    assert "DiskCheckpointSpeed " in old and "EnableRedoControl" in old.splitlines()[-1]
+    assert "DiskCheckpointSpeed " in old and "EnableRedoControl" in next(
+        line for line in old.splitlines() if line.startswith("not in NDB")
+    )
+
+
+def test_params_diff_lists_differences_with_sources():
+    p = ndbsim("params", "--version", "8.4.0", "--diff", "7.6.6")
+    assert p.returncode == 0, p.stderr
+    rows = {line.split()[0]: line for line in p.stdout.splitlines()[1:]}
+    assert "RecoveryWork" in rows and "[RN767]" in rows["RecoveryWork"]
+    assert rows["RecoveryWork"].split()[1:3] == ["60", "50"]
+    assert "query_threads" in rows and "8.0.23" in rows["query_threads"]
+    same = ndbsim("params", "--version", "8.4.0", "--diff", "8.0.35").stdout
+    assert "no modelled default or mechanism differs" in same and "[DOC-ADR84]" in same
+    mapped = ndbsim("params", "--version", "8.2.0").stdout
+    assert "simulates 8.2.0 with the 8.4 profile" in mapped
 
 
 def test_constants_file_from_calibrate_is_used_by_run_and_check(tmp_path, root):
     import yaml
 
     packaged = yaml.safe_load((root / "ndbsim/profiles/calibrated.yaml").read_text())
-    packaged["shared"]["constants"]["memory_touch_rate"] /= 2  # memory touch twice as slow
+    packaged["shared"]["constants"]["suma_handover_gcps"] *= 2  # handover twice as long
     mine = tmp_path / "mine.yaml"
     mine.write_text(yaml.safe_dump(packaged))
     base = json.loads(ndbsim("run", "--format", "json").stdout)
     slow = ndbsim("run", "--format", "json", "--constants", str(mine))
     assert slow.returncode == 0, slow.stderr
-    touch = [json.loads(slow.stdout)["phases"]["secs_memory_touch"], base["phases"]["secs_memory_touch"]]
-    assert touch[0] == pytest.approx(2 * touch[1])
+    hand = [
+        json.loads(slow.stdout)["phases"]["secs_wait_subscription_handover"],
+        base["phases"]["secs_wait_subscription_handover"],
+    ]
+    assert hand[0] == pytest.approx(2 * hand[1])
     p = ndbsim("check", "--constants", str(mine), "--no-claims")
-    assert (
-        p.returncode == 1 and "secs_memory_touch" in p.stdout
-    )  # seed 003's published 26 s is out of tolerance at half the rate
+    assert p.returncode == 1 and "secs_wait_subscription_handover" in p.stdout  # seed 003's 5–6 s no longer fits
     bad = tmp_path / "bad.yaml"
     bad.write_text("x: 1\n")
     p = ndbsim("run", "--constants", str(bad))

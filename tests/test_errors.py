@@ -49,7 +49,7 @@ SET_CASES = [
     ("restart-nodes-scalar", "restart.nodes=2", "restart.nodes"),
     ("whole-node-group", "restart.nodes=[1,2]", "no live replica"),
     ("one-replica", "cluster.config.NoOfReplicas=1", "NoOfReplicas=1"),
-    ("too-many-ldm", "cluster.config.MaxNoOfExecutionThreads=64", "MaxNoOfExecutionThreads"),
+    ("ldm-count-76", "cluster.config.ThreadConfig=ldm={count=5}", "before NDB 8.0.23"),
     ("ldm-threadconfig", "cluster.config.ThreadConfig=ldm={count=99}", "ThreadConfig"),
     ("data-gt-dm", "data.size=200G", "data.size"),
     ("version-unknown", "version=9.9", "version"),

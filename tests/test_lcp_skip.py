@@ -113,7 +113,8 @@ def test_skipping_identical_cycles_changes_no_result(root, path, sets):
         assert close(rf.checkpoint["redo_peak_bytes"], rs.checkpoint["redo_peak_bytes"], 1e-6)
         for nf, ns in zip(rf.nodes, rs.nodes):
             assert all(close(a[1], b[1]) and close(a[2], b[2]) for a, b in zip(nf.spans, ns.spans))
-        assert rf.events <= rs.events
+        # a skip whose window a restart's event cuts short can cost one event more than it saves
+        assert rf.events <= rs.events + 1
 
 
 ALERTED = [

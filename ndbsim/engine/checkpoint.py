@@ -50,6 +50,9 @@ class RestoreWork:
     rows_applied: float
     lcps: int
     """LCP files a restore reads back through (1 for a full LCP)."""
+    data_files: int = 1
+    """Of ``lcps``, those that wrote the fragment a data file: an LCP of an idle fragment writes only
+    its control file (Backup.cpp, handle_idle_lcp; reference §2.1), so the restore opens none for it."""
     change_rows: float = 0.0
     """Of ``rows_applied``, the CHANGE rows (WRITE by ROWID) applied on top of an older
     ALL-ROWS copy; the rest are ALL-ROWS rows (INSERT by ROWID)."""
@@ -231,7 +234,11 @@ class PartialLcp(CheckpointPolicy):
         if not walk.done:
             walk.add(_FIRST, 1)
         return RestoreWork(
-            bytes_read=walk.bytes_read, rows_applied=walk.rows_applied, lcps=walk.lcps, change_rows=walk.change_rows
+            bytes_read=walk.bytes_read,
+            rows_applied=walk.rows_applied,
+            lcps=walk.lcps,
+            change_rows=walk.change_rows,
+            data_files=max(1, walk.data_files),
         )
 
     def design_bound_bytes(self, data_bytes: float) -> float:
@@ -261,6 +268,7 @@ class _RestoreWalk:
         """Rows inserted after the LCP being looked at (in the newer LCPs walked)."""
         self.bytes_read = self.rows_applied = self.change_rows = 0.0
         self.lcps = 0
+        self.data_files = 0
 
     @property
     def done(self) -> bool:
@@ -301,6 +309,8 @@ class _RestoreWalk:
         self.covered = 1.0 if emptied else self.covered + taken
         self.inserted_after += m * ins
         self.lcps += m
+        if c > 0.0 or rec.pct >= 1.0:  # an idle fragment's LCP writes no data file
+            self.data_files += m
 
 
 def sum_positive_arithmetic(first: float, step: float, count: int) -> float:

@@ -23,8 +23,12 @@ tables every table is its own step."""
 
 
 def rebuild_indexes(r: NodeRestart) -> Generator[Event, Any, None]:
-    """Build every ordered index offline, over the node's own BuildIndexThreads threads (or its
-    LDM threads)."""
+    """Build every ordered index offline, over the node's own BuildIndexThreads threads (or its LDM
+    threads). DBLQH builds one index after the other (DblqhMain.cpp, ``Dblqh::rebuildOrderedIndexes``:
+    BUILD_INDX_IMPL_REQ, the next index on its CONF); DBTUP adds every row of the table's fragments, in
+    the LDM thread (DbtupIndex.cpp, ``Dbtup::buildIndex``) or, with BuildIndexThreads > 0, fragments in
+    parallel on idxbld threads (``Dbtup::buildIndexOffline``). Only per-row work: no schema
+    transaction and no wait (``engine.fixed_costs``)."""
     sz, own, s = r.rt.sz, r.own, r.rt.scenario
     entries = s.data.index_entries  # per table, its rows x its ordered indexes
     if entries <= 0:

@@ -293,7 +293,7 @@ class LcpMaster:
                 yield env.timeout(self.last_end + sz.gcp - env.now)
             waiters, self._waiters = self._waiters, []
             plan = self._begin(env.now)
-            yield from self._complete(plan, waiters, sz.table_description_secs)
+            yield from self._complete(plan, waiters, sz.lcp_fixed_secs)
             skip = self._skippable(plan)
             if skip is not None:
                 yield from self._sleep_over(skip)
@@ -457,7 +457,7 @@ class LcpMaster:
         resolution = 1e-9 if end < 1e5 else end * 1e-14
         if 1.0 - rate * (end - t0) > rate * resolution + EPS:
             return None  # the timer would not find it finished
-        t1 = end + sz.table_description_secs
+        t1 = end + sz.lcp_fixed_secs
         if not t1 < self.plan.t_crash or any(t0 <= s <= t1 for s, _ in traffic.segments):
             return None  # the restart, or a change of the stream's rates, meets it
         if now + (t1 - now) != t1:
@@ -611,7 +611,7 @@ class LcpMaster:
                     plan.flows.append((node, flow))
             plan.first_caps = tuple(f.cap for _, f in plan.flows)
         longest = max(skip.durations)
-        table_left = self.sz.table_description_secs if into < longest else max(0.0, skip.length - into)
+        table_left = self.sz.lcp_fixed_secs if into < longest else max(0.0, skip.length - into)
         self.running = plan
         self._resume = (plan, table_left)
         self._watch_redo(plan)

@@ -22,6 +22,7 @@ from ndbsim.engine.workload import Changes, Rates, Traffic
 from ndbsim.engine.write_speed import WriteSpeeds
 from ndbsim.profiles import unused_params
 from ndbsim.scenario import PartialRates, Resolved, Workload
+from ndbsim.threads import oversubscribed
 
 WARM_UP_CYCLES = 2.0
 """Whole steady LCP cycles simulated before the crash's point in its cycle, so that the LCP
@@ -140,10 +141,15 @@ def _ignored_params(resolved: Resolved) -> list[str]:
     ]
 
 
+def _crowded(sz: Sizing) -> list[str]:
+    crowded = oversubscribed(sz.threads, sz.host.cpu_cores * sz.host.threads_per_core)
+    return [crowded] if crowded else []
+
+
 def make_plan(resolved: Resolved, sz: Sizing, speeds: WriteSpeeds, rng: np.random.Generator) -> Plan:
     """The plan of one replication; draws the crash's point in the LCP cycle from ``rng``
     (unless ``simulation.lcp_phase`` pins it)."""
-    warnings = _ignored_params(resolved)
+    warnings = [*resolved.profile.notes, *_crowded(sz), *_ignored_params(resolved)]
     base, burst, burst_secs, during = _stream_rates(resolved, sz, warnings)
     cycles = SteadyCycles(sz, speeds, resolved.scenario.simulation.horizon)
     base_steady = cycles.of(base, settled=True)

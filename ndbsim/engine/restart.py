@@ -14,6 +14,7 @@ from typing import Any
 from simpy.events import Event
 
 from ndbsim import restart_info as ri
+from ndbsim.engine import fixed_costs
 from ndbsim.engine.checkpoint import LcpRecord
 from ndbsim.engine.copy import copy_phase, rebuild_indexes
 from ndbsim.engine.node import Node
@@ -74,12 +75,12 @@ def allocate_node_id(r: NodeRestart) -> Generator[Event, Any, None]:
 
 
 def memory_touch(r: NodeRestart) -> Generator[Event, Any, None]:
-    """DataMemory and IndexMemory are allocated and touched (seed 003), as the node's own
-    release configures them."""
+    """DataMemory and IndexMemory are allocated and touched, as the node's own release configures
+    them, at the host's touch rate (seed 003)."""
     rt = r.rt
-    cfg, k = r.own.cfg, rt.sz.k
+    cfg = r.own.cfg
     memory = cfg["DataMemory"] + (cfg.get("IndexMemory") or 0.0)
-    yield from r.timed(ri.MEMORY_TOUCH, memory / (k.memory_touch_rate * rt.sz.host.core_speed))
+    yield from r.timed(ri.MEMORY_TOUCH, fixed_costs.memory_touch_secs(memory, rt.sz.host.memory_touch_rate))
 
 
 def include_in_heartbeat_protocol(r: NodeRestart) -> Generator[Event, Any, None]:
@@ -140,18 +141,22 @@ def include_node(r: NodeRestart) -> Generator[Event, Any, None]:
 
 # -- local recovery -------------------------------------------------------------------------
 def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
-    """Restore the LCP(s) on disk, written under the cluster's checkpoint policy, on the node's
-    own LDM threads."""
+    """Restore the LCP(s) on disk, written under the cluster's checkpoint policy: one fragment at a
+    time per restoring thread of the node's own release, each fragment's file requests first
+    (``fixed_costs.restore_setup_secs``), then its rows."""
     rt = r.rt
     sz = rt.sz
     work = sz.policy.restore_work(sz.data_bytes, sz.rows, r.node.history, rt.plan.steady, rt.plan.older_eras())
     f = r.run.facts
     f.restore_bytes, f.restore_rows, f.restore_lcps = work.bytes_read, work.rows_applied, work.lcps
     t0 = rt.env.now
+    restorers = min(r.own.threads.restore_threads, max(1, sz.fragments))
+    ops = fixed_costs.restore_file_ops(sz.features.partial_lcp, work.data_files)
+    yield rt.env.timeout(fixed_costs.restore_setup_secs(sz.fragments, restorers, ops, sz.host.disk_latency))
     k = sz.k
     cpu = (work.rows_applied - work.change_rows) * k.restore_row_secs + work.change_rows * k.change_row_secs
     per_byte = cpu / work.bytes_read
-    yield from r.work(work.bytes_read, per_byte, r.own.ldm, 1.0 / sz.host.disk_read, "restore")
+    yield from r.work(work.bytes_read, per_byte, restorers, 1.0 / sz.host.disk_read, "restore")
     r.span(ri.RESTORE_FRAGMENTS, t0)
 
 
@@ -254,7 +259,7 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
     facts.local_lcp_bytes = size
     flow = rt.writes.flow(node, size, rt.writes.speed(node))
     yield flow.done
-    yield env.timeout(sz.table_description_secs)
+    yield env.timeout(sz.lcp_fixed_secs)
     facts.local_lcp_secs = env.now - t0
     rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
     node.history = [rec, *node.history]

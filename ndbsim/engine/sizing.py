@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ndbsim.engine import fixed_costs
 from ndbsim.engine.checkpoint import CheckpointPolicy, policy_for
 from ndbsim.engine.workload import Rates
 from ndbsim.features import Features
-from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE, LCP_TABLE_DESCRIPTION_SECS, SCAN_ROW_SECS, Constants
+from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE, SCAN_ROW_SECS, Constants
 from ndbsim.scenario import Host, Resolved
-from ndbsim.threads import core_equivalents, ldm_threads
+from ndbsim.threads import ThreadLayout, core_equivalents
+from ndbsim.threads import layout as thread_layout
 
 
 @dataclass(frozen=True)
@@ -29,8 +31,14 @@ class Sizing:
     data_nodes: int
     replicas: int
     groups: int
+    threads: ThreadLayout
+    """The node's threads by NDB type (threads.py): LDM threads run the LCP, REDO and copy; LDM, query
+    and recover threads restore."""
     ldm: int
     """LDM threads per node."""
+    tables: int
+    fragments: int
+    """Fragment replicas per node (``fixed_costs.fragments_per_node``)."""
     data_bytes: float
     rows: float
     max_rows: float
@@ -40,8 +48,6 @@ class Sizing:
     redo_capacity: float
     lcp_trigger_bytes: float
     """REDO the stream writes between two LCPs' starts (TimeBetweenLocalCheckpoints, 4·2^n bytes)."""
-    table_description_secs: float
-    """Each LCP ends by writing every table's description."""
 
     @cached_property
     def cpu_capacity(self) -> float:
@@ -72,10 +78,34 @@ class Sizing:
         """Core-seconds one LCP spends scanning every row for changed GCIs."""
         return self.rows * SCAN_ROW_SECS
 
+    @cached_property
+    def lcp_fixed_secs(self) -> float:
+        """Each LCP's fixed time: every fragment's file requests, one fragment at a time per LDM thread,
+        where not hidden behind the LCP's own scan and writes, and every table's description
+        (``fixed_costs.lcp_round_secs``)."""
+        return fixed_costs.lcp_round_secs(
+            self.tables,
+            self.fragments,
+            self.ldm,
+            self.features.partial_lcp,
+            self.host.disk_latency,
+            self._lcp_least_secs(),
+        )
+
+    def _lcp_least_secs(self) -> float:
+        """The least time an LCP spends scanning and writing, per LDM thread: the row scan, and for a
+        full LCP every byte at the configured speed (the fixed per-fragment file work hides behind it)."""
+        scan = self.lcp_scan_secs() / max(1e-9, self.ldm_cores)
+        if self.features.partial_lcp:  # its size depends on the changes
+            return scan
+        cfg = self.cfg
+        speed = cfg["DiskCheckpointSpeed"] if self.features.legacy_speed_parameters else cfg["MaxDiskWriteSpeed"]
+        return scan + self.data_bytes / speed
+
     def lcp_overhead_secs(self) -> float:
         """Per-LCP cost besides writing: one GCP must pass between LCPs, the LDM threads scan
-        every row, and the table descriptions are written."""
-        return self.gcp + self.lcp_scan_secs() / self.ldm_cores + self.table_description_secs
+        every row, and the fixed per-fragment and per-table work is done (``lcp_fixed_secs``)."""
+        return self.gcp + self.lcp_scan_secs() / self.ldm_cores + self.lcp_fixed_secs
 
     def lcp_cpu(self, size: float) -> float:
         """Core-seconds of one node's LCP that writes ``size`` bytes."""
@@ -91,6 +121,7 @@ def sizing_of(resolved: Resolved, features: Features) -> Sizing:
     s, cfg = resolved.scenario, resolved.config
     h = s.host
     replicas = cfg["NoOfReplicas"]
+    threads = thread_layout(cfg, features.multithreaded, features.query_threads, h.cpu_cores * h.threads_per_core)
     data_bytes, rows = s.data.size, s.data.row_count
 
     return Sizing(
@@ -102,12 +133,14 @@ def sizing_of(resolved: Resolved, features: Features) -> Sizing:
         data_nodes=s.cluster.data_nodes,
         replicas=replicas,
         groups=s.cluster.data_nodes // replicas,
-        ldm=ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], features.multithreaded),
+        threads=threads,
+        ldm=threads.ldm,
+        tables=s.data.table_count,
+        fragments=fixed_costs.fragments_per_node(s.data.table_count, threads.ldm, replicas),
         data_bytes=data_bytes,
         rows=rows,
         max_rows=cfg["DataMemory"] / (data_bytes / rows) if rows else math.inf,
         gcp=cfg["TimeBetweenGlobalCheckpoints"] / 1000.0,
         redo_capacity=cfg["NoOfFragmentLogParts"] * cfg["NoOfFragmentLogFiles"] * cfg["FragmentLogFileSize"],
         lcp_trigger_bytes=4.0 * 2 ** cfg["TimeBetweenLocalCheckpoints"],
-        table_description_secs=s.data.table_count * LCP_TABLE_DESCRIPTION_SECS,
     )

@@ -30,10 +30,6 @@ class Constants:
     Defaults are the reference's own estimates; ``calibrated.yaml`` holds the fitted values.
     """
 
-    memory_touch_rate: float = 2.7e9
-    """Bytes of DataMemory allocated and touched per second per node. Seed 003: "roughly
-    allocates 2.7 GByte per second" (26 s in 7.5 and 7.6)."""
-
     restore_row_secs: float = 3.0e-6
     """Core-seconds to restore one row from an LCP file (row-by-row insert through
     LQHKEYREQ, [RESTORE]). Reference §10 derives ≈0.54 GB/s node-wide from seed 003 (7.5)."""
@@ -135,6 +131,11 @@ class Mechanisms:
     redo_control: bool = False
     """7.6.7+: EnableRedoControl raises the LCP write speed as the REDO log fills ([RN767],
     reference §2.3, §2.4); before it the parameter does not exist."""
+    query_threads: bool = False
+    """8.0.23+: query and recover threads, which also restore LCP fragments (QRESTORE);
+    AutomaticThreadConfig with NumCPUs; any LDM count 1–332 and thr_config.cpp's newer
+    MaxNoOfExecutionThreads table (8.0.23 release notes; NDB internals manual, RESTORE block;
+    reference §8, §11)."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,11 @@ class Profile:
     defaults: dict[str, Any]
     mechanisms: Mechanisms
     constants: Constants = field(default_factory=Constants)
+    notes: tuple[str, ...] = ()
+    """Warnings every output of a run on this profile carries (a release simulated with an older
+    line's profile says so)."""
+    sources: dict[str, str] = field(default_factory=dict)
+    """Default or mechanism name -> where its value in this release comes from (``ndbsim params --diff``)."""
 
 
 _COMMON: dict[str, Any] = {
@@ -172,6 +178,8 @@ _COMMON: dict[str, Any] = {
     "MaxDiskWriteSpeed": "20M",
     "MaxDiskWriteSpeedOtherNodeRestart": "50M",
     "MaxDiskWriteSpeedOwnRestart": "200M",
+    "AutomaticThreadConfig": False,
+    "NumCPUs": 0,
 }
 """config.ini [ndbd default] values shared by all versions ([CFG51], [CFG76],
 [DOC-NDBD80]; reference §2.3, §3, §4, §6)."""
@@ -237,6 +245,10 @@ _PROFILES: dict[str, Profile] = {
         IndexMemory=0,
     ),
 }
+_PROFILES["8.4"] = replace(
+    _PROFILES["8.0"], name="8.4", mechanisms=replace(_PROFILES["8.0"].mechanisms, query_threads=True)
+)
+_PROFILES["9.x"] = replace(_PROFILES["8.4"], name="9.x")
 """One profile per release family modelled: its mechanisms (see ``Mechanisms``) and the
 [ndbd default] values where it differs from ``_COMMON``.
 
@@ -250,7 +262,12 @@ _PROFILES: dict[str, Profile] = {
   TwoPassInitialNodeRestartCopy on ([DOC-NEW76], [CFG76]), RecoveryWork 60 (7.6.7+, [RN767];
   ``_profile_for`` sets 50 for 7.6.4–7.6.6), IndexMemory 0 (folded into DataMemory).
 - 8.0: as 7.6, plus EnableRedoControl on (reference §2.3: on in later 8.0 and 8.4; the exact
-  8.0 release is not confirmed) and DataMemory 98M (8.0's default; not in the reference)."""
+  8.0 release is not confirmed) and DataMemory 98M (8.0's default; not in the reference);
+  ``_profile_for`` gives 8.0.23+ its thread model (query and recover threads, AutomaticThreadConfig).
+- 8.4 LTS: 8.0.23+'s mechanisms and defaults. The 8.4 manual lists, since 8.0, only TLS parameters
+  and ApiFailureHandlingTimeout as added and none deprecated or removed ([DOC-ADR84]); none of them
+  touches a restart phase ndbsim models.
+- 9.x: as 8.4; the 9.x manuals add no data-node parameter ndbsim models ([DOC-ADR94])."""
 
 _FAMILY = {
     "5.1": "5.1",
@@ -264,16 +281,87 @@ _FAMILY = {
     "7.5": "7.5",
     "7.6": "7.6",
     "8.0": "8.0",
-    "8.1": "8.0",
-    "8.2": "8.0",
-    "8.3": "8.0",
-    "8.4": "8.0",
-    "9.0": "8.0",
+    "8.1": "8.4",
+    "8.2": "8.4",
+    "8.3": "8.4",
+    "8.4": "8.4",
+    "9.0": "9.x",
+    "9.1": "9.x",
+    "9.2": "9.x",
+    "9.3": "9.x",
+    "9.4": "9.x",
+    "9.5": "9.x",
+    "9.6": "9.x",
+    "9.7": "9.x",
 }
 """NDB release line (major.minor) -> the profile that simulates it. A modelling grouping, not an
-NDB table: each line gets the family whose mechanisms it mostly shares (6.2–7.3 -> 7.0, 7.4 -> 7.5,
-8.1–9.0 -> 8.0); ``profile_for`` then removes ndbmtd from 6.2/6.3 and keeps two LCPs of REDO
-for 7.2/7.3 ([DOC-72])."""
+NDB table: each line gets the profile whose mechanisms it shares (6.2–7.3 -> 7.0, 7.4 -> 7.5, the
+8.1–8.3 innovation releases -> 8.4 LTS, 9.0 onwards -> 9.x); ``profile_for`` then removes ndbmtd from
+6.2/6.3 and keeps two LCPs of REDO for 7.2/7.3 ([DOC-72]). A line without a profile of its own gets
+a note saying which profile runs it."""
+
+SOURCES: dict[str, dict[str, str]] = {
+    "5.1": {
+        "multithreaded": "ndbd only; ndbmtd came with 7.0 (reference §8)",
+        "HeartbeatIntervalDbDb": "5.1 ConfigInfo.cpp [CFG51]; 5000 from 7.2.0 (7.2.0 release notes)",
+        "RedoBuffer": "5.1 ConfigInfo.cpp [CFG51]",
+        "onr_fallback_lcps": "seed 004 (5.1 falls back to a full copy after 3 LCPs)",
+        "redo_lcps_kept": "NDB 7.2 manual, NoOfFragmentLogFiles [DOC-72]",
+    },
+    "7.0": {
+        "multithreaded": "ndbmtd, 7.0 ([AM-RESTART]; reference §8)",
+        "legacy_speed_parameters": "DiskCheckpointSpeed until 7.3 ([CFG51]); Min/MaxDiskWriteSpeed from 7.4 ([CFG76])",
+        "redo_lcps_kept": "3 LCPs of REDO before 7.2 ([DOC-72]; reference §4)",
+    },
+    "7.5": {
+        "adaptive_write_speed": "7.4+: Backup.cpp calculate_disk_write_speed ([BACKUP]; reference §2.4)",
+        "lcp_pause_for_metadata": "7.4+ pauses the LCP for the metadata copy ([NDBCNTR]; reference §3)",
+        "legacy_speed_parameters": "Min/MaxDiskWriteSpeed from 7.4 ([CFG76]; reference §3)",
+    },
+    "7.6": {
+        "partial_lcp_available": "partial LCP, 7.6.4 release notes [RN764]",
+        "EnablePartialLcp": "7.6.4 release notes [RN764]; [DOC-NDBD80]",
+        "local_lcp_at_restart_end": "Backup.cpp, Local LCPs during restart ([BACKUP]; reference §3)",
+        "parallel_undo": "What is new in NDB 7.6, parallel undo [DOC-NEW76]",
+        "BuildIndexThreads": "0 -> 128 in 7.6.4 ([MR-764], [DOC-NEW76])",
+        "TwoPassInitialNodeRestartCopy": "true from 7.6.4 ([DOC-NEW76], [CFG76])",
+        "RecoveryWork": "50 in 7.6.4–7.6.6, 60 from 7.6.7 (7.6.7 release notes [RN767])",
+        "insert_recovery_work": "InsertRecoveryWork from 7.6.5 (reference §2.3; [RN767])",
+        "redo_control": "EnableRedoControl from 7.6.7 (7.6.7 release notes [RN767])",
+        "IndexMemory": "7.6 folds IndexMemory into DataMemory ([DOC-NDBD80])",
+    },
+    "8.0": {
+        "EnableRedoControl": "on in later 8.0 and 8.4 ([DOC-NDBD80], [DOC-NDBD84]; reference §2.3)",
+        "DataMemory": "98M, the 8.0 manual's default ([DOC-NDBD80])",
+        "query_threads": "query/recover threads, AutomaticThreadConfig, LDM 1–332: 8.0.23 release notes; "
+        "thr_config.cpp (reference §8, §11)",
+    },
+    "8.4": {
+        "query_threads": "as 8.0.23+ (8.0.23 release notes; thr_config.cpp)",
+        "line": "8.4 manual, parameters added/deprecated/removed since 8.0: TLS parameters and "
+        "ApiFailureHandlingTimeout only [DOC-ADR84]",
+    },
+    "9.x": {
+        "line": "9.x manuals, parameters added/deprecated/removed: none that ndbsim models [DOC-ADR94]",
+    },
+}
+"""Where each profile's values come from, by default or mechanism name (reference §0 tags; [DOC-ADR84]
+is https://dev.mysql.com/doc/refman/8.4/en/mysql-cluster-added-deprecated-removed.html, [DOC-ADR94] the
+same page of the 9.4 manual). A release inherits its ancestors' sources (``_sources``)."""
+
+_LINEAGE = {"5.1": (), "7.0": ("5.1",), "7.5": ("5.1", "7.0"), "7.6": ("5.1", "7.0", "7.5")}
+"""Older profiles whose sources a profile inherits, oldest first."""
+_LINEAGE["8.0"] = (*_LINEAGE["7.6"], "7.6")
+_LINEAGE["8.4"] = (*_LINEAGE["8.0"], "8.0")
+_LINEAGE["9.x"] = (*_LINEAGE["8.4"], "8.4")
+
+
+def _sources(profile: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name in (*_LINEAGE[profile], profile):
+        out.update(SOURCES.get(name, {}))
+    return out
+
 
 KNOWN_VERSIONS = sorted(_FAMILY)
 """The release lines ``_FAMILY`` accepts, sorted; listed in "not modelled" errors."""
@@ -315,6 +403,8 @@ def unused_params(mech: Mechanisms) -> tuple[str, ...]:
         out.append("EnableRedoControl")
     if not mech.multithreaded:
         out += ("MaxNoOfExecutionThreads", "ThreadConfig")
+    if not mech.query_threads:
+        out += ("AutomaticThreadConfig", "NumCPUs")
     return tuple(sorted(out))
 
 
@@ -322,6 +412,11 @@ def profile_for(version: str) -> Profile:
     """The profile for an NDB version string such as ``"7.6.6"``, with the defaults that
     depend on the patch release and the calibrated constants (cached per version)."""
     return _profile_for(str(version))
+
+
+QUERY_THREADS_SINCE = (8, 0, 23)
+"""The release of query and recover threads, AutomaticThreadConfig and LDM counts 1–332 (8.0.23
+release notes; reference §8, §11)."""
 
 
 @cache
@@ -338,6 +433,7 @@ def _profile_for(version: str) -> Profile:
         family = "7.5"  # the 7.6 milestones before 7.6.4 had no partial LCP yet ([RN764], §2.3)
     base = _PROFILES[family]
     defaults = dict(base.defaults)
+    sources = _sources(family)
     if family == "7.6":
         # RecoveryWork 50 in 7.6.4–7.6.6, 60 from 7.6.7; InsertRecoveryWork from 7.6.5
         # (before: inserts weigh 100%); EnableRedoControl from 7.6.7 ([RN767], §2.3).
@@ -348,11 +444,46 @@ def _profile_for(version: str) -> Profile:
         mechanisms = replace(mechanisms, insert_recovery_work=False)
     if family == "7.6" and patch >= 7:
         mechanisms = replace(mechanisms, redo_control=True)
+    if family == "8.0" and (major, minor, patch) >= QUERY_THREADS_SINCE:
+        mechanisms = replace(mechanisms, query_threads=True)
     if key in ("6.2", "6.3"):
         mechanisms = replace(mechanisms, multithreaded=False)  # ndbmtd arrived with 7.0
     if key in ("7.2", "7.3"):
         mechanisms = replace(mechanisms, redo_lcps_kept=2)  # 7.2 keeps two LCPs of REDO ([DOC-72])
-    return replace(base, defaults=defaults, mechanisms=mechanisms, constants=calibrated_constants(base.name))
+    notes: tuple[str, ...] = ()
+    if key != family:
+        notes = (
+            f"NDB {key} has no profile of its own: ndbsim simulates {version} with the {family} profile "
+            f"(its mechanisms and defaults{', with corrections for ' + key if family in ('7.0', '7.5') else ''}); "
+            "`ndbsim params --version` shows them",
+        )
+    return replace(
+        base,
+        defaults=defaults,
+        mechanisms=mechanisms,
+        constants=calibrated_constants(base.name),
+        notes=notes,
+        sources=sources,
+    )
+
+
+def differences(a: Profile, b: Profile) -> list[tuple[str, Any, Any, str]]:
+    """(name, value in a, value in b, source) for every default and mechanism that differs between an
+    older release ``a`` and a newer ``b``; the source is where ``b``'s value comes from, else ``a``'s."""
+    from dataclasses import asdict
+
+    out: list[tuple[str, Any, Any, str]] = []
+    for name in sorted(set(a.defaults) | set(b.defaults)):
+        va, vb = a.defaults.get(name), b.defaults.get(name)
+        if str(va) != str(vb):
+            out.append((name, va, vb, b.sources.get(name) or a.sources.get(name, "")))
+    ma, mb = asdict(a.mechanisms), asdict(b.mechanisms)
+    out.extend(
+        (name, ma[name], mb[name], b.sources.get(name) or a.sources.get(name, ""))
+        for name in ma
+        if ma[name] != mb[name]
+    )
+    return out
 
 
 CONSTANTS_ENV = "NDBSIM_CONSTANTS"

@@ -1,0 +1,90 @@
+"""Fixed costs of a restart: the time NDB spends per object (fragment, table) and per round (an LCP),
+whatever the amount of data. Each is a count read off NDB's source (how many synchronous file-system
+requests a fragment's restore or checkpoint makes, one fragment at a time per thread) times a host
+figure (``host.disk_latency``, the wait of one such request). On a large node they vanish beside the
+per-row work.
+
+Each function returns seconds of wall time on one node; the restart pipeline and the LCP loop add
+them to the phase they belong to. The ordered-index rebuild of a node restart has no fixed cost of
+its own: DBLQH builds one index after the other through DBTUP with no schema transaction and no wait
+(DblqhMain.cpp, ``Dblqh::rebuildOrderedIndexes``; DbtupIndex.cpp, ``Dbtup::buildIndex``); DICT's
+per-index schema transactions (Dbdict.cpp, ``Dbdict::rebuildIndexes``) run only in a system restart,
+on the master, in start phase 7 (``Dbdict::execNDB_STTOR``), after the phases restart_info times.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ndbsim.profiles import LCP_TABLE_DESCRIPTION_SECS
+
+RESTORE_FILE_OPS_FULL = 3
+"""Synchronous file-system requests that restore one fragment of a full (≤7.5) LCP: open its one data
+file, read its first pages, close it (restore.cpp of 7.5, ``Restore::open_file`` -> FSOPENREQ,
+``Restore::read_file`` -> FSREADREQ, ``Restore::close_file`` -> FSCLOSEREQ, and ``RESTORE_LCP_CONF``
+only after FSCLOSECONF, ``Restore::execFSCLOSECONF``). Later reads overlap the parsing of earlier
+pages, so only the first waits."""
+
+RESTORE_CTL_FILE_OPS = 6
+"""Requests that read a fragment's two control files before a partial (7.6+) LCP is restored: open,
+read and close 0.ctl, then the same for 1.ctl (restore.cpp of 8.0, the flow chart above
+``Restore::execFSREMOVEREF`` and ``Restore::open_ctl_file``); each of the LCP's data files is then
+restored as in ``RESTORE_FILE_OPS_FULL``."""
+
+LCP_FILE_OPS_FULL = 3
+"""Requests one fragment's full (≤7.5) LCP makes besides its writes: create-open its data file, sync
+and close it. Pre-7.6 LCPs have no control file (restore.cpp of 8.0 treats a fragment with neither
+0.ctl nor 1.ctl as "a certain upgrade", flow-chart case 4)."""
+
+LCP_FILE_OPS_PARTIAL = 6
+"""Requests one fragment's partial (7.6+) LCP makes besides its data writes: the data file's
+create-open, sync and close, then its control file's create-open, synced write and close (the
+control-file cycle restore.cpp of 8.0 shows in ``Restore::lcp_create_ctl_open``,
+``lcp_create_ctl_done_open`` with ``setSyncFlag`` and ``lcp_create_ctl_done_write``; reference §2.1).
+Idle fragments write only the control file, which this count still covers."""
+
+
+def fragments_per_node(tables: int, ldm: int, replicas: int) -> int:
+    """Fragment replicas one data node holds: each table has #LDM × #data nodes partitions
+    (ClassicFragmentation, reference §8) and NoOfReplicas copies of each, spread over the node group,
+    so every node holds tables × LDM × NoOfReplicas of them."""
+    return tables * ldm * replicas
+
+
+def restore_file_ops(partial: bool, data_files: int) -> int:
+    """Synchronous file-system requests to restore one fragment: its control files (partial LCP only),
+    then an open, a first read and a close for each data file the restore reads."""
+    ctl = RESTORE_CTL_FILE_OPS if partial else 0
+    return ctl + RESTORE_FILE_OPS_FULL * max(1, data_files)
+
+
+def restore_setup_secs(fragments: int, restore_threads: int, file_ops: int, disk_latency: float) -> float:
+    """File set-up of the LCP restore. DBLQH keeps one fragment restoring per LDM instance and sends the
+    next RESTORE_LCP_REQ only on RESTORE_LCP_CONF (DblqhMain.cpp, ``Dblqh::execSTART_FRAGREQ`` queues
+    on ``c_lcp_waiting_fragments``, ``Dblqh::send_restore_lcp``, ``Dblqh::execRESTORE_LCP_CONF``), so
+    each restoring thread waits ``file_ops`` requests per fragment, one fragment after the other. From
+    8.0.23 query and recover threads restore too, so the rounds are spread over ``restore_threads``."""
+    if fragments <= 0:
+        return 0.0
+    return math.ceil(fragments / max(1, restore_threads)) * file_ops * disk_latency
+
+
+def lcp_round_secs(
+    tables: int, fragments: int, ldm: int, partial: bool, disk_latency: float, hidden_secs: float
+) -> float:
+    """Fixed time of one LCP besides writing and scanning: the master sends one LCP_FRAG_ORD per
+    fragment and "each LDM thread can process writing of one fragment replica at a time", each fragment
+    making ``LCP_FILE_OPS_*`` synchronous requests; after each table its description is written, ≈50 ms,
+    at most 4 in parallel ([NDBCNTR], reference §3). Up to 2 fragment orders are outstanding and 2
+    queued per node ([NDBCNTR]), so a fragment's file work overlaps the writing of the one before: only
+    what exceeds ``hidden_secs`` (the LCP's own scan and write time per LDM thread) adds to the round.
+    The GCP an LCP starts on is the LCP loop's own wait."""
+    ops = LCP_FILE_OPS_PARTIAL if partial else LCP_FILE_OPS_FULL
+    files = math.ceil(fragments / max(1, ldm)) * ops * disk_latency if fragments > 0 else 0.0
+    return tables * LCP_TABLE_DESCRIPTION_SECS + max(0.0, files - hidden_secs)
+
+
+def memory_touch_secs(memory_bytes: float, touch_rate: float) -> float:
+    """Allocating and touching DataMemory (and IndexMemory) at start: bound by memory and the OS, and
+    multi-threaded (reference §1.4, §7), so it runs at the host's touch rate, not its core speed."""
+    return memory_bytes / touch_rate if touch_rate > 0 else 0.0

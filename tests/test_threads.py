@@ -1,0 +1,120 @@
+"""The thread layout against NDB's own tables (thr_config.cpp as the manual prints it), the 8.0.23
+thread model in the restore, and ThreadConfig parsing in linear time."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import ndbsim
+from ndbsim import threads as t
+
+# The manual's MaxNoOfExecutionThreads table ([DOC-NDBD80]; reference §8): value -> LDM, TC, send, recv
+MANUAL_ROWS = {
+    2: (1, 0, 0, 1),
+    4: (2, 0, 0, 1),
+    8: (4, 0, 0, 1),
+    12: (6, 2, 1, 1),
+    16: (8, 3, 1, 2),
+    24: (12, 5, 2, 3),
+    32: (16, 8, 3, 3),
+    48: (24, 12, 5, 5),
+    64: (32, 16, 7, 7),
+    72: (32, 20, 8, 10),
+}
+
+
+@pytest.mark.parametrize("value", sorted(MANUAL_ROWS))
+def test_max_execution_threads_follows_the_manuals_table(value):
+    lay = t.from_max_execution_threads(value, any_ldm_count=False)
+    assert (lay.ldm, lay.tc, lay.send, lay.recv) == MANUAL_ROWS[value]
+    assert (lay.query, lay.recover) == (0, 0)  # MaxNoOfExecutionThreads never gives query threads
+
+
+def test_max_execution_threads_8023_table_rows():
+    """thr_config.cpp's computeThreadConfig rows that changed (reference §11)."""
+    rows = {9: (4, 2, 0, 1), 20: (10, 4, 2, 2), 32: (16, 7, 4, 3), 48: (24, 11, 6, 5), 64: (32, 15, 8, 7)}
+    for value, want in rows.items():
+        lay = t.from_max_execution_threads(value, any_ldm_count=True)
+        assert (lay.ldm, lay.tc, lay.send, lay.recv) == want
+
+
+def test_automatic_thread_config_worked_example():
+    """Reference §11, worked from the code: 16 CPUs -> 15 used -> 4 ldm, 4 query, 2 tc, 1 send, 1 recv,
+    and 16 - 8 = 8 recover in all, of which 4 are recover-only; one idxbld thread is added."""
+    lay = t.automatic(16)
+    assert (lay.main, lay.rep, lay.ldm, lay.query, lay.tc, lay.send, lay.recv) == (1, 1, 4, 4, 2, 1, 1)
+    assert lay.recover == 4 and lay.idxbld == 1
+    assert lay.restore_threads == 12
+
+
+@pytest.mark.parametrize(
+    "cpus,row",
+    [(4, (1, 0, 1, 1, 0, 0, 1)), (8, (1, 0, 2, 2, 1, 1, 1)), (10, (1, 0, 2, 2, 1, 1, 1)), (36, (1, 1, 9, 9, 5, 3, 4))],
+)
+def test_automatic_thread_config_rows(cpus, row):
+    """A tenth of the CPUs is left to the OS (4 -> 4 used, 10 -> 9, 36 -> 33), then the table's row."""
+    lay = t.automatic(cpus)
+    assert (lay.main, lay.rep, lay.ldm, lay.query, lay.tc, lay.send, lay.recv) == row
+
+
+def test_thread_config_counts_every_type():
+    lay = t.from_thread_config("ldm={count=4},query={count=4},recover={count=2},tc={count=2},send,recv={count=2}")
+    assert (lay.ldm, lay.query, lay.recover, lay.tc, lay.send, lay.recv, lay.main, lay.rep) == (4, 4, 2, 2, 1, 2, 1, 1)
+    assert t.from_thread_config("ldm={cpubind=1-3},ldm={cpubind=8}").ldm == 4
+    assert t.from_thread_config("main,io={count=3}").io == 1  # NDB ignores io's count
+
+
+def test_thread_config_parse_is_linear():
+    small, big = ",".join(["ldm={cpubind=1}"] * 20_000), ",".join(["ldm={cpubind=1}"] * 160_000)
+    t0 = time.perf_counter()
+    t.parse_thread_config(small)
+    t1 = time.perf_counter()
+    t.parse_thread_config(big)
+    t2 = time.perf_counter()
+    assert len(big) > 2_000_000
+    assert (t2 - t1) < 20 * max(t1 - t0, 1e-3)  # 8× the text: far from 64× (quadratic)
+
+
+def test_ldm_counts_by_release():
+    assert t.check_layout(t.ThreadLayout(ldm=5), query_threads=False)
+    assert t.check_layout(t.ThreadLayout(ldm=5), query_threads=True) is None
+    assert t.check_layout(t.ThreadLayout(ldm=333), query_threads=True)
+
+
+def _restore(version, thread_config):
+    r = ndbsim.simulate(
+        None,
+        overrides=[
+            f"version={version}",
+            f"cluster.config.ThreadConfig={thread_config}",
+            "cluster.config.MaxNoOfExecutionThreads=16",
+            "host.cpu_cores=32",
+            "cluster.config.RecoveryWork=60",  # 7.6.6 defaults to 50, 8.0 to 60: same for both
+        ],
+        seed=3,
+        replications=1,
+    )
+    return r.phases()["secs_restore_fragments"]
+
+
+def test_query_and_recover_threads_restore_from_8023():
+    """Same 8 LDM threads: query and recover threads make 8.0.35 restore faster by the parallelism they
+    add; 7.6.6 has none, so the same ThreadConfig leaves its restore as it was."""
+    plain = "ldm={count=8},tc={count=3},recv={count=2},send"
+    extra = plain + ",query={count=8},recover={count=8}"
+    r76, r80 = _restore("7.6.6", plain), _restore("8.0.35", plain)
+    r76q, r80q = _restore("7.6.6", extra), _restore("8.0.35", extra)
+    assert r76q == pytest.approx(r76, rel=1e-9)  # 7.6 has no query/recover threads: ignored
+    assert r80q < 0.5 * r80  # 24 restoring threads on 32 cores instead of 8
+
+
+def test_oversubscribed_host_warns():
+    r = ndbsim.simulate(None, overrides=["cluster.config.MaxNoOfExecutionThreads=32"], seed=1, replications=1)
+    assert any("hardware threads" in w for w in r.warnings)
+
+
+def test_version_on_an_older_profile_says_so():
+    r = ndbsim.simulate(None, overrides=["version=8.2.0", "cluster.config.DataMemory=65G"], seed=1, replications=1)
+    assert any("8.4 profile" in w for w in r.warnings)

@@ -78,14 +78,13 @@ def advice_table(a: Advice) -> str:
     t = sorted(b.totals)
     from ndbsim.result import quantile
 
-    what = f"NDB {a.version}, {a.restart_type} restart" if a.product == "NDB" else f"{a.version}, InnoDB crash recovery"
     lines = [
-        f"{a.name} — {what}: {format_secs(b.median)} "
+        f"{a.name} — {a.title}: {format_secs(b.median)} "
         f"(p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
         f"{a.replications} replications, seed {a.seed}){'' if b.status == 'ok' else ' ' + b.status}",
     ]
     bp = prices(b)
-    priced = a.product == "NDB"
+    priced = a.priced
     if priced:
         lines.append(
             f"now: LCP {_rate(bp['lcp_write_rate'])}, {_size(bp['lcp_bytes'])} per LCP, "

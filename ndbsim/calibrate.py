@@ -72,7 +72,7 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
 
     def residuals(x: np.ndarray) -> np.ndarray:
         k = constants_at(x)
-        out = []
+        out: list[float] = []
         for case in fit_cases:
             figures = predict(case, k)
             check_finishes(case, figures)

@@ -49,7 +49,7 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _main(
+def _root(
     version: bool = typer.Option(
         False, "--version", "-V", callback=_version, is_eager=True, help="Print ndbsim's version and exit."
     ),

@@ -247,8 +247,10 @@ def overridden_rates(raw: dict[str, Any], varied: Iterable[str], how: str) -> li
     the base scenario's ``workload.during_restart`` replaces while the node restarts, so the
     restart never sees them; ``how`` says where to set the fix (a sweep file's ``set:``)."""
     varied = set(varied)
-    workload = raw.get("workload") if isinstance(raw.get("workload"), dict) else {}
-    during = workload.get("during_restart") if isinstance(workload.get("during_restart"), dict) else {}
+    workload = raw.get("workload")
+    during = workload.get("during_restart") if isinstance(workload, dict) else None
+    if not isinstance(during, dict):
+        during = {}
     return [
         f"workload.{k} is varied but the base's workload.during_restart.{k}={during[k]} replaces it while the "
         f"node restarts, so every point restarts at that rate; set workload.during_restart.{k}=null ({how}) "

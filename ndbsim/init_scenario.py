@@ -165,7 +165,9 @@ def init_text(
 def _section_lines(section: str, model: BaseModel, raw: dict[str, Any], derived: frozenset[str]) -> list[str]:
     out: list[str] = []
     docs = field_docs(type(model))
-    given = raw.get(section) if isinstance(raw.get(section), dict) else {}
+    given = raw.get(section)
+    if not isinstance(given, dict):
+        given = {}
     for name in type(model).model_fields:
         key = f"{section}.{name}"
         value = getattr(model, name)

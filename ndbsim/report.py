@@ -67,8 +67,7 @@ def phase_table(
     )
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
     out.extend(checkpoint_lines(cp))
-    for w in dict.fromkeys(result.warnings + list(notes or [])):
-        out.append(f"warning: {w}")
+    out.extend(f"warning: {w}" for w in dict.fromkeys(result.warnings + list(notes or [])))
     return "\n".join(out) + "\n"
 
 

@@ -118,7 +118,7 @@ class Result(ReplicatedSummary):
     # -- summaries ----------------------------------------------------------------------
     @property
     def warnings(self) -> list[str]:
-        return list(dict.fromkeys([*self.notes, *ReplicatedSummary.warnings.fget(self)]))
+        return list(dict.fromkeys([*self.notes, *super().warnings]))
 
     @property
     def title(self) -> str:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from _helpers import sim
 
 from ndbsim import io
 
@@ -85,3 +86,9 @@ def test_atomic_write_text_writes_whole_file(tmp_path):
     io.atomic_write_text(target, "x" * 100_000)
     assert target.read_text() == "x" * 100_000
     assert [p.name for p in tmp_path.iterdir()] == ["t.txt"]
+
+
+def test_deterministic_for_a_seed():
+    a = sim(None, replications=3, seed=7).to_json()
+    b = sim(None, replications=3, seed=7).to_json()
+    assert a == b

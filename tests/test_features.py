@@ -3,6 +3,7 @@
 from dataclasses import replace
 
 import pytest
+from _helpers import sim
 
 from ndbsim.features import features_of
 from ndbsim.profiles import profile_for
@@ -41,3 +42,34 @@ def test_features_are_frozen():
     with pytest.raises(AttributeError):
         f.redo_control = True  # type: ignore[misc]
     assert replace(f, redo_control=not f.redo_control) != f
+
+
+def test_parameters_a_release_does_not_have_are_ignored_with_a_warning():
+    """EnableRedoControl came with 7.6.7 and DiskCheckpointSpeed left with 7.4: set on a release
+    without them they change nothing, and the run says so."""
+    load = (
+        "version=7.6.6",
+        "workload.before_restart=null",
+        "workload.updates_per_s=35000",
+        "cluster.config.NoOfFragmentLogFiles=16",
+        "cluster.config.FragmentLogFileSize=64M",
+    )
+    plain = sim(None, *load)
+    odd = sim(None, *load, "cluster.config.EnableRedoControl=true", "cluster.config.DiskCheckpointSpeed=1G")
+    assert odd.total_restart_secs == plain.total_restart_secs
+    assert odd.first.checkpoint == plain.first.checkpoint
+    assert any("DiskCheckpointSpeed, EnableRedoControl: not parameters of NDB 7.6.6" in w for w in odd.warnings)
+    assert not plain.warnings or not any("not a parameter" in w for w in plain.warnings)
+    later = sim(None, *load, "version=7.6.7", "cluster.config.EnableRedoControl=true")
+    assert later.first.checkpoint["lcp_write_speed"] > plain.first.checkpoint["lcp_write_speed"]
+
+
+def test_release_lines_get_their_own_mechanisms():
+    from ndbsim.profiles import profile_for
+
+    def mech(version):
+        return profile_for(version).mechanisms
+
+    assert not mech("6.3.28").multithreaded and mech("7.0.9").multithreaded
+    assert mech("7.1.10").redo_lcps_kept == 3 and mech("7.2.10").redo_lcps_kept == 2
+    assert not mech("7.6.4").insert_recovery_work and mech("7.6.5").insert_recovery_work

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from enum import StrEnum
+from enum import Enum
 from typing import Any
 
 from ndbsim.restart_info import Span
 
 
-class Status(StrEnum):
-    """How a restart ended; the value is what results and sweeps write."""
+class Status(str, Enum):
+    """How a restart ended; the value is what results and sweeps write.
+
+    A ``str`` mixin rather than ``enum.StrEnum`` (Python 3.11+), so the package keeps its
+    Python 3.10 floor; ``__str__`` and ``__format__`` give the plain value as StrEnum does,
+    so f-strings, JSON, CSV and Parquet write "ok", never "Status.OK"."""
 
     OK = "ok"
     """Every node finished its restart."""
@@ -23,6 +27,12 @@ class Status(StrEnum):
     """The restart did not finish within simulation.horizon."""
     REDO_OVERLOAD = "redo-overload"
     """A live node had to keep more REDO than its log holds (error 410)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, format_spec: str) -> str:
+        return format(str(self.value), format_spec)
 
 
 @dataclass

@@ -78,7 +78,7 @@ class InnodbResult(ReplicatedSummary):
 
     @property
     def warnings(self) -> list[str]:
-        return list(dict.fromkeys([*self.notes, *ReplicatedSummary.warnings.fget(self)]))
+        return list(dict.fromkeys([*self.notes, *super().warnings]))
 
     @property
     def title(self) -> str:

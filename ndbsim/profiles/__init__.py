@@ -434,11 +434,10 @@ def _profile_for(version: str) -> Profile:
     base = _PROFILES[family]
     defaults = dict(base.defaults)
     sources = _sources(family)
-    if family == "7.6":
-        # RecoveryWork 50 in 7.6.4–7.6.6, 60 from 7.6.7; InsertRecoveryWork from 7.6.5
-        # (before: inserts weigh 100%); EnableRedoControl from 7.6.7 ([RN767], §2.3).
-        if patch < 7:
-            defaults["RecoveryWork"] = 50
+    # RecoveryWork 50 in 7.6.4–7.6.6, 60 from 7.6.7; InsertRecoveryWork from 7.6.5
+    # (before: inserts weigh 100%); EnableRedoControl from 7.6.7 ([RN767], §2.3).
+    if family == "7.6" and patch < 7:
+        defaults["RecoveryWork"] = 50
     mechanisms = base.mechanisms
     if family == "7.6" and patch < 5:
         mechanisms = replace(mechanisms, insert_recovery_work=False)

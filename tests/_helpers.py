@@ -1,0 +1,21 @@
+"""Scenarios and shorthands shared by the tests that run a whole restart, in process or through the CLI."""
+
+import subprocess
+import sys
+
+from ndbsim import simulate
+
+BASE = "scenarios/dbt2-600wh-7.6.6.yaml"
+LEGACY = "scenarios/dbt2-600wh-7.5.10.yaml"
+
+
+def phases(result, node=None):
+    return result.phases(node)
+
+
+def sim(path=None, *sets, **kw):
+    return simulate(path, overrides=list(sets), **kw)
+
+
+def ndbsim(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, cwd=cwd)

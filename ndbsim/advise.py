@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ndbsim.levers import Lever, levers_for
+from ndbsim.levers import Lever
 from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE
 from ndbsim.runs import VariantRun, evaluate, evaluate_many, resolve_variant
 
@@ -107,6 +107,10 @@ class Advice:
     overrides: tuple[str, ...] = ()
     product: str = "NDB"
     """What restarts: ``NDB`` (a data node) or ``InnoDB`` (mysqld's crash recovery, no LCP prices)."""
+    title: str = ""
+    """The restart as the table's first line names it (the model's ``title``)."""
+    priced: bool = True
+    """Whether the levers carry LCP and REDO prices (the model's ``priced``)."""
 
     def to_dict(self) -> dict[str, Any]:
         from ndbsim.result import json_clean, quantile
@@ -211,17 +215,10 @@ def advise_full(
     for a in overrides:
         sc.set_override(raw, a)
     loaded = resolve_variant(raw, (), src)
-    product = loaded.model.label
-    if product == "NDB":
-        s = loaded.prepared.scenario
-        found: list[Lever] = levers_for(loaded.prepared, levers)
-        kind = s.restart.type
-    else:
-        from ndbsim.levers import innodb_levers_for
-
-        s = loaded.prepared
-        found = innodb_levers_for(s, levers)
-        kind = "crash recovery"
+    model = loaded.model
+    s = model.settings(loaded.prepared)
+    found: list[Lever] = model.levers(loaded.prepared, levers)
+    kind = model.restart_kind(loaded.prepared)
     seed = s.simulation.seed if seed is None else seed
     n = max(s.simulation.replications, ADVISE_REPLICATIONS) if replications is None else replications
     sc.check_run_counts(seed, n)
@@ -280,7 +277,9 @@ def advise_full(
         restart_type=kind,
         source=src,
         overrides=tuple(overrides),
-        product=product,
+        product=model.label,
+        title=model.title(s.version, kind),
+        priced=model.priced,
     )
     frame.attrs["advice"] = advice.to_dict()
     return advice

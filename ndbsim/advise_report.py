@@ -36,6 +36,12 @@ def _pct(x: float) -> str:
     return "-" if math.isnan(x) else f"{100 * x:.0f}%"
 
 
+def _redo_free(x: float) -> str:
+    """REDO left free at the steady peak; below zero the peak outgrows the log, which NDB reports
+    as error 410 (REDO log overloaded), so no percentage is meaningful."""
+    return "overloaded (error 410)" if x < 0 else _pct(x)
+
+
 def _cores(x: float) -> str:
     return "-" if math.isnan(x) else f"{x:.2f}"
 
@@ -61,24 +67,28 @@ write rate, bytes per LCP, LCP files on disk, REDO left free at the steady peak,
 writes take at that rate)."""
 
 
+def _free(x: float) -> str:
+    """The base's REDO price as the "now" line words it."""
+    return _redo_free(x) if x < 0 else f"{_pct(x)} free"
+
+
 def advice_table(a: Advice) -> str:
     """The ranked levers as text, with the base, the best combination and how to reproduce."""
     b = a.base
     t = sorted(b.totals)
     from ndbsim.result import quantile
 
-    what = f"NDB {a.version}, {a.restart_type} restart" if a.product == "NDB" else f"{a.version}, InnoDB crash recovery"
     lines = [
-        f"{a.name} — {what}: {format_secs(b.median)} "
+        f"{a.name} — {a.title}: {format_secs(b.median)} "
         f"(p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
         f"{a.replications} replications, seed {a.seed}){'' if b.status == 'ok' else ' ' + b.status}",
     ]
     bp = prices(b)
-    priced = a.product == "NDB"
+    priced = a.priced
     if priced:
         lines.append(
             f"now: LCP {_rate(bp['lcp_write_rate'])}, {_size(bp['lcp_bytes'])} per LCP, "
-            f"{_size(bp['lcp_disk_bytes'])} of LCP files, REDO {_pct(bp['redo_headroom'])} free, "
+            f"{_size(bp['lcp_disk_bytes'])} of LCP files, REDO {_free(bp['redo_headroom'])}, "
             f"LCP CPU {_cores(bp['lcp_cpu_cores'])} cores"
         )
     rows: list[tuple[str, ...]] = [HEADER if priced else HEADER[:8]]
@@ -96,7 +106,7 @@ def advice_table(a: Advice) -> str:
                 _rate(r.lcp_write_rate),
                 _size(r.lcp_bytes),
                 _size(r.lcp_disk_bytes),
-                _pct(r.redo_headroom),
+                _redo_free(r.redo_headroom),
                 _cores(r.lcp_cpu_cores),
             )[: len(rows[0])]
         )
@@ -111,8 +121,8 @@ def advice_table(a: Advice) -> str:
         )
     else:
         lines.append("best combination: no lever shortens this restart without a flag")
-    if len(a.frame):
-        top = a.frame.iloc[0]
+    top = a.frame.iloc[0] if len(a.frame) else None
+    if top is not None and top["saving_secs"] >= 0.5:  # a saving the table shows, not "0s" or a loss
         scen = shlex.quote(a.source) + " " if a.source else ""
         lines.append(
             f"reproduce the top lever: ndbsim run {scen}-n {a.replications} --seed {a.seed} "

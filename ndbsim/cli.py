@@ -1,6 +1,7 @@
 """The command line, thin: parse, call, print. Exit codes: 0 ok, 1 a check failed, 2 bad input,
 3 an internal error (a bug: rerun with --debug for the traceback), 4 the cluster would not make
-it (a run whose status is redo-overload, non-converging or stuck; the result is still printed),
+it (a run, or advise's base, whose status is redo-overload, non-converging or stuck; the result is
+still printed),
 130 interrupted."""
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ if TYPE_CHECKING:
     from ndbsim.profiles import Profile
 
 EXIT_NOT_MADE_IT = 4
-"""Exit code of ``run`` when the restart would not finish: status redo-overload (error 410),
-non-converging or stuck. The table, JSON or CSV is still printed (docs/CONTRACT.md)."""
+"""Exit code of ``run``, and of ``advise`` for its base, when the restart would not finish: status
+redo-overload (error 410), non-converging or stuck. The table, JSON or CSV is still printed
+(docs/CONTRACT.md)."""
 
 app = typer.Typer(
     add_completion=False,
@@ -615,7 +617,8 @@ def advise(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the table or JSON to a file."),
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
-    """Rank what would make this restart faster, with each change's price and the best combination."""
+    """Rank what would make this restart faster, with each change's price and the best combination.
+    Exit 4 when the restart as given would not finish (the ranking is still printed)."""
     import json
 
     from ndbsim.advise import advise_full
@@ -657,6 +660,8 @@ def advise(
         atomic_write_text(output, text)
     else:
         sys.stdout.write(text)
+    if a.base.status != "ok":
+        raise typer.Exit(EXIT_NOT_MADE_IT)
 
 
 @app.command()

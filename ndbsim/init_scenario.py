@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from ndbsim import config_params
 from ndbsim.scenario import Scenario
-from ndbsim.units import format_bytes, parse_bytes
+from ndbsim.units import exact_size_text, parse_bytes
 
 COMMENT_WIDTH = 100
 """Width the key descriptions of a written scenario wrap at."""
@@ -67,7 +67,7 @@ def _datamemory(raw: dict[str, Any], version: str | None) -> str | None:
         default = profile_for(str(version or Scenario.model_fields["version"].default)).defaults["DataMemory"]
     except Exception:  # an unknown version is reported by the validation that follows
         return None
-    return format_bytes(parse_bytes(default)).replace(".0", "")
+    return exact_size_text(parse_bytes(default))
 
 
 # ---------------------------------------------------------------------------------------
@@ -104,9 +104,9 @@ def _yaml_value(key: str, value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, float) and leaf in ("size", "row_size", "disk_data_size", "bytes_per_change"):
-        return format_bytes(value).replace(".0", "")
+        return exact_size_text(value)
     if isinstance(value, float) and leaf in ("disk_read", "disk_write"):
-        return format_bytes(value).replace(".0", "") + "/s"
+        return exact_size_text(value) + "/s"
     if leaf == "network":
         return f"{value * 8 / 1e9:g}Gbit/s"
     if leaf in ("downtime", "duration", "horizon"):

@@ -22,6 +22,7 @@ from ndbsim.errors import InputError, did_you_mean
 from ndbsim.profiles import parse_version, unused_params
 from ndbsim.scenario import Resolved
 from ndbsim.threads import LDM_TABLE, ldm_threads
+from ndbsim.units import exact_size_text
 
 SPEED_FACTORS = (0.5, 2.0, 4.0)
 """Multiples of the current value tried for write speeds, REDO sizes and host resources: half,
@@ -55,15 +56,6 @@ class Lever:
     kind: str
     current: str
     candidates: tuple[Candidate, ...]
-
-
-def _size_text(x: float) -> str:
-    """A byte count as config.ini writes it (``512M``, ``2G``), exact to the megabyte."""
-    if x >= G and x % G == 0:
-        return f"{int(x // G)}G"
-    if x % M == 0:
-        return f"{int(x // M)}M"
-    return f"{round(x)}"
 
 
 def _bits_text(x: float) -> str:
@@ -114,7 +106,7 @@ def _param_levers(r: Resolved) -> list[Lever]:
             hi = min(hi, cfg["MaxDiskWriteSpeed"])
         elif name == "MaxDiskWriteSpeed":
             lo = max(lo, cfg["MinDiskWriteSpeed"])
-        values[name] = [_size_text(v) for v in _scaled(cfg[name], lo, hi)]
+        values[name] = [exact_size_text(v) for v in _scaled(cfg[name], lo, hi)]
     values["RecoveryWork"] = [str(v) for v in RECOVERY_WORK_VALUES if v != cfg["RecoveryWork"]]
     values["BuildIndexThreads"] = [str(v) for v in BUILD_INDEX_THREADS_VALUES if v != cfg["BuildIndexThreads"]]
     copy_now = min(ldm, cfg["MaxParallelCopyInstances"]) if cfg["MaxParallelCopyInstances"] else ldm
@@ -130,7 +122,9 @@ def _param_levers(r: Resolved) -> list[Lever]:
         _count_text(v) for v in _scaled(files, PARAMS["NoOfFragmentLogFiles"].lo or 3, 2**31, 1)
     ]
     p = PARAMS["FragmentLogFileSize"]
-    values["FragmentLogFileSize"] = [_size_text(v) for v in _scaled(cfg["FragmentLogFileSize"], p.lo or M, p.hi or G)]
+    values["FragmentLogFileSize"] = [
+        exact_size_text(v) for v in _scaled(cfg["FragmentLogFileSize"], p.lo or M, p.hi or G)
+    ]
     tblcp = cfg["TimeBetweenLocalCheckpoints"]
     values["TimeBetweenLocalCheckpoints"] = [str(v) for v in (tblcp - 4, tblcp - 2, tblcp + 2) if 0 <= v <= 31]
     values["EnableRedoControl"] = ["false" if cfg["EnableRedoControl"] else "true"]
@@ -142,7 +136,7 @@ def _param_levers(r: Resolved) -> list[Lever]:
         if name in lacking or not vals:
             continue
         current = cfg[name]
-        shown = _size_text(current) if PARAMS[name].kind in ("size", "rate") else str(current).lower()
+        shown = exact_size_text(current) if PARAMS[name].kind in ("size", "rate") else str(current).lower()
         cands = tuple(Candidate(name, v, (f"cluster.config.{name}={v}",)) for v in vals)
         out.append(Lever(name, "config", shown, cands))
     return out
@@ -165,9 +159,9 @@ def _host_levers(r: Resolved) -> list[Lever]:
         cands = tuple(Candidate("host.cpu_cores", str(c), (f"host.cpu_cores={c}",)) for c in cores)
         out.append(Lever("host.cpu_cores", "host", str(h.cpu_cores), cands))
     for key, now in (("disk_read", h.disk_read), ("disk_write", h.disk_write)):
-        vals = [_size_text(now * f) for f in SPEED_FACTORS[1:]]
+        vals = [exact_size_text(now * f) for f in SPEED_FACTORS[1:]]
         cands = tuple(Candidate(f"host.{key}", v, (f"host.{key}={v}",)) for v in vals)
-        out.append(Lever(f"host.{key}", "host", _size_text(now), cands))
+        out.append(Lever(f"host.{key}", "host", exact_size_text(now), cands))
     vals = [_bits_text(h.network * f) for f in SPEED_FACTORS[1:]]
     cands = tuple(Candidate("host.network", v, (f"host.network={v}",)) for v in vals)
     out.append(Lever("host.network", "host", _bits_text(h.network), cands))
@@ -250,13 +244,13 @@ def innodb_levers(s: Any) -> list[Lever]:
     out = []
     sv, st = s.server, s.storage
     for key, now, factors, text in (
-        ("server.innodb_log_file_size", sv.innodb_log_file_size, (0.5, 2.0), _size_text),
-        ("server.buffer_pool_size", sv.buffer_pool_size, (0.5, 2.0), _size_text),
+        ("server.innodb_log_file_size", sv.innodb_log_file_size, (0.5, 2.0), exact_size_text),
+        ("server.buffer_pool_size", sv.buffer_pool_size, (0.5, 2.0), exact_size_text),
         ("storage.read_iops", st.read_iops, SPEED_FACTORS[1:], _count_text),
         ("storage.write_iops", st.write_iops, SPEED_FACTORS[1:], _count_text),
-        ("storage.seq_read", st.seq_read, SPEED_FACTORS[1:], _size_text),
+        ("storage.seq_read", st.seq_read, SPEED_FACTORS[1:], exact_size_text),
     ):
-        vals = [text(round(now * f / M) * M if text is _size_text else now * f) for f in factors]
+        vals = [text(round(now * f / M) * M if text is exact_size_text else now * f) for f in factors]
         cands = tuple(Candidate(key, v, (f"{key}={v}",)) for v in dict.fromkeys(vals) if v != text(now))
         if cands:
             out.append(Lever(key, "innodb", text(now), cands))

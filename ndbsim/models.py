@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ndbsim.innodb import InnodbResult, InnodbScenario
+    from ndbsim.levers import Lever
     from ndbsim.profiles import Constants
 
 
@@ -84,6 +85,26 @@ class Model(Protocol):
     def input_notes(self, prepared: Any, where: dict[str, str]) -> list[str]:
         """Warnings about the scenario's input (a run shows them; ``ndbsim validate`` prints them)."""
 
+    @property
+    def priced(self) -> bool:
+        """Whether advise prices each lever in LCP and REDO terms (a model with NDB's checkpoints)."""
+
+    @property
+    def solves(self) -> bool:
+        """Whether ``ndbsim solve``'s inverse questions (REDO log, LCP speed, ...) apply to it."""
+
+    def levers(self, prepared: Any, only: list[str] | tuple[str, ...] = ()) -> list[Lever]:
+        """The levers advise tries on this scenario (those named in ``only``, if given)."""
+
+    def settings(self, prepared: Any) -> Any:
+        """The validated scenario that carries ``name``, ``version`` and ``simulation``."""
+
+    def restart_kind(self, prepared: Any) -> str:
+        """What restarts, as advise names it (``rolling``, ``crash recovery``)."""
+
+    def title(self, version: str, restart_kind: str) -> str:
+        """The restart as advise's first line names it (``NDB 8.0.35, rolling restart``)."""
+
 
 def streams(seed: int, n: int) -> list[np.random.Generator]:
     """NDB's generators, one independent stream per replication, all derived from the root
@@ -120,6 +141,8 @@ class NdbModel:
     """MySQL NDB Cluster data-node restarts (``ndbsim.engine``)."""
 
     label = "NDB"
+    priced = True
+    solves = True
     phase_fix = "use a restart_info phase column (ndbsim.restart_info.PHASES), e.g. secs_exec_redo_log"
     factor_model = None
     constants_file = None
@@ -203,11 +226,27 @@ class NdbModel:
 
         return input_notes(prepared, where)
 
+    def levers(self, prepared: sc.Resolved, only: list[str] | tuple[str, ...] = ()) -> list[Lever]:
+        from ndbsim.levers import levers_for
+
+        return levers_for(prepared, only)
+
+    def settings(self, prepared: sc.Resolved) -> sc.Scenario:
+        return prepared.scenario
+
+    def restart_kind(self, prepared: sc.Resolved) -> str:
+        return prepared.scenario.restart.type
+
+    def title(self, version: str, restart_kind: str) -> str:
+        return f"NDB {version}, {restart_kind} restart"
+
 
 class InnodbModel:
     """InnoDB crash recovery (seed 002, ``ndbsim.innodb``)."""
 
     label = "InnoDB"
+    priced = False
+    solves = False
 
     @property
     def phases(self) -> tuple[str, ...]:
@@ -314,6 +353,20 @@ class InnodbModel:
             for section in ("server", "storage")
             if not any(k == section or k.startswith(section + ".") for k in where)
         ]
+
+    def levers(self, prepared: InnodbScenario, only: list[str] | tuple[str, ...] = ()) -> list[Lever]:
+        from ndbsim.levers import innodb_levers_for
+
+        return innodb_levers_for(prepared, only)
+
+    def settings(self, prepared: InnodbScenario) -> InnodbScenario:
+        return prepared
+
+    def restart_kind(self, prepared: InnodbScenario) -> str:
+        return "crash recovery"
+
+    def title(self, version: str, restart_kind: str) -> str:
+        return f"{version}, InnoDB crash recovery"
 
 
 NDB = NdbModel()

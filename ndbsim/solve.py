@@ -195,7 +195,7 @@ def solve(
     for a in overrides:
         sc.set_override(raw, a)
     loaded = resolve_variant(raw, (), src)
-    if loaded.model.label != "NDB":
+    if not loaded.model.solves:
         raise InputError(
             f"solve answers NDB restart questions; this is an {loaded.model.label} scenario", field="kind", source=src
         )

@@ -202,6 +202,15 @@ def format_bytes(n: float) -> str:
     return f"{n:.0f}B"
 
 
+def exact_size_text(n: float) -> str:
+    """A byte count as config.ini writes it, exactly: ``2G``, ``512M``, ``1234M``, ``64K``, or bytes
+    (``100``) when no suffix divides it; ``parse_bytes`` reads it back to the same count."""
+    for unit in ("G", "M", "K"):
+        if n >= _BINARY[unit] and n % _BINARY[unit] == 0:
+            return f"{int(n // _BINARY[unit])}{unit}"
+    return f"{round(n)}"
+
+
 def format_secs(s: float) -> str:
     """1151 -> '19m11s'; a restart that never finishes -> 'never'."""
     if s != s or s in (float("inf"), float("-inf")):

@@ -91,6 +91,17 @@ def test_a_lever_that_ends_in_error_410_is_flagged_and_not_combined():
     assert df.attrs["advice"]["combination"] is None
 
 
+def test_advise_on_a_base_that_never_finishes_says_error_410_and_exits_4():
+    """The table is still printed; REDO is priced as overloaded, not as a negative share free,
+    no reproduce line is offered when no lever saves, and the exit code is run's for this base."""
+    sets = ["--set", "workload.updates_per_s=5000000"]
+    p = ndbsim_cli("advise", ROLLING_80, *sets, "--lever", "NoOfFragmentLogFiles", "-n", "2")
+    assert p.returncode == ndbsim_cli("run", ROLLING_80, *sets, "-n", "2").returncode == 4, p.stderr
+    assert "REDO overloaded (error 410)" in p.stdout and "% free" not in p.stdout
+    assert "overloaded (error 410)" in p.stdout.splitlines()[3]  # the lever's row prices it alike
+    assert "no lever shortens this restart" in p.stdout and "reproduce the top lever" not in p.stdout
+
+
 def test_levers_the_version_lacks_are_skipped():
     names = {lv.name for lv in levers_for(resolve_variant(ndbsim.scenario.load_raw(DBT2_75), ()).prepared)}
     assert "RecoveryWork" not in names and "EnableRedoControl" not in names and "DiskCheckpointSpeed" not in names

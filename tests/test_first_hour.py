@@ -341,6 +341,17 @@ def test_init_writes_a_commented_scenario_that_runs(ini, tmp_path):
     assert "size: 80M   # DataMemory's" in plain.stdout  # NDB's default DataMemory, until you give yours
 
 
+def test_init_writes_datamemory_as_the_exact_data_size(tmp_path):
+    """data.size taken from DataMemory is written exactly, not rounded to one decimal of a unit."""
+    from ndbsim.units import parse_bytes
+
+    ini = tmp_path / "c.ini"
+    ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=1234M\n[ndbd]\n[ndbd]\n")
+    p = ndbsim("init", "--config-ini", str(ini))
+    assert p.returncode == 0, p.stderr
+    assert parse_bytes(yaml.safe_load(p.stdout)["data"]["size"]) == 1234 * 2**20
+
+
 def test_init_reads_the_config_ini_as_run_does(tmp_path):
     """One load pipeline: an error in a value the config.ini set is the same error, naming the
     file, from ndbsim init and ndbsim run; a --set that repairs it counts for both."""

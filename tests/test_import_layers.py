@@ -83,3 +83,15 @@ def test_only_the_registry_reads_the_model_kind():
     ]
     assert readers == []
     assert 'raw.get("kind")' in (PACKAGE / "models.py").read_text(encoding="utf-8")
+
+
+def test_only_the_registry_branches_on_the_model():
+    """Code outside models.py asks the model (its levers, whether it solves, ...) rather than
+    comparing its name."""
+    branches = [
+        module_name(p)
+        for p in PACKAGE.rglob("*.py")
+        if p.name != "models.py"
+        and any(s in p.read_text(encoding="utf-8") for s in ("product ==", "product !=", "label ==", "label !="))
+    ]
+    assert branches == []

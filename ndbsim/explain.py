@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -393,9 +393,16 @@ def header_lines(explained: dict[str, Any]) -> list[str]:
         f"workload (cluster-wide): steady {rates_text(wl['steady'])}; before the restart {before}; "
         f"during it {rates_text(wl['during_restart'])}",
     ]
+    return lines + defaulted_lines(explained["defaulted"], _shown)
+
+
+def defaulted_lines(defaulted: list[dict[str, Any]], shown: Callable[[str, Any], str]) -> list[str]:
+    """The header's "defaulted (origin): key=value, ..." lines, one group per origin, wrapped;
+    ``shown`` writes a value as the model's scenario would."""
     by_origin: dict[str, list[str]] = {}
-    for item in explained["defaulted"]:
-        by_origin.setdefault(item["from"], []).append(f"{item['key']}={_shown(item['key'], item['value'])}")
+    for item in defaulted:
+        by_origin.setdefault(item["from"], []).append(f"{item['key']}={shown(item['key'], item['value'])}")
+    lines: list[str] = []
     for origin, items in by_origin.items():
         lines.extend(
             textwrap.wrap(f"defaulted ({origin}): " + ", ".join(items), width=HEADER_WIDTH, subsequent_indent="  ")

@@ -8,16 +8,15 @@ JSON (``simulated``, ``defaulted``) and in CSV (one column per fact).
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from ndbsim.explain import (
     GIVEN,
-    HEADER_WIDTH,
     _cell,
     _origin,
     _rate,
     _value_at,
+    defaulted_lines,
     given_keys,
     leaf_keys,
 )
@@ -125,14 +124,7 @@ def header_lines(explained: dict[str, Any]) -> list[str]:
         f"data {format_bytes(w['data_size'])}, {_rate(w['uncommitted_txn_rows'])} uncommitted rows at the crash; "
         f"redo rate jitter {sim['jitter']:g} between replications",
     ]
-    by_origin: dict[str, list[str]] = {}
-    for item in explained["defaulted"]:
-        by_origin.setdefault(item["from"], []).append(f"{item['key']}={_shown(item['key'], item['value'])}")
-    for origin, items in by_origin.items():
-        lines.extend(
-            textwrap.wrap(f"defaulted ({origin}): " + ", ".join(items), width=HEADER_WIDTH, subsequent_indent="  ")
-        )
-    return lines
+    return lines + defaulted_lines(explained["defaulted"], _shown)
 
 
 def csv_fields(explained: dict[str, Any], warnings: list[str]) -> dict[str, Any]:

@@ -3,10 +3,9 @@ step short fails, and one-line errors for what cannot be answered."""
 
 import json
 import math
-import subprocess
-import sys
 
 import pytest
+from _helpers import ndbsim as ndbsim_cli
 from conftest import ROOT, SCENARIOS
 
 import ndbsim
@@ -17,10 +16,6 @@ from ndbsim.solve import solve
 
 DBT2_75 = str(ROOT / "scenarios" / "dbt2-600wh-7.5.10.yaml")
 ROLLING_80 = str(ROOT / "scenarios" / "rolling-4-nodes-8.0.yaml")
-
-
-def ndbsim_cli(*args):
-    return subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True)
 
 
 def median_total(scenario, sets, seed, n):

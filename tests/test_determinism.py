@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
-from _helpers import sim
+from _helpers import ndbsim, sim
 
 from ndbsim import io
-
-
-def ndbsim(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, cwd=cwd)
 
 
 def test_json_is_byte_identical_across_processes():

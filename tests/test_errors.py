@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
+from _helpers import ndbsim
 
 from ndbsim.cli import main
 
@@ -259,10 +258,6 @@ def test_innodb_errors_name_field_and_fix(capsys, root):
 
 def test_corpus_is_large_enough():
     assert len(SET_CASES) + 2 * len(FILE_CASES) + len(INI_CASES) + len(OPTION_CASES) >= 45
-
-
-def ndbsim(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, cwd=cwd)
 
 
 @pytest.mark.parametrize(

@@ -4,11 +4,11 @@
 import csv
 import io
 import json
-import subprocess
 import sys
 
 import pytest
 import yaml
+from _helpers import ndbsim
 from conftest import ROOT
 
 INI = """[ndbd default]
@@ -26,10 +26,6 @@ NodeId=13
 [ndbd]
 NodeId=14
 """
-
-
-def ndbsim(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, cwd=cwd)
 
 
 @pytest.fixture

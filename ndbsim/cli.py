@@ -132,7 +132,7 @@ def run(
     from ndbsim.budget import showing_progress
 
     with showing_progress(sys.stderr.isatty()):
-        result = loaded.run(seed, replications)
+        result = loaded.run(seed, replications, explained=False)
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
     if format == "json":
         text = result.to_json() + "\n"

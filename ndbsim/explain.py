@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable, Iterable
+from functools import cache
+from operator import attrgetter
 from typing import Any
 
 from pydantic import BaseModel
@@ -47,9 +49,11 @@ EXPLAINED_SECTIONS = ("cluster", "host", "data", "workload", "restart")
 horizons, which change no modelled quantity; ``name`` and ``expect`` are labels)."""
 
 
-def leaf_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+@cache
+def leaf_keys(model: type[BaseModel], prefix: str = "") -> tuple[str, ...]:
     """Every dotted scenario key below ``model`` that holds a value (sections recursed into;
-    ``cluster.config`` is config.ini's and is reported by parameter, not here)."""
+    ``cluster.config`` is config.ini's and is reported by parameter, not here). A function of
+    the class alone, so walked once per class."""
     keys: list[str] = []
     for name, info in model.model_fields.items():
         key = f"{prefix}{name}"
@@ -60,7 +64,14 @@ def leaf_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
             keys.extend(leaf_keys(sub, key + "."))
         else:
             keys.append(key)
-    return keys
+    return tuple(keys)
+
+
+@cache
+def explained_keys(model: type[BaseModel], sections: tuple[str, ...]) -> tuple[str, ...]:
+    """The keys of ``leaf_keys(model)`` whose defaults a run names: ``version`` and those in
+    ``sections``."""
+    return tuple(k for k in leaf_keys(model) if k == "version" or k.startswith(sections))
 
 
 def _model_of(annotation: Any) -> type[BaseModel] | None:
@@ -72,13 +83,17 @@ def _model_of(annotation: Any) -> type[BaseModel] | None:
 def given_keys(model: BaseModel, prefix: str = "") -> set[str]:
     """Dotted keys the input set explicitly (pydantic's ``model_fields_set``, recursively)."""
     out: set[str] = set()
+    _given_into(model, prefix, out)
+    return out
+
+
+def _given_into(model: BaseModel, prefix: str, out: set[str]) -> None:
     for name in model.model_fields_set:
         value = getattr(model, name)
         key = f"{prefix}{name}"
         out.add(key)
         if isinstance(value, BaseModel):
-            out |= given_keys(value, key + ".")
-    return out
+            _given_into(value, key + ".", out)
 
 
 def flat_keys(raw: Any, prefix: str = "") -> set[str]:
@@ -86,11 +101,16 @@ def flat_keys(raw: Any, prefix: str = "") -> set[str]:
     ``{"a", "a.b"}``); ``cluster.config``'s parameters keep NDB's names after the prefix."""
     out: set[str] = set()
     if isinstance(raw, dict):
-        for k, v in raw.items():
-            key = f"{prefix}{k}"
-            out.add(key)
-            out |= flat_keys(v, key + ".")
+        _flat_into(raw, prefix, out)
     return out
+
+
+def _flat_into(raw: dict[Any, Any], prefix: str, out: set[str]) -> None:
+    for k, v in raw.items():
+        key = f"{prefix}{k}"
+        out.add(key)
+        if isinstance(v, dict):
+            _flat_into(v, key + ".", out)
 
 
 def origins(
@@ -116,16 +136,20 @@ def origins(
 
 def _origin(key: str, given: set[str], where: dict[str, str] | None) -> str:
     if where is not None:
-        for k in (key, *_parents(key)):
-            if k in where and (k == key or where[k] in OVERRIDES):
+        if key in where:
+            return where[key]
+        for k in _parents(key):
+            if where.get(k) in OVERRIDES:
                 return where[k]
         return NDBSIM_DEFAULT
     return SCENARIO if key in given else NDBSIM_DEFAULT
 
 
-def _parents(key: str) -> list[str]:
+@cache
+def _parents(key: str) -> tuple[str, ...]:
+    """The sections holding ``key``, innermost first (called with the model's own keys only)."""
     parts = key.split(".")
-    return [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
+    return tuple(".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1))
 
 
 RATE_KEYS = ("updates_per_s", "inserts_per_s", "deletes_per_s", "bytes_per_change")
@@ -146,7 +170,7 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
 
     s: Scenario = resolved.scenario
     cfg = resolved.config
-    given = given_keys(s)
+    given = given_keys(s) if where is None else set()  # ``where`` says what was given, when known
     w = s.workload
     steady = _rates(w)
     during = {k: (v if v is not None else steady[k]) for k, v in _rates(w.during_restart).items()} or dict(steady)
@@ -194,9 +218,7 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
         "workload": {"steady": steady, "before_restart": burst, "during_restart": during},
     }
     defaulted = []
-    for key in leaf_keys(Scenario):
-        if not key.startswith(EXPLAINED_SECTIONS) and key != "version":
-            continue
+    for key in explained_keys(Scenario, EXPLAINED_SECTIONS):
         origin = _origin(key, given, where)
         if origin in GIVEN:
             continue
@@ -283,12 +305,16 @@ def annotate(result: Any, resolved: Resolved, where: dict[str, str], notes: list
 
 
 def _value_at(s: BaseModel, key: str) -> Any:
-    cur: Any = s
-    for part in key.split("."):
-        cur = getattr(cur, part)
+    cur = _getter(key)(s)
     if isinstance(cur, BaseModel):
         return cur.model_dump(mode="json", exclude_none=True)
     return cur
+
+
+@cache
+def _getter(key: str) -> attrgetter[Any]:
+    """Reads a dotted key's value off a scenario (called with the models' own keys only)."""
+    return attrgetter(key)
 
 
 # ---------------------------------------------------------------------------------------

@@ -36,10 +36,11 @@ class Loaded:
     """Where each given dotted key came from (``explain.origins``): the scenario file, the
     built-in default scenario, the config.ini, ``--set``, or DataMemory for a derived data.size."""
 
-    def run(self, seed: int | None = None, replications: int | None = None) -> Any:
-        """Simulate the prepared scenario; ``seed`` and ``replications`` default to its own."""
+    def run(self, seed: int | None = None, replications: int | None = None, *, explained: bool = True) -> Any:
+        """Simulate the prepared scenario; ``seed`` and ``replications`` default to its own.
+        ``explained=False`` when ``annotate`` will describe the result (see ``Model.run``)."""
         sc.check_run_counts(seed, replications)
-        return self.model.run(self.prepared, seed, replications)
+        return self.model.run(self.prepared, seed, replications, explained=explained)
 
 
 def read(

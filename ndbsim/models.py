@@ -71,7 +71,11 @@ class Model(Protocol):
 
     def streams(self, seed: int, n: int) -> list[np.random.Generator]: ...
 
-    def run(self, prepared: Any, seed: int | None = None, replications: int | None = None) -> Any: ...
+    def run(
+        self, prepared: Any, seed: int | None = None, replications: int | None = None, *, explained: bool = True
+    ) -> Any:
+        """Run the replications; ``explained=False`` leaves the result's ``explained`` for
+        ``annotate`` to fill (which describes the scenario with each value's origin)."""
 
     def outcomes(self, prepared: Any, seed: int, replications: int) -> Iterator[Outcome]: ...
 
@@ -112,8 +116,12 @@ def streams(seed: int, n: int) -> list[np.random.Generator]:
     return [np.random.Generator(np.random.PCG64(s)) for s in np.random.SeedSequence(seed).spawn(n)]
 
 
-def run_resolved(resolved: sc.Resolved, seed: int | None = None, replications: int | None = None) -> Result:
-    """Run a resolved NDB scenario; ``seed`` and ``replications`` default to its own."""
+def run_resolved(
+    resolved: sc.Resolved, seed: int | None = None, replications: int | None = None, *, explained: bool = True
+) -> Result:
+    """Run a resolved NDB scenario; ``seed`` and ``replications`` default to its own. With
+    ``explained`` the result says what it simulated, counting the scenario's own keys as given;
+    without, ``explained`` stays empty (``annotate`` fills it with each value's origin)."""
     from ndbsim.budget import progress
     from ndbsim.engine.run import simulate_once
     from ndbsim.explain import describe
@@ -133,7 +141,7 @@ def run_resolved(resolved: sc.Resolved, seed: int | None = None, replications: i
         seed=seed,
         scenario=resolved.to_dict(),
         replications=reps,
-        explained=describe(resolved, node_ids=resolved.node_ids),
+        explained=describe(resolved, node_ids=resolved.node_ids) if explained else {},
     )
 
 
@@ -190,8 +198,10 @@ class NdbModel:
     def streams(self, seed: int, n: int) -> list[np.random.Generator]:
         return streams(seed, n)
 
-    def run(self, prepared: sc.Resolved, seed: int | None = None, replications: int | None = None) -> Result:
-        return run_resolved(prepared, seed, replications)
+    def run(
+        self, prepared: sc.Resolved, seed: int | None = None, replications: int | None = None, *, explained: bool = True
+    ) -> Result:
+        return run_resolved(prepared, seed, replications, explained=explained)
 
     def outcomes(self, prepared: sc.Resolved, seed: int, replications: int) -> Iterator[Outcome]:
         """The sweep figures of each replication, yielded as it finishes."""
@@ -309,7 +319,15 @@ class InnodbModel:
 
         return innodb_streams(seed, n)
 
-    def run(self, prepared: InnodbScenario, seed: int | None = None, replications: int | None = None) -> InnodbResult:
+    def run(
+        self,
+        prepared: InnodbScenario,
+        seed: int | None = None,
+        replications: int | None = None,
+        *,
+        explained: bool = True,
+    ) -> InnodbResult:
+        """InnoDB's result is always described (``explained`` is NDB's saving; InnoDB's is cheap)."""
         from ndbsim.innodb import run_scenario
 
         return run_scenario(prepared, seed, replications)

@@ -34,7 +34,7 @@ def simulate(
     from ndbsim.explain import PYTHON_ARG
 
     loaded = load(scenario, overrides=overrides, sets=dotted, set_origin=PYTHON_ARG)
-    result = loaded.run(seed, replications)
+    result = loaded.run(seed, replications, explained=False)  # annotate describes it, with origins
     changes = [a.strip() for a in overrides] + [f"{k}={v}" for k, v in dotted.items()]
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
     return result

@@ -17,8 +17,8 @@ from ndbsim.explain import (
     _rate,
     _value_at,
     defaulted_lines,
+    explained_keys,
     given_keys,
-    leaf_keys,
 )
 from ndbsim.innodb.scenario import InnodbScenario
 from ndbsim.units import format_bytes, format_secs
@@ -48,7 +48,7 @@ def describe(s: InnodbScenario, where: dict[str, str] | None = None) -> dict[str
     resolved: the effective redo rate, data size and read latency), and ``defaulted``: each key
     no input gave, with its value and origin. ``where`` maps dotted keys to their origin
     (``ndbsim.explain.origins``); without it, the keys the scenario set count as given."""
-    given = given_keys(s)
+    given = given_keys(s) if where is None else set()  # ``where`` says what was given, when known
     sv, st, w = s.server, s.storage, s.workload
     simulated = {
         "version": s.version,
@@ -76,7 +76,7 @@ def describe(s: InnodbScenario, where: dict[str, str] | None = None) -> dict[str
         },
         "jitter": s.simulation.jitter,
     }
-    keys = [k for k in leaf_keys(InnodbScenario) if k == "version" or k.startswith(EXPLAINED_SECTIONS)]
+    keys = explained_keys(InnodbScenario, EXPLAINED_SECTIONS)
     origin = {k: _origin(k, given, where) for k in keys}
     defaulted = []
     for key in keys:

@@ -10,6 +10,7 @@ twice in one mapping is an error (YAML would keep the last silently).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -95,43 +96,55 @@ def read_yaml_file(path: str | Path, what: str = "YAML file") -> Any:
 
 def load_yaml(text: str) -> Any:
     """Parse YAML text into plain data with every bound checked first; errors are ``InputError``
-    (malformed YAML with its line and column)."""
+    (malformed YAML with its line and column).
+
+    libyaml's parser (``_FastLoader``) reads the text when PyYAML has it, several times faster
+    than PyYAML's own; on any error there, or without libyaml, the pure-Python
+    ``_BoundedLoader`` reads it again, and it alone words errors and rejects documents."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_YAML_BYTES:
         raise InputError(f"YAML text larger than {MAX_YAML_BYTES // 1024} KiB; shorten it")
-    loader = _BoundedLoader(text)
+    if _FastLoader is not None and not _LIBYAML_DIFFERS.search(text):
+        try:
+            return _load(_FastLoader(text))
+        except (yaml.YAMLError, InputError, ValueError):
+            pass
+    try:
+        return _load(_BoundedLoader(text))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or "malformed YAML"
+        raise MalformedYaml(f"malformed YAML{where}: {problem}; fix the syntax there") from None
+
+
+def _load(loader: Any) -> Any:
+    """The single document ``loader`` reads, its alias expansion checked before any value is built."""
     try:
         node = loader.get_single_node()
         if node is None:
             return None
         _check_expansion(node)
         return loader.construct_document(node)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or "malformed YAML"
-        raise MalformedYaml(f"malformed YAML{where}: {problem}; fix the syntax there") from None
     finally:
         loader.dispose()
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """SafeLoader that refuses deep nesting while composing (before PyYAML's recursive composer
-    can hit Python's recursion limit) and a key given twice in one mapping."""
+class _Bounds:
+    """Refuses deep nesting while composing (before PyYAML's recursive composer can hit
+    Python's recursion limit) and a key given twice in one mapping; mixed into a loader."""
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
+    _depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                m = self.peek_event().start_mark
+                m = self.peek_event().start_mark  # type: ignore[attr-defined]
                 raise InputError(
                     f"line {m.line + 1}, column {m.column + 1}: nested more than {MAX_DEPTH} levels deep; "
                     "a scenario needs a handful, flatten it"
                 )
-            return super().compose_node(parent, index)
+            return super().compose_node(parent, index)  # type: ignore[misc]
         finally:
             self._depth -= 1
 
@@ -141,7 +154,7 @@ class _BoundedLoader(yaml.SafeLoader):
             for key_node, _ in node.value:
                 if key_node.tag == _MERGE_TAG:
                     continue  # merged keys may be overridden by the mapping's own
-                key = self.construct_object(key_node, deep=deep)
+                key = self.construct_object(key_node, deep=deep)  # type: ignore[attr-defined]
                 try:
                     dup = key in seen
                     seen.add(key)
@@ -152,7 +165,43 @@ class _BoundedLoader(yaml.SafeLoader):
                     raise InputError(
                         f"line {m.line + 1}, column {m.column + 1}: key {key!r} is given twice; keep only one of them"
                     )
-        return super().construct_mapping(node, deep=deep)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
+
+
+class _BoundedLoader(_Bounds, yaml.SafeLoader):
+    """PyYAML's pure-Python SafeLoader, bounded."""
+
+
+_LIBYAML_DIFFERS = re.compile("[\t?\ufeff\x85\u2028\u2029]")
+"""Characters on which libyaml and PyYAML disagree: libyaml takes a tab as a separator (``a:<tab>b``),
+a ``?`` inside a flow mapping and a byte-order mark inside the text, which PyYAML rejects or reads
+otherwise, and they break lines at different characters. A text with any of them goes to PyYAML's
+own parser, so each loader accepts the same documents and reads them alike."""
+
+_FastLoader: Any = None
+"""libyaml's parser under PyYAML's own composer and safe constructor, bounded; None when PyYAML
+was built without libyaml."""
+if getattr(yaml, "__with_libyaml__", False):
+    from yaml._yaml import CParser
+    from yaml.composer import Composer
+    from yaml.constructor import SafeConstructor
+    from yaml.resolver import Resolver
+
+    class _CBoundedLoader(_Bounds, CParser, Composer, SafeConstructor, Resolver):
+        """libyaml scans and parses the text into events; PyYAML's composer builds the nodes
+        from them, so the bounds apply while composing, as in ``_BoundedLoader``."""
+
+        check_node = Composer.check_node
+        get_node = Composer.get_node
+        get_single_node = Composer.get_single_node
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+    _FastLoader = _CBoundedLoader
 
 
 def _check_expansion(root: Any) -> None:
@@ -201,7 +250,7 @@ def _check_expansion(root: Any) -> None:
     visit(root)
 
 
-def _construct_int(loader: _BoundedLoader, node: Any) -> Any:
+def _construct_int(loader: Any, node: Any) -> Any:
     """An integer, or one line for one longer than Python converts (4,300 digits by default)."""
     try:
         return yaml.SafeLoader.construct_yaml_int(loader, node)
@@ -214,6 +263,8 @@ def _construct_int(loader: _BoundedLoader, node: Any) -> Any:
 
 
 _BoundedLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+if _FastLoader is not None:
+    _FastLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def check_line_length(value: str, field: str) -> None:

@@ -11,7 +11,6 @@ import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, BeforeValidator, Discriminator, Field, Tag, ValidationError, model_validator
 
 from ndbsim import config_params
@@ -872,6 +871,6 @@ DEFAULT_FILE = Path(__file__).with_name("data") / "default.yaml"
 """The built-in default scenario: seed 003's DBT2 600-warehouse node restart on 7.6.6
 (the same case as scenarios/dbt2-600wh-7.6.6.yaml)."""
 
-DEFAULT_SCENARIO: dict[str, Any] = yaml.safe_load(DEFAULT_FILE.read_text(encoding="utf-8"))
+DEFAULT_SCENARIO: dict[str, Any] = load_yaml(DEFAULT_FILE.read_text(encoding="utf-8"))
 """The built-in default scenario as a raw mapping, read once from ``DEFAULT_FILE``
 (ndbsim/data/default.yaml); ``load_raw(None)`` hands out deep copies."""

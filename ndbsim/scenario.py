@@ -622,32 +622,31 @@ def set_path(raw: dict[str, Any], path: str, value: Any) -> None:
     cur[parts[-1]] = value
 
 
-_ATOMS = (str, int, float, bool, type(None))
-"""The immutable scalars of parsed YAML and JSON, which a copy shares."""
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+"""The types of the immutable scalars of parsed YAML and JSON, which a copy shares."""
 
 
 def copy_raw(value: Any, memo: dict[int, Any] | None = None) -> Any:
     """``copy.deepcopy`` of a raw scenario, a few times faster on its plain dicts, lists and
     scalars; like deepcopy it keeps shared parts (YAML aliases) shared and copies any other
     value with deepcopy."""
+    if type(value) in _ATOMS:
+        return value
     if memo is None:
         memo = {}
-    kind = type(value)
-    if kind in _ATOMS:
-        return value
     done = memo.get(id(value))
     if done is not None:
         return done
-    if kind is dict:
+    if type(value) is dict:
         mapping: dict[Any, Any] = {}
         memo[id(value)] = mapping
         for k, v in value.items():
-            mapping[k] = copy_raw(v, memo)
+            mapping[k] = v if type(v) in _ATOMS else copy_raw(v, memo)
         return mapping
-    if kind is list:
+    if type(value) is list:
         items: list[Any] = []
         memo[id(value)] = items
-        items.extend(copy_raw(v, memo) for v in value)
+        items.extend(v if type(v) in _ATOMS else copy_raw(v, memo) for v in value)
         return items
     return copy.deepcopy(value, memo)
 

@@ -327,7 +327,7 @@ class InnodbModel:
         *,
         explained: bool = True,
     ) -> InnodbResult:
-        """InnoDB's result is always described (``explained`` is NDB's saving; InnoDB's is cheap)."""
+        """The result is always described: ``run_scenario`` describes it, a few lookups (``explained`` is for NDB's)."""
         from ndbsim.innodb import run_scenario
 
         return run_scenario(prepared, seed, replications)

@@ -21,10 +21,10 @@ if TYPE_CHECKING:
 
 BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
 """numpy's OpenBLAS starts a thread per core when numpy is imported, and those threads spin
-waiting for work: about 0.1 s of CPU per process start, for nothing, as a command runs no
-matrix algebra worth a thread (the engine draws random numbers; ``calibrate`` fits a handful of
-constants) and a sweep already runs one worker per core. The command line sets it before numpy
-loads, for itself and the worker processes it starts; a value the user set wins."""
+waiting for work: 0.05-0.13 s of CPU per ``ndbsim run`` measured on 2 cores, for nothing, as a
+command runs no matrix algebra worth a thread (the engine draws random numbers; ``calibrate``
+fits a handful of constants) and a sweep already runs one worker per core. The command line sets
+it before numpy loads, for itself and the worker processes it starts; a value the user set wins."""
 
 EXIT_NOT_MADE_IT = 4
 """Exit code of ``run``, and of ``advise`` for its base, when the restart would not finish: status

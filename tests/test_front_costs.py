@@ -5,6 +5,9 @@ copied as ``copy.deepcopy`` would copy it."""
 from __future__ import annotations
 
 import copy
+import os
+import subprocess
+import sys
 
 import ndbsim
 from ndbsim import explain
@@ -58,3 +61,18 @@ def test_copy_raw_copies_as_deepcopy_does():
     fresh = copy_raw(DEFAULT_SCENARIO)
     fresh["cluster"]["data_nodes"] = 99
     assert DEFAULT_SCENARIO["cluster"]["data_nodes"] == 2
+
+
+def test_the_command_line_runs_blas_single_threaded_unless_told():
+    from ndbsim import cli
+
+    code = (
+        "import os\nfrom ndbsim.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    for given, expected in ((None, cli.BLAS_THREADS["OPENBLAS_NUM_THREADS"]), ("4", "4")):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        if given is not None:
+            env["OPENBLAS_NUM_THREADS"] = given
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+        assert p.stdout.strip().splitlines()[-1] == expected

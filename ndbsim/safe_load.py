@@ -154,7 +154,7 @@ class _Bounds:
             for key_node, _ in node.value:
                 if key_node.tag == _MERGE_TAG:
                     continue  # merged keys may be overridden by the mapping's own
-                key = self.construct_object(key_node, deep=deep)  # type: ignore[attr-defined]
+                key = self.construct_object(key_node, deep=deep)
                 try:
                     dup = key in seen
                     seen.add(key)
@@ -166,6 +166,22 @@ class _Bounds:
                         f"line {m.line + 1}, column {m.column + 1}: key {key!r} is given twice; keep only one of them"
                     )
         return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)  # type: ignore[misc]
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            if not isinstance(node, yaml.ScalarNode):
+                raise
+            # PyYAML's constructors fail this way on a value their explicit tag cannot take
+            # (``!!int`` with no digits, ``!!bool maybe``, ``!!timestamp x``)
+            m = node.start_mark
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            value = node.value if len(node.value) <= 40 else node.value[:40] + "..."
+            raise InputError(
+                f"line {m.line + 1}, column {m.column + 1}: {value!r} is not a {tag} value; "
+                f"write one, or drop the {tag} tag"
+            ) from None
 
 
 class _BoundedLoader(_Bounds, yaml.SafeLoader):
@@ -255,6 +271,8 @@ def _construct_int(loader: Any, node: Any) -> Any:
     try:
         return yaml.SafeLoader.construct_yaml_int(loader, node)
     except ValueError:
+        if not node.value.lstrip("+-").replace("_", "").isdigit():
+            raise  # not a number at all: ``_Bounds.construct_object`` says so
         m = node.start_mark
         raise InputError(
             f"line {m.line + 1}, column {m.column + 1}: an integer of {len(node.value):,} digits is beyond "

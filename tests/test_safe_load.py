@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _helpers import ndbsim
 
 from ndbsim import safe_load
 from ndbsim.errors import InputError
@@ -62,3 +63,28 @@ def test_the_duplicate_key_check_runs_under_libyaml_too():
     loader = safe_load._FastLoader("a: 1\na: 2\n")
     with pytest.raises(InputError, match="line 2, column 1: key 'a' is given twice"):
         safe_load._load(loader)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: !!int\n", "line 1, column 4: '' is not a !!int value; write one, or drop the !!int tag"),
+        ("a: !!int x\n", "line 1, column 4: 'x' is not a !!int value"),
+        ("a: [!!float x]\n", "line 1, column 5: 'x' is not a !!float value"),
+        ("a: !!bool maybe\n", "line 1, column 4: 'maybe' is not a !!bool value"),
+        ("a: !!timestamp 2026\n", "line 1, column 4: '2026' is not a !!timestamp value"),
+        ("a: !!int " + "9" * 5000 + "\n", "an integer of 5,000 digits is beyond any value ndbsim takes"),
+    ],
+)
+def test_a_value_its_explicit_tag_cannot_take_is_one_line(text: str, message: str):
+    with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        safe_load.load_yaml(text)
+
+
+def test_a_scenario_with_a_bad_tagged_value_exits_2_naming_the_file(tmp_path):
+    (tmp_path / "s.yaml").write_text("data:\n  tables: !!int\n")
+    p = ndbsim("validate", "s.yaml", cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr.strip() == (
+        "ndbsim: error: s.yaml: line 2, column 11: '' is not a !!int value; write one, or drop the !!int tag"
+    )

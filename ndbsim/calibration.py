@@ -317,7 +317,7 @@ def predict(case: Case, constants: Constants | None = None, replications: int | 
     prepared = model.prepare(case.raw, str(case.path))
     if constants is not None:
         prepared = model.with_constants(prepared, constants)
-    result = model.run(prepared, seed=case.seed, replications=n)
+    result = model.run(prepared, seed=case.seed, replications=n, explained=False)
     return {"total_restart_secs": result.total_restart_secs, **result.phases()}
 
 

@@ -327,10 +327,9 @@ class InnodbModel:
         *,
         explained: bool = True,
     ) -> InnodbResult:
-        """The result is always described: ``run_scenario`` describes it, a few lookups (``explained`` is for NDB's)."""
         from ndbsim.innodb import run_scenario
 
-        return run_scenario(prepared, seed, replications)
+        return run_scenario(prepared, seed, replications, explained=explained)
 
     def outcomes(self, prepared: InnodbScenario, seed: int, replications: int) -> Iterator[Outcome]:
         """The sweep figures of each replication, yielded as it finishes."""

@@ -57,11 +57,9 @@ class VariantRun:
 def resolve_variant(raw: dict[str, Any], sets: Sequence[str], source: str | None = None) -> Any:
     """The base mapping with ``sets`` applied, through the load pipeline: a ``load.Loaded``
     whose ``prepared`` scenario is ready to run (raises InputError)."""
-    import copy
-
     from ndbsim.load import prepare, read
 
-    return prepare(read(copy.deepcopy(raw), source=source, overrides=list(sets)))
+    return prepare(read(raw, source=source, overrides=list(sets)))
 
 
 def lcp_disk_bytes(resolved: Any, policy: str) -> float:
@@ -83,7 +81,7 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         loaded = resolve_variant(raw, sets)
     except InputError as e:
         return VariantRun(tuple(sets), invalid=str(e))
-    res = loaded.run(seed, replications)
+    res = loaded.run(seed, replications, explained=False)  # a variant's figures, never its header
     out = VariantRun(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
     if isinstance(loaded.prepared, Resolved):
         out.checkpoint = dict(res.first.checkpoint)

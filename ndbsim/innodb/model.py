@@ -252,9 +252,15 @@ def replicate(s: InnodbScenario, c: Constants, rng: np.random.Generator) -> Inno
 
 
 def run_scenario(
-    s: InnodbScenario, seed: int | None = None, replications: int | None = None, constants: dict | None = None
+    s: InnodbScenario,
+    seed: int | None = None,
+    replications: int | None = None,
+    constants: dict | None = None,
+    *,
+    explained: bool = True,
 ) -> InnodbResult:
-    """Simulate a validated InnoDB scenario; ``seed`` and ``replications`` default to its own."""
+    """Simulate a validated InnoDB scenario; ``seed`` and ``replications`` default to its own.
+    ``explained=False`` leaves ``explained`` empty for a caller that describes the result itself."""
     from ndbsim.innodb.explain import describe
 
     c = load_constants(constants)
@@ -267,7 +273,7 @@ def run_scenario(
         scenario=s.model_dump(mode="json"),
         constants=as_dict(c),
         replications=[replicate(s, c, rng) for rng in streams(seed, n)],
-        explained=describe(s),
+        explained=describe(s) if explained else {},
     )
 
 

@@ -3,6 +3,7 @@ thread model in the restore, and ThreadConfig parsing in linear time."""
 
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
@@ -68,13 +69,17 @@ def test_thread_config_counts_every_type():
 
 def test_thread_config_parse_is_linear():
     small, big = ",".join(["ldm={cpubind=1}"] * 20_000), ",".join(["ldm={cpubind=1}"] * 160_000)
-    t0 = time.perf_counter()
-    t.parse_thread_config(small)
-    t1 = time.perf_counter()
-    t.parse_thread_config(big)
-    t2 = time.perf_counter()
+
+    def cpu(text):  # least CPU time of three: other processes' load on a shared machine is not the parser's
+        best = math.inf
+        for _ in range(3):
+            t0 = time.process_time()
+            t.parse_thread_config(text)
+            best = min(best, time.process_time() - t0)
+        return best
+
     assert len(big) > 2_000_000
-    assert (t2 - t1) < 20 * max(t1 - t0, 1e-3)  # 8× the text: far from 64× (quadratic)
+    assert cpu(big) < 20 * max(cpu(small), 1e-3)  # 8× the text: far from 64× (quadratic)
 
 
 def test_ldm_counts_by_release():

@@ -57,4 +57,6 @@ def test_the_default_restart_simulates_no_warm_up_cycle(root):
     fast_events, fast = outputs(root, None, [], True)
     slow_events, _ = outputs(root, None, [], False)
     assert fast["checkpoint"]["lcps_simulated"] >= 8  # the burst's LCPs still count
-    assert fast_events <= slow_events - 30
+    # a simulated LCP costs at least three events: the sleep to its trigger, the end of its
+    # writes and its table descriptions; the eight of the burst cost none
+    assert fast_events <= slow_events - 3 * 8

@@ -48,6 +48,7 @@ class Flow:
         "keys",
         "lcp_size",
         "name",
+        "on_end",
         "rate",
         "remaining",
         "seq",
@@ -57,7 +58,14 @@ class Flow:
     )
 
     def __init__(
-        self, env: simpy.Environment, amount: float, demand: dict[str, float], cap: float, name: str, seq: int = 0
+        self,
+        env: simpy.Environment,
+        amount: float,
+        demand: dict[str, float],
+        cap: float,
+        name: str,
+        seq: int = 0,
+        on_end: Callable[[float], None] | None = None,
     ):
         self.remaining = amount
         """Work left at time ``since`` (progress since then is ``rate * (now - since)``)."""
@@ -76,6 +84,9 @@ class Flow:
         """Start order: groups are filled and finished flows reaped in this order."""
         self.token = -1
         """Which heap entries are this flow's current ones (-1: none)."""
+        self.on_end = on_end
+        """Called with the end time when the flow ends, instead of firing ``done``: a caller that
+        waits for many flows together (the LCP loop) counts them off without an event each."""
 
 
 class _Alarm:
@@ -143,14 +154,22 @@ class FluidSystem:
     def spare(self, name: str) -> float:
         return self.capacity[name] - self.fixed.get(name, 0.0)
 
-    def transfer(self, amount: float, demand: dict[str, float], cap: float = math.inf, name: str = "") -> Flow:
-        """Start a flow; ``yield flow.done`` waits for it."""
+    def transfer(
+        self,
+        amount: float,
+        demand: dict[str, float],
+        cap: float = math.inf,
+        name: str = "",
+        on_end: Callable[[float], None] | None = None,
+    ) -> Flow:
+        """Start a flow; ``yield flow.done`` waits for it, or ``on_end`` is called when it ends
+        (with 0.0 at once for a flow with nothing to do)."""
         if self.on_change is not None:
             self.on_change()
         self._seq += 1
-        flow = Flow(self.env, amount if amount > 0.0 else 0.0, demand, cap, name, self._seq)
+        flow = Flow(self.env, amount if amount > 0.0 else 0.0, demand, cap, name, self._seq, on_end)
         if flow.remaining <= EPS:
-            flow.done.succeed(0.0)
+            _end(flow, 0.0)
             return flow
         self.flows[flow] = None
         users = self._users
@@ -172,7 +191,7 @@ class FluidSystem:
             self.on_change()
         if flow in self.flows:
             self._remove(flow)
-            flow.done.succeed(self.env._now)
+            _end(flow, self.env._now)
             self.flush()
 
     def set_cap(self, flow: Flow, cap: float) -> None:
@@ -285,7 +304,11 @@ class FluidSystem:
         for f in done:
             self._remove(f)
         for f in done:
-            f.done.succeed(now)
+            on_end = f.on_end
+            if on_end is None:
+                f.done.succeed(now)
+            else:
+                on_end(now)
 
     def _reallocate(self, now: float) -> None:
         """Share out again the groups of flows linked to the changed resources, and the changed
@@ -383,6 +406,13 @@ class FluidSystem:
                     if any(f in self.flows for f in a.flows):
                         a.fn()
         self.flush()
+
+
+def _end(flow: Flow, at: float) -> None:
+    if flow.on_end is None:
+        flow.done.succeed(at)
+    else:
+        flow.on_end(at)
 
 
 def _seq(f: Flow) -> int:

@@ -86,7 +86,29 @@ class LcpPlan:
     """Each speed change EnableRedoControl made while the LCP ran: (seconds after its start,
     the flows' caps from then on). Part of the cycle's shape, and of where a resumed LCP stands."""
     ends: list[float] = field(default_factory=list)
-    """When each flow's writes ended (filled when the LCP completes)."""
+    """When each flow's writes ended (nan while they run)."""
+    writing: int = 0
+    """Flows still writing."""
+    written: Event | None = None
+    """Fires when the last flow has ended (made once every flow has started)."""
+
+    def expect(self) -> Callable[[float], None]:
+        """The ``on_end`` of the next flow: the flows end without an event each, the LCP with one."""
+        self.ends.append(math.nan)
+        self.writing += 1
+        return functools.partial(self._ended, len(self.ends) - 1)
+
+    def _ended(self, k: int, at: float) -> None:
+        self.ends[k] = at
+        self.writing -= 1
+        if not self.writing and self.written is not None:
+            self.written.succeed()
+
+    def started(self, env: simpy.Environment) -> None:
+        """Every flow has started: ``written`` fires when the last has ended (now, if all have)."""
+        self.written = Event(env)
+        if self.flows and not self.writing:
+            self.written.succeed()
 
     def progress(self, k: int, into: float) -> tuple[float, float]:
         """(share of flow ``k`` written, its cap) ``into`` seconds after the start, when it
@@ -335,7 +357,8 @@ class LcpMaster:
                     size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
                     sized = plan.sizes[since] = LcpSize(size, pct, changes)
                 plan.since.append(since)
-                plan.flows.append((n, writes.flow(n, sized.bytes, speed)))
+                plan.flows.append((n, writes.flow(n, sized.bytes, speed, on_end=plan.expect())))
+            plan.started(self.env)
         plan.first_caps = tuple(f.cap for _, f in plan.flows)
         self.running = plan
         self._watch_redo(plan)
@@ -364,9 +387,9 @@ class LcpMaster:
         self._watch_redo(plan)
 
     def _complete(self, plan: LcpPlan, waiters: list[Event], table_secs: float) -> Generator[Event, Any, None]:
-        for _, flow in plan.flows:  # the LCP ends with its last node
-            yield flow.done
-        plan.ends = [clock.value(f.done) for _, f in plan.flows]
+        if plan.flows:  # the LCP ends with its last node
+            assert plan.written is not None
+            yield plan.written
         yield Timeout(self.env, table_secs)
         t1 = self.env.now
         self.redo.note(self.nodes, t1)  # the REDO is fullest just before an LCP completes
@@ -606,9 +629,10 @@ class LcpMaster:
                         left = max(0.0, 1.0 - done)
                     else:
                         left, cap = 1.0 - into / d, was.cap
-                    flow = writes.flow(node, size, speeds[k], amount=left)
+                    flow = writes.flow(node, size, speeds[k], amount=left, on_end=plan.expect())
                     flow.cap = cap  # the speed at this point of the cycle, as simulated
                     plan.flows.append((node, flow))
+            plan.started(self.env)
             plan.first_caps = tuple(f.cap for _, f in plan.flows)
         longest = max(skip.durations)
         table_left = self.sz.lcp_fixed_secs if into < longest else max(0.0, skip.length - into)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import simpy
 
 from ndbsim.engine import clock
@@ -69,15 +71,23 @@ class LcpWrites:
         sz = self.sz
         return {node.disk: size / sz.host.disk_write, node.cpu: sz.lcp_cpu(size)}
 
-    def flow(self, node: Node, size: float, speed: float, amount: float = 1.0) -> Flow:
+    def flow(
+        self,
+        node: Node,
+        size: float,
+        speed: float,
+        amount: float = 1.0,
+        on_end: Callable[[float], None] | None = None,
+    ) -> Flow:
         """One node's LCP as a flow of one unit: it writes ``size`` bytes at no more than
         ``speed`` and scans every row, each LDM thread its own fragments. ``amount`` < 1 is
-        the part left of an LCP already under way."""
+        the part left of an LCP already under way; ``on_end`` as for ``FluidSystem.transfer``."""
         flow = self.fluid.transfer(
             amount,
             self.demand(node, size),
             cap=self.sz.lcp_cap(size, speed),
             name=f"lcp{node.id}",
+            on_end=on_end,
         )
         flow.lcp_size = size
         return flow

@@ -45,6 +45,7 @@ class Flow:
         "cap",
         "demand",
         "done",
+        "end",
         "keys",
         "lcp_size",
         "name",
@@ -65,7 +66,7 @@ class Flow:
         cap: float,
         name: str,
         seq: int = 0,
-        on_end: Callable[[float], None] | None = None,
+        on_end: Callable[[], None] | None = None,
     ):
         self.remaining = amount
         """Work left at time ``since`` (progress since then is ``rate * (now - since)``)."""
@@ -85,15 +86,27 @@ class Flow:
         self.token = -1
         """Which heap entries are this flow's current ones (-1: none)."""
         self.on_end = on_end
-        """Called with the end time when the flow ends, instead of firing ``done``: a caller that
-        waits for many flows together (the LCP loop) counts them off without an event each."""
+        """Called when the flow ends, instead of firing ``done``: a caller that waits for many
+        flows together (the LCP loop) counts them off without an event each."""
+        self.end = math.nan
+        """When the flow ended (the value ``done`` fires with)."""
 
 
 class _Alarm:
-    __slots__ = ("at", "flows", "fn")
+    __slots__ = ("at", "first", "flows", "fn")
 
     def __init__(self, at: float, fn: Callable[[], None], flows: tuple[Flow, ...]):
         self.at, self.fn, self.flows = at, fn, flows
+        self.first = 0
+        """Index of the first of ``flows`` still running when last looked (a flow never restarts)."""
+
+    def watching(self, running: dict[Flow, None]) -> bool:
+        """Whether one of the alarm's flows still runs."""
+        flows, i = self.flows, self.first
+        while i < len(flows) and flows[i] not in running:
+            i += 1
+        self.first = i
+        return i < len(flows)
 
 
 class FluidSystem:
@@ -160,10 +173,10 @@ class FluidSystem:
         demand: dict[str, float],
         cap: float = math.inf,
         name: str = "",
-        on_end: Callable[[float], None] | None = None,
+        on_end: Callable[[], None] | None = None,
     ) -> Flow:
         """Start a flow; ``yield flow.done`` waits for it, or ``on_end`` is called when it ends
-        (with 0.0 at once for a flow with nothing to do)."""
+        (at once for a flow with nothing to do, whose ``end`` is then 0.0)."""
         if self.on_change is not None:
             self.on_change()
         self._seq += 1
@@ -244,7 +257,7 @@ class FluidSystem:
             heapq.heappop(heap)
         at = heap[0][0] if heap else math.inf
         if self._alarms:
-            self._alarms = [a for a in self._alarms if any(f in flows for f in a.flows)]
+            self._alarms = [a for a in self._alarms if a.watching(flows)]
             for a in self._alarms:
                 if a.at < at:
                     at = a.at
@@ -304,11 +317,7 @@ class FluidSystem:
         for f in done:
             self._remove(f)
         for f in done:
-            on_end = f.on_end
-            if on_end is None:
-                f.done.succeed(now)
-            else:
-                on_end(now)
+            _end(f, now)
 
     def _reallocate(self, now: float) -> None:
         """Share out again the groups of flows linked to the changed resources, and the changed
@@ -403,16 +412,19 @@ class FluidSystem:
             if ring:
                 self._alarms = [a for a in self._alarms if a not in ring]
                 for a in ring:
-                    if any(f in self.flows for f in a.flows):
+                    if a.watching(self.flows):
                         a.fn()
         self.flush()
 
 
 def _end(flow: Flow, at: float) -> None:
-    if flow.on_end is None:
+    flow.end = at
+    on_end = flow.on_end
+    if on_end is None:
         flow.done.succeed(at)
     else:
-        flow.on_end(at)
+        flow.on_end = None  # the caller's bookkeeping may hold the flow: no cycle left for the GC
+        on_end()
 
 
 def _seq(f: Flow) -> int:

@@ -86,20 +86,14 @@ class LcpPlan:
     """Each speed change EnableRedoControl made while the LCP ran: (seconds after its start,
     the flows' caps from then on). Part of the cycle's shape, and of where a resumed LCP stands."""
     ends: list[float] = field(default_factory=list)
-    """When each flow's writes ended (nan while they run)."""
+    """When each flow's writes ended (filled when the LCP completes)."""
     writing: int = 0
-    """Flows still writing."""
+    """Flows started and not ended: each flow's ``on_end`` is ``ended``, so the flows end
+    without an event each and the LCP with one, ``written``."""
     written: Event | None = None
     """Fires when the last flow has ended (made once every flow has started)."""
 
-    def expect(self) -> Callable[[float], None]:
-        """The ``on_end`` of the next flow: the flows end without an event each, the LCP with one."""
-        self.ends.append(math.nan)
-        self.writing += 1
-        return functools.partial(self._ended, len(self.ends) - 1)
-
-    def _ended(self, k: int, at: float) -> None:
-        self.ends[k] = at
+    def ended(self) -> None:
         self.writing -= 1
         if not self.writing and self.written is not None:
             self.written.succeed()
@@ -268,7 +262,7 @@ class LcpMaster:
         """A failed node leaves the running LCP: its writes stop and the LCP completes without
         it (DIH removes failed nodes from the LCP)."""
         plan = self.running
-        if plan and node in plan.participants:
+        if plan and any(n is node for n in plan.participants):
             plan.dropped.add(node.id)  # even if its writes are done: the LCP is not complete
             for n, flow in plan.flows:
                 if n is node:
@@ -281,14 +275,11 @@ class LcpMaster:
         plan = self.running
         if plan:
             writes, fluid = self.writes, self.fluid
-            caps: dict[tuple[float, float], float] = {}  # LCPs of one size at one speed: one cap
             with fluid.batch:
                 for (_, flow), speed in zip(plan.flows, writes.node_speeds([n for n, _ in plan.flows])):
-                    key = (flow.lcp_size, speed)
-                    cap = caps.get(key)
-                    if cap is None:
-                        cap = caps[key] = writes.cap(flow, speed)
-                    fluid.set_cap(flow, cap)
+                    cap = writes.cap(flow, speed)
+                    if cap != flow.cap:  # settled first: the change is all set_cap would do
+                        fluid.set_cap(flow, cap)
 
     # -- the loop -----------------------------------------------------------------------
     def _loop(self) -> Generator[Event, Any, None]:
@@ -346,6 +337,7 @@ class LcpMaster:
         # Nodes whose newest LCP started together have applied the same changes since:
         # their LCPs are the same size. Sized once per distinct start.
         plan = LcpPlan(t0, participants, [], {})
+        ended = plan.ended
         for n in participants:
             n.redo_alert = 0  # the last LCP released REDO: the fill says the level again
         with self.fluid.batch:
@@ -357,7 +349,8 @@ class LcpMaster:
                     size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
                     sized = plan.sizes[since] = LcpSize(size, pct, changes)
                 plan.since.append(since)
-                plan.flows.append((n, writes.flow(n, sized.bytes, speed, on_end=plan.expect())))
+                plan.writing += 1
+                plan.flows.append((n, writes.flow(n, sized.bytes, speed, on_end=ended)))
             plan.started(self.env)
         plan.first_caps = tuple(f.cap for _, f in plan.flows)
         self.running = plan
@@ -390,6 +383,7 @@ class LcpMaster:
         if plan.flows:  # the LCP ends with its last node
             assert plan.written is not None
             yield plan.written
+        plan.ends = [f.end for _, f in plan.flows]
         yield Timeout(self.env, table_secs)
         t1 = self.env.now
         self.redo.note(self.nodes, t1)  # the REDO is fullest just before an LCP completes
@@ -629,7 +623,8 @@ class LcpMaster:
                         left = max(0.0, 1.0 - done)
                     else:
                         left, cap = 1.0 - into / d, was.cap
-                    flow = writes.flow(node, size, speeds[k], amount=left, on_end=plan.expect())
+                    plan.writing += 1
+                    flow = writes.flow(node, size, speeds[k], amount=left, on_end=plan.ended)
                     flow.cap = cap  # the speed at this point of the cycle, as simulated
                     plan.flows.append((node, flow))
             plan.started(self.env)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import simpy
@@ -13,6 +14,10 @@ from ndbsim.engine.plan import Plan
 from ndbsim.engine.redo import RedoLog
 from ndbsim.engine.sizing import Sizing
 from ndbsim.engine.write_speed import WriteSpeeds
+
+MEMO_ENTRIES = 4096
+"""Per-size LCP caps and demands remembered at most (a memory bound on a cache of pure
+functions of the size and speed; not a model value)."""
 
 
 class LcpWrites:
@@ -30,6 +35,13 @@ class LcpWrites:
     ):
         self.env, self.fluid, self.nodes = env, fluid, nodes
         self.sz, self.plan, self.speeds, self.redo = sz, plan, speeds, redo
+        self._names = {n.id: f"lcp{n.id}" for n in nodes}
+        self._caps: dict[tuple[float, float], float] = {}
+        """``Sizing.lcp_cap`` by (size, speed): every node writing one size at one speed has one cap."""
+        self._last = (math.nan, math.nan, math.nan)
+        """The last (size, speed, cap) looked up."""
+        self._use: dict[float, tuple[float, float]] = {}
+        """Disk-seconds and core-seconds per unit of an LCP, by its size."""
 
     def any_restarting(self) -> bool:
         """Whether some node of the cluster is restarting (the live nodes' LCPs write faster)."""
@@ -53,23 +65,53 @@ class LcpWrites:
         now = clock.now(self.env)
         rates = self.plan.traffic.at(now)
         restarting = self.any_restarting()
-        control = self.sz.features.redo_control
         redo, of_node = self.redo, self.speeds.of_node
-        memo: dict[tuple[bool, float, int], float] = {}
         out = []
+        if not self.sz.features.redo_control:
+            alike: dict[bool, float] = {}
+            for node in nodes:
+                speed = alike.get(node.restarting)
+                if speed is None:
+                    speed = alike[node.restarting] = of_node(node, rates, restarting, 0)
+                out.append(speed)
+            return out
+        kept = redo.kept
+        memo: dict[tuple[bool, float, int], float] = {}
         for node in nodes:
-            key = (node.restarting, redo.log_start(node), node.redo_alert) if control else (node.restarting, 0.0, 0)
+            hist = node.history  # RedoLog.log_start, inline: this runs for every node of every LCP
+            start = hist[(kept if kept < len(hist) else len(hist)) - 1].start if hist else 0.0
+            if node.redo_floor > start:
+                start = node.redo_floor
+            key = (node.restarting, start, node.redo_alert)
             speed = memo.get(key)
             if speed is None:
-                alert = redo.alert_level(node, now) if control else 0
-                speed = memo[key] = of_node(node, rates, restarting, alert)
+                speed = memo[key] = of_node(node, rates, restarting, redo.alert_level(node, now))
             out.append(speed)
         return out
 
     def demand(self, node: Node, size: float) -> dict[str, float]:
         """What one unit of a node's LCP writing ``size`` bytes takes of its disk and cores."""
-        sz = self.sz
-        return {node.disk: size / sz.host.disk_write, node.cpu: sz.lcp_cpu(size)}
+        use = self._use.get(size)
+        if use is None:
+            if len(self._use) >= MEMO_ENTRIES:
+                self._use.clear()
+            sz = self.sz
+            use = self._use[size] = (size / sz.host.disk_write, sz.lcp_cpu(size))
+        return {node.disk: use[0], node.cpu: use[1]}
+
+    def cap_at(self, size: float, speed: float) -> float:
+        """The cap of an LCP writing ``size`` bytes at ``speed`` (``Sizing.lcp_cap``)."""
+        last = self._last
+        if last[0] == size and last[1] == speed:  # the common case: the same as the node before
+            return last[2]
+        key = (size, speed)
+        cap = self._caps.get(key)
+        if cap is None:
+            if len(self._caps) >= MEMO_ENTRIES:
+                self._caps.clear()
+            cap = self._caps[key] = self.sz.lcp_cap(size, speed)
+        self._last = (size, speed, cap)
+        return cap
 
     def flow(
         self,
@@ -77,7 +119,7 @@ class LcpWrites:
         size: float,
         speed: float,
         amount: float = 1.0,
-        on_end: Callable[[float], None] | None = None,
+        on_end: Callable[[], None] | None = None,
     ) -> Flow:
         """One node's LCP as a flow of one unit: it writes ``size`` bytes at no more than
         ``speed`` and scans every row, each LDM thread its own fragments. ``amount`` < 1 is
@@ -85,8 +127,8 @@ class LcpWrites:
         flow = self.fluid.transfer(
             amount,
             self.demand(node, size),
-            cap=self.sz.lcp_cap(size, speed),
-            name=f"lcp{node.id}",
+            cap=self.cap_at(size, speed),
+            name=self._names.get(node.id) or f"lcp{node.id}",
             on_end=on_end,
         )
         flow.lcp_size = size
@@ -94,4 +136,4 @@ class LcpWrites:
 
     def cap(self, flow: Flow, speed: float) -> float:
         """The cap of an LCP flow writing at ``speed``."""
-        return self.sz.lcp_cap(flow.lcp_size, speed)
+        return self.cap_at(flow.lcp_size, speed)

@@ -35,6 +35,10 @@ class LcpRecord:
     so a restore applies them once, never as a duplicate of an older ALL-ROWS copy."""
 
 
+RESTORES_KEPT = 256
+"""Restore walks ``restore_of`` remembers at most (a memory bound, not a model value)."""
+
+
 @dataclass(frozen=True)
 class Era:
     """``count`` identical LCPs, each like ``record``, older than the simulated history: the
@@ -65,6 +69,8 @@ class CheckpointPolicy:
     """The policy's name in results (``checkpoint.policy``): full or partial."""
     local_lcp_at_restart_end = False
     """Whether a node restart ends with a local LCP of the starting node (7.6+, reference §3)."""
+    _restores: dict[tuple[Any, ...], tuple[tuple[Any, ...], RestoreWork]] | None = None
+    """``restore_of``'s walks, by the identity of the records walked."""
 
     def lcp_size(self, data_bytes: float, rows: float, changes: Changes, first: bool = False) -> tuple[float, float]:
         """(bytes written, fraction of parts written in full)."""
@@ -82,6 +88,36 @@ class CheckpointPolicy:
         first; ``older`` the eras of identical LCPs before them, newest first (default: the
         ``steady`` LCP for ever)."""
         raise NotImplementedError
+
+    def restore_of(
+        self,
+        data_bytes: float,
+        rows: float,
+        history: list[LcpRecord],
+        steady: LcpRecord | None,
+        older: list[Era] | None = None,
+    ) -> RestoreWork:
+        """``restore_work``, walked once for nodes whose histories hold the very same LCP records
+        (nodes that completed those LCPs together, as a rolling restart's wave has): the
+        remembered entries keep their records, so no other record can take their ids."""
+        memo = self._restores
+        if memo is None:
+            memo = self._restores = {}
+        key = (
+            data_bytes,
+            rows,
+            tuple(map(id, history)),
+            id(steady),
+            None if older is None else tuple((id(e.record), e.count) for e in older),
+        )
+        hit = memo.get(key)
+        if hit is not None:
+            return hit[1]
+        work = self.restore_work(data_bytes, rows, history, steady, older)
+        if len(memo) >= RESTORES_KEPT:
+            memo.clear()
+        memo[key] = ((tuple(history), steady, older), work)
+        return work
 
     def design_bound_bytes(self, data_bytes: float) -> float:
         """The most a restore reads by design: the LCP files on disk (``data_bytes`` for a

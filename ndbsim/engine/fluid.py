@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import operator
 from collections.abc import Callable, Sequence
 
 import simpy
@@ -41,6 +42,9 @@ of ``since + remaining / rate`` (float round-off, not a model value; the exact t
 
 
 class Flow:
+    done: Event
+    """Fires with the end time when the flow ends (a flow with ``on_end`` has none)."""
+
     __slots__ = (
         "cap",
         "demand",
@@ -77,7 +81,8 @@ class Flow:
         self.keys = tuple(demand)
         self.cap = cap
         self.rate = 0.0
-        self.done = Event(env)
+        if on_end is None:
+            self.done = Event(env)
         self.name = name
         self.lcp_size = 0.0
         """Bytes an LCP flow writes (set by ``LcpWrites.flow``; 0 for other flows)."""
@@ -198,6 +203,40 @@ class FluidSystem:
         self.flush()
         return flow
 
+    def transfer_each(
+        self,
+        amount: float,
+        demands: Sequence[dict[str, float]],
+        caps: Sequence[float],
+        names: Sequence[str],
+        on_end: Callable[[], None],
+    ) -> list[Flow]:
+        """``transfer`` one flow of ``amount`` per demand, cap and name, in that order, all
+        ending through ``on_end``; one reallocation for all."""
+        if self.on_change is not None:
+            self.on_change()
+        env, flows, users, dirty = self.env, self.flows, self._users, self._dirty
+        out = []
+        for demand, cap, name in zip(demands, caps, names):
+            self._seq += 1
+            flow = Flow(env, amount if amount > 0.0 else 0.0, demand, cap, name, self._seq, on_end)
+            out.append(flow)
+            if flow.remaining <= EPS:
+                _end(flow, 0.0)
+                continue
+            flows[flow] = None
+            for r in flow.keys:
+                mine = users.get(r)
+                if mine is None:
+                    users[r] = {flow: None}
+                else:
+                    mine[flow] = None
+                dirty[r] = None
+            if not flow.keys:
+                self._lone.append(flow)
+        self.flush()
+        return out
+
     def cancel(self, flow: Flow) -> None:
         """Stop a flow now (its ``done`` fires) and give its share to the others."""
         if self.on_change is not None:
@@ -283,8 +322,10 @@ class FluidSystem:
         users = self._users
         dirty = self._dirty
         for r in flow.keys:
-            del users[r][flow]
-            dirty[r] = None
+            mine = users[r]
+            del mine[flow]
+            if mine:  # a resource left with no flow has nothing to share out
+                dirty[r] = None
 
     def _pop_due(self, now: float, resolution: float) -> list[Flow]:
         """The flows left with no more than their tolerance (plus ``resolution`` seconds at
@@ -313,7 +354,7 @@ class FluidSystem:
     def _reap(self, done: list[Flow], now: float) -> None:
         """Finish ``done``, in start order."""
         if len(done) > 1:
-            done.sort(key=_seq)
+            done.sort(key=_SEQ)
         for f in done:
             self._remove(f)
         for f in done:
@@ -364,7 +405,7 @@ class FluidSystem:
                             if q not in seen:
                                 seen.add(q)
                                 stack.append(q)
-            members = sorted(group, key=_seq)
+            members = sorted(group, key=_SEQ)
             old = [f.rate for f in members]
             _fill_group(members, self.capacity, free)
             for f, was in zip(members, old):
@@ -427,8 +468,8 @@ def _end(flow: Flow, at: float) -> None:
         on_end()
 
 
-def _seq(f: Flow) -> int:
-    return f.seq
+_SEQ = operator.attrgetter("seq")
+"""A flow's start order, the sort key of groups and of flows finishing together."""
 
 
 def _own_bottleneck(f: Flow, free: dict[str, float]) -> float:

@@ -93,6 +93,15 @@ class LcpPlan:
     written: Event | None = None
     """Fires when the last flow has ended (made once every flow has started)."""
 
+    @functools.cached_property
+    def writers(self) -> dict[int, Flow | None]:
+        """Per participant's node id, its flow (None if it writes nothing, its part done)."""
+        out: dict[int, Flow | None] = {n.id: None for n in self.participants}
+        for n, f in self.flows:
+            if out.get(n.id) is None:
+                out[n.id] = f
+        return out
+
     def ended(self) -> None:
         self.writing -= 1
         if not self.writing and self.written is not None:
@@ -262,12 +271,11 @@ class LcpMaster:
         """A failed node leaves the running LCP: its writes stop and the LCP completes without
         it (DIH removes failed nodes from the LCP)."""
         plan = self.running
-        if plan and any(n is node for n in plan.participants):
+        if plan and node.id in plan.writers:
             plan.dropped.add(node.id)  # even if its writes are done: the LCP is not complete
-            for n, flow in plan.flows:
-                if n is node:
-                    self.fluid.cancel(flow)
-                    break
+            flow = plan.writers[node.id]
+            if flow is not None:
+                self.fluid.cancel(flow)
 
     @settles_first
     def refresh_speeds(self) -> None:
@@ -337,21 +345,22 @@ class LcpMaster:
         # Nodes whose newest LCP started together have applied the same changes since:
         # their LCPs are the same size. Sized once per distinct start.
         plan = LcpPlan(t0, participants, [], {})
-        ended = plan.ended
         for n in participants:
             n.redo_alert = 0  # the last LCP released REDO: the fill says the level again
-        with self.fluid.batch:
-            for n, speed in zip(participants, writes.node_speeds(participants)):
-                since = n.history[0].start if n.history else -math.inf
-                sized = plan.sizes.get(since)
-                if sized is None:
-                    changes = self.plan.node_changes_since(since, t0)
-                    size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
-                    sized = plan.sizes[since] = LcpSize(size, pct, changes)
-                plan.since.append(since)
-                plan.writing += 1
-                plan.flows.append((n, writes.flow(n, sized.bytes, speed, on_end=ended)))
-            plan.started(self.env)
+        sizes = []
+        for n in participants:
+            since = n.history[0].start if n.history else -math.inf
+            sized = plan.sizes.get(since)
+            if sized is None:
+                changes = self.plan.node_changes_since(since, t0)
+                size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
+                sized = plan.sizes[since] = LcpSize(size, pct, changes)
+            plan.since.append(since)
+            sizes.append(sized.bytes)
+        plan.writing = len(participants)
+        flows = writes.flows(participants, sizes, writes.node_speeds(participants), plan.ended)
+        plan.flows = list(zip(participants, flows))
+        plan.started(self.env)
         plan.first_caps = tuple(f.cap for _, f in plan.flows)
         self.running = plan
         self._watch_redo(plan)

@@ -134,6 +134,23 @@ class LcpWrites:
         flow.lcp_size = size
         return flow
 
+    def flows(
+        self, nodes: list[Node], sizes: list[float], speeds: list[float], on_end: Callable[[], None]
+    ) -> list[Flow]:
+        """``flow`` of one unit for each of ``nodes`` writing its size at its speed, started
+        together (``FluidSystem.transfer_each``)."""
+        demand, cap_at, names = self.demand, self.cap_at, self._names
+        flows = self.fluid.transfer_each(
+            1.0,
+            [demand(n, size) for n, size in zip(nodes, sizes)],
+            [cap_at(size, speed) for size, speed in zip(sizes, speeds)],
+            [names.get(n.id) or f"lcp{n.id}" for n in nodes],
+            on_end,
+        )
+        for flow, size in zip(flows, sizes):
+            flow.lcp_size = size
+        return flows
+
     def cap(self, flow: Flow, speed: float) -> float:
         """The cap of an LCP flow writing at ``speed``."""
         return self.cap_at(flow.lcp_size, speed)

@@ -69,10 +69,15 @@ class RedoLog:
         if rate <= 0 or not self.capacity:
             return at, reach
         seen: dict[tuple[float, int], tuple[int, float]] = {}  # nodes keeping the same REDO reach alike
+        kept = self.kept
         for n in nodes:
             if n.down or n.redo_floor > now:
                 continue  # logs no REDO now: its fill does not grow
-            key = (self.log_start(n), n.redo_alert)
+            hist = n.history  # log_start, inline: this runs for every node of every LCP
+            start = hist[(kept if kept < len(hist) else len(hist)) - 1].start if hist else 0.0
+            if n.redo_floor > start:
+                start = n.redo_floor
+            key = (start, n.redo_alert)
             hit = seen.get(key)
             if hit is None:
                 level = self.alert_level(n, now)
@@ -96,10 +101,12 @@ class RedoLog:
         7.6 activates its REDO logging only after the local LCP (reference §3), and its
         pre-crash log is released by that LCP; error 410 is a live node's problem."""
         seen = None
+        kept = self.kept
         for n in nodes:
-            if not n.live:
+            if n.down or n.restarting:  # not live
                 continue
-            oldest = self.oldest_kept(n)
+            hist = n.history  # oldest_kept, inline: this runs for every node of every LCP
+            oldest = hist[(kept if kept < len(hist) else len(hist)) - 1] if hist else None
             if oldest is seen and seen is not None:
                 continue  # same LCPs kept as the previous node: same REDO
             seen = oldest

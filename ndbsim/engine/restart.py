@@ -146,7 +146,7 @@ def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
     (``fixed_costs.restore_setup_secs``), then its rows."""
     rt = r.rt
     sz = rt.sz
-    work = sz.policy.restore_work(sz.data_bytes, sz.rows, r.node.history, rt.plan.steady, rt.plan.older_eras())
+    work = sz.policy.restore_of(sz.data_bytes, sz.rows, r.node.history, rt.plan.steady, rt.plan.older_eras())
     f = r.run.facts
     f.restore_bytes, f.restore_rows, f.restore_lcps = work.bytes_read, work.rows_applied, work.lcps
     t0 = rt.env.now
@@ -361,7 +361,7 @@ def copy_features(r: NodeRestart) -> Features:
     workers (DbdihMain.cpp, Dbdih::execREAD_NODESCONF; every release modelled with the two-pass
     copy supports its non-transactional COPY_FRAGREQ)."""
     rt, own = r.rt, r.own
-    if not (own.features.two_pass_copy and own.ldm > 1):
+    if not (own.features.two_pass_copy and own.ldm > 1) or own is rt.sz:  # no upgrade: one layout
         return own.features
     if any(rt.lqh_workers(n) != own.ldm for n in rt.nodes if n.live):
         return replace(own.features, two_pass_copy=False)

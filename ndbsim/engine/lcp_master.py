@@ -231,6 +231,9 @@ class LcpMaster:
         """The last LCP's shape, to compare with the next one's."""
         self._skip: _Skip | None = None
         self._resume: tuple[LcpPlan, float] | None = None
+        self._speeds_for: tuple[LcpPlan, float, bool] | None = None
+        """The running LCP, the time and whether a node was restarting when its caps were last
+        set by ``refresh_speeds``; None once a skip's settling rewrote the nodes' histories."""
         """After a skip that ended mid-LCP: that LCP and the table-description time left."""
 
     # -- what the restarts see ----------------------------------------------------------
@@ -278,16 +281,27 @@ class LcpMaster:
                 self.fluid.cancel(flow)
 
     @settles_first
-    def refresh_speeds(self) -> None:
-        """Re-cap the running LCP's writes after a node's restart state changed."""
+    def refresh_speeds(self, changed: bool = False) -> None:
+        """Re-cap the running LCP's writes after a node's restart state changed. ``changed``:
+        a writing node's own state changed (its restart ended, its REDO alert rose). Without
+        it, a refresh at the instant of the last one, with as many nodes restarting, is one
+        only a node going down asked for: that node's writes have stopped (``drop``), and every
+        other input of the speeds is as it was, so the caps are."""
         plan = self.running
         if plan:
             writes, fluid = self.writes, self.fluid
+            now = clock.now(self.env)
+            restarting = writes.any_restarting()
+            last = self._speeds_for
+            if not changed and last is not None and last[0] is plan and last[1] == now and last[2] == restarting:
+                return
+            speeds = writes.node_speeds([n for n, _ in plan.flows], restarting)
             with fluid.batch:
-                for (_, flow), speed in zip(plan.flows, writes.node_speeds([n for n, _ in plan.flows])):
+                for (_, flow), speed in zip(plan.flows, speeds):
                     cap = writes.cap(flow, speed)
                     if cap != flow.cap:  # settled first: the change is all set_cap would do
                         fluid.set_cap(flow, cap)
+            self._speeds_for = (plan, now, restarting)
 
     # -- the loop -----------------------------------------------------------------------
     def _loop(self) -> Generator[Event, Any, None]:
@@ -382,7 +396,7 @@ class LcpMaster:
         for node, level in reach:  # the REDO is at the level now, whatever the round-off says
             node.redo_alert = max(node.redo_alert, level)
         before = tuple(f.cap for _, f in plan.flows)
-        self.refresh_speeds()
+        self.refresh_speeds(changed=True)
         after = tuple(f.cap for _, f in plan.flows)
         if after != before:
             plan.cap_changes.append((clock.now(self.env) - plan.start, after))
@@ -598,6 +612,7 @@ class LcpMaster:
         if skip is None:
             return
         self._skip = None
+        self._speeds_for = None
         self.fluid.on_change = None
         now = clock.now(self.env)
         elapsed = now - skip.origin

@@ -59,12 +59,14 @@ class LcpWrites:
         alert = self.redo.alert_level(node, now) if self.sz.features.redo_control else 0
         return self.speeds.of_node(node, rates, any_restarting, alert)
 
-    def node_speeds(self, nodes: list[Node]) -> list[float]:
+    def node_speeds(self, nodes: list[Node], restarting: bool | None = None) -> list[float]:
         """``speed`` of each of ``nodes`` now, computed once per kind of node: nodes restarting
-        alike, keeping the same REDO and at the same EnableRedoControl level write alike."""
+        alike, keeping the same REDO and at the same EnableRedoControl level write alike.
+        ``restarting``: ``any_restarting()``, if the caller has it."""
         now = clock.now(self.env)
         rates = self.plan.traffic.at(now)
-        restarting = self.any_restarting()
+        if restarting is None:
+            restarting = self.any_restarting()
         redo, of_node = self.redo, self.speeds.of_node
         out = []
         if not self.sz.features.redo_control:

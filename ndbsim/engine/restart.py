@@ -270,7 +270,7 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
 
 def _rejoin(rt: Runtime, node: Node) -> None:
     node.restarting = False
-    rt.lcp.refresh_speeds()
+    rt.lcp.refresh_speeds(changed=True)
 
 
 def wait_subscription_handover(r: NodeRestart) -> Generator[Event, Any, None]:

@@ -295,9 +295,13 @@ class FluidSystem:
         while heap and (heap[0][2] != heap[0][3].token or heap[0][3] not in flows):
             heapq.heappop(heap)
         at = heap[0][0] if heap else math.inf
-        if self._alarms:
-            self._alarms = [a for a in self._alarms if a.watching(flows)]
-            for a in self._alarms:
+        alarms = self._alarms
+        if alarms:
+            for a in alarms:
+                if not a.watching(flows):  # drop those whose flows have all ended
+                    alarms = self._alarms = [a for a in alarms if a.watching(flows)]
+                    break
+            for a in alarms:
                 if a.at < at:
                     at = a.at
         if at == math.inf:

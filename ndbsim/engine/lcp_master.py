@@ -125,7 +125,7 @@ class LcpPlan:
         return done + cap * (into - t), cap
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Shape:
     """What must repeat for two LCPs to be the same cycle."""
 
@@ -486,7 +486,7 @@ class LcpMaster:
         since = node.history[0].start if node.history else -math.inf
         changes = self.plan.node_changes_since(since, t0)
         size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
-        cap = sz.lcp_cap(size, self.writes.speed(node, False, t0))
+        cap = self.writes.cap_at(size, self.writes.speed(node, False, t0))
         rate = self._lone_rate(node, cap, self.writes.demand(node, size), traffic.at(t0))
         if not rate > 0.0:
             return None

@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import operator
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ndbsim.budget import announcement, check_sweep_runs
 from ndbsim.errors import InputError, did_you_mean
-from ndbsim.records import CHECKPOINT_FIGURES, Outcome, SweepRow, frame
+from ndbsim.records import CHECKPOINT_FIGURES, Outcome, SweepRow, frame, sweep_row
 from ndbsim.stop import pool_context, stop_pool, worker_init
 
 if TYPE_CHECKING:
@@ -431,14 +432,14 @@ def run_chunk(
         try:
             prepared = prepare(with_values(base_raw, keys, values))
             for outcome in model.outcomes(prepared, pseed, replications):
-                rows.append(SweepRow(index, done, pseed, values, outcome))
+                rows.append(sweep_row(index, done, pseed, values, outcome))
                 done += 1
         except Exception as e:
             msg = " ".join(str(e).split()) or type(e).__name__
             if not isinstance(e, InputError):
                 msg = f"{type(e).__name__}: {msg}"
             error = replace(failed, reason=msg)
-            rows.extend(SweepRow(index, rep, pseed, values, error) for rep in range(done, replications))
+            rows.extend(sweep_row(index, rep, pseed, values, error) for rep in range(done, replications))
     return rows
 
 
@@ -537,8 +538,12 @@ def sweep(
     check_sweep_runs(len(indices), replications, source)
     work = _work(points, sh)
     rows = _execute(base_raw, keys, replications, seed, work, len(indices), workers, scheduler, progress, chunk_size)
-    rows.sort(key=lambda r: (r.point, r.replication))
+    rows.sort(key=_point_and_replication)
     return frame(rows, keys, model.phases)
+
+
+_point_and_replication = operator.itemgetter(0, 1)
+"""A row's (point, replication): the sweep's row order."""
 
 
 def _work(points: Points, shard: tuple[int, int] | None) -> Iterator[tuple[int, tuple[Any, ...]]]:

@@ -7,7 +7,7 @@ attributes behind them directly. They are SimPy 4's private names: a SimPy upgra
 renames them breaks this module and ``engine/fluid.py``.
 
 ``run_until`` is ``Environment.run(until=event)`` with ``Environment.step`` inlined: a default
-restart processes about 65 events, and the method call per event was measured at about 3% of a
+restart processes about 65 events, and the method call per event was measured at 2–3% of a
 sweep point's time.
 
 ``engine/fluid.py`` is the one exception: it reads ``env._now`` itself, inline, in the

@@ -112,8 +112,10 @@ class Model(Protocol):
 
 def streams(seed: int, n: int) -> list[np.random.Generator]:
     """NDB's generators, one independent stream per replication, all derived from the root
-    seed: every path that runs NDB replications seeds here."""
-    return [np.random.Generator(np.random.PCG64(s)) for s in np.random.SeedSequence(seed).spawn(n)]
+    seed: every path that runs NDB replications seeds here. Replication ``i``'s stream is the
+    ``i``-th child of ``SeedSequence(seed)`` (what ``SeedSequence(seed).spawn(n)`` gives), made
+    directly from its spawn key without building the parent."""
+    return [np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(i,)))) for i in range(n)]
 
 
 def run_resolved(

@@ -52,3 +52,16 @@ def test_an_innodb_sweep_row_equals_ndbsim_run_with_its_seed():
     )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["total_restart_secs"] == pytest.approx(row["total_restart_secs"], rel=1e-9, abs=0)
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**32 - 1, 2**63 + 5])
+def test_ndb_streams_are_the_root_seeds_spawned_children(seed):
+    import numpy as np
+
+    from ndbsim.models import streams
+
+    children = np.random.SeedSequence(seed).spawn(3)
+    for made, child in zip(streams(seed, 3), children, strict=True):
+        expected = np.random.Generator(np.random.PCG64(child))
+        assert made.bit_generator.state == expected.bit_generator.state
+        assert made.random(4).tolist() == expected.random(4).tolist()

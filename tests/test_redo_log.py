@@ -1,7 +1,11 @@
 """The REDO log: how full it gets, error 410, and EnableRedoControl's faster LCPs."""
 
+from types import SimpleNamespace
+
 import pytest
 from _helpers import BASE, LEGACY, sim
+
+from ndbsim.engine.redo import RedoLog
 
 
 def test_redo_overload_is_a_result():
@@ -125,3 +129,35 @@ def test_before_76_a_restarted_node_logs_redo_only_after_its_copy(root):
     long = sim(root / LEGACY, *busy, "restart.downtime=1h")
     assert quick.status == long.status == "ok", long.reason
     assert long.first.checkpoint["redo_peak_bytes"] <= 1.001 * quick.first.checkpoint["redo_peak_bytes"]
+
+
+RATE = 1e6
+"""REDO bytes per second per node in these tests."""
+
+
+def _log(kept=2):
+    traffic = SimpleNamespace(redo_bytes=lambda t0, t1: RATE * (t1 - t0))
+    plan = SimpleNamespace(traffic=traffic, pre_rates=SimpleNamespace(bytes=RATE))
+    sz = SimpleNamespace(redo_capacity=1e12, features=SimpleNamespace(redo_lcps_kept=kept), groups=1)
+    return RedoLog(sz, plan)
+
+
+def _node(history, redo_floor=0.0):
+    return SimpleNamespace(down=False, restarting=False, history=history, redo_floor=redo_floor)
+
+
+def test_peak_counts_each_node_from_where_its_log_starts():
+    """Two live nodes keep the same LCPs, but the first's log starts later (it restarted at 80 s):
+    the second, whose log reaches back to the LCP at 10 s, sets the peak."""
+    shared = [SimpleNamespace(start=50.0), SimpleNamespace(start=10.0)]
+    log = _log()
+    log.note([_node(shared, redo_floor=80.0), _node(shared)], now=100.0)
+    assert log.peak_bytes == RATE * 90.0
+
+
+def test_nodes_keeping_the_same_redo_count_once_and_a_down_node_not_at_all():
+    shared = [SimpleNamespace(start=50.0), SimpleNamespace(start=10.0)]
+    down = SimpleNamespace(down=True, restarting=False, history=[SimpleNamespace(start=-500.0)], redo_floor=0.0)
+    log = _log()
+    log.note([_node(shared), _node(shared), down], now=100.0)
+    assert log.peak_bytes == RATE * 90.0

@@ -100,16 +100,18 @@ class RedoLog:
         node is left out until its restart has completed an LCP: it logs nothing while down,
         7.6 activates its REDO logging only after the local LCP (reference §3), and its
         pre-crash log is released by that LCP; error 410 is a live node's problem."""
-        seen = None
+        seen = math.nan
         kept = self.kept
         for n in nodes:
             if n.down or n.restarting:  # not live
                 continue
-            hist = n.history  # oldest_kept, inline: this runs for every node of every LCP
-            oldest = hist[(kept if kept < len(hist) else len(hist)) - 1] if hist else None
-            if oldest is seen and seen is not None:
-                continue  # same LCPs kept as the previous node: same REDO
-            seen = oldest
-            need = self.needed(n, now)
+            hist = n.history  # log_start, inline: this runs for every node of every LCP
+            start = hist[(kept if kept < len(hist) else len(hist)) - 1].start if hist else 0.0
+            if n.redo_floor > start:
+                start = n.redo_floor
+            if start == seen:
+                continue  # the REDO kept starts where the previous node's does: the same amount
+            seen = start
+            need = self.since(start, now)
             if need > self.peak_bytes:
                 self.peak_bytes = need

@@ -153,14 +153,19 @@ def run(
         from ndbsim.plot import gantt as draw
 
         draw(result, gantt)
-    if output is not None:
-        from ndbsim.io import atomic_write_text
-
-        atomic_write_text(output, text)
-    else:
-        sys.stdout.write(text)
+    _emit(text, output)
     if result.status != "ok":
         raise typer.Exit(EXIT_NOT_MADE_IT)
+
+
+def _emit(text: str, output: Path | None) -> None:
+    """A command's whole output: into ``output`` atomically (never a partial file), else stdout."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from ndbsim.io import atomic_write_text
+
+    atomic_write_text(output, text)
 
 
 def _changes(config_ini: Path | None, sets: list[str]) -> list[str]:
@@ -633,7 +638,7 @@ def advise(
 
     from ndbsim.advise import advise_full
     from ndbsim.advise_report import advice_table, tornado
-    from ndbsim.io import atomic_write_text, check_not_inputs, check_output_path
+    from ndbsim.io import check_not_inputs, check_output_path
     from ndbsim.scenario import check_run_counts
 
     if format not in ("table", "json"):
@@ -666,10 +671,7 @@ def advise(
     text = json.dumps(json_clean(a.to_dict()), indent=2) + "\n" if format == "json" else advice_table(a)
     if chart is not None:
         tornado(a, chart)
-    if output is not None:
-        atomic_write_text(output, text)
-    else:
-        sys.stdout.write(text)
+    _emit(text, output)
     if a.base.status != "ok":
         raise typer.Exit(EXIT_NOT_MADE_IT)
 

@@ -37,6 +37,16 @@ and 60 being the two the manual discusses ([DOC-NDBD80])."""
 BUILD_INDEX_THREADS_VALUES = (0, 8, 16, 128)
 """BuildIndexThreads values tried: 0 (rebuild on the LDM threads, 7.5's default), two fixed
 pool sizes and 128 (7.6's default, reference §6)."""
+WRITE_SPEED_LEVERS = (
+    "MinDiskWriteSpeed",
+    "MaxDiskWriteSpeed",
+    "MaxDiskWriteSpeedOtherNodeRestart",
+    "MaxDiskWriteSpeedOwnRestart",
+    "DiskCheckpointSpeed",
+    "DiskCheckpointSpeedInRestart",
+)
+"""The LCP write-speed parameters advise tries, 7.4+ (adaptive speed) and older
+(DiskCheckpointSpeed): each at ``SPEED_FACTORS`` of its value, within its bounds and the disk."""
 
 
 @dataclass(frozen=True)
@@ -93,14 +103,7 @@ def _param_levers(r: Resolved) -> list[Lever]:
     ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], mech.multithreaded)
     hw = s.host.cpu_cores * s.host.threads_per_core
     values: dict[str, list[str]] = {}
-    for name in (
-        "MinDiskWriteSpeed",
-        "MaxDiskWriteSpeed",
-        "MaxDiskWriteSpeedOtherNodeRestart",
-        "MaxDiskWriteSpeedOwnRestart",
-        "DiskCheckpointSpeed",
-        "DiskCheckpointSpeedInRestart",
-    ):
+    for name in WRITE_SPEED_LEVERS:
         lo, hi = PARAMS[name].lo or M, min(disk, PARAMS[name].hi or disk)
         if name == "MinDiskWriteSpeed":  # the adaptive speed moves between Min and Max (reference §2.4)
             hi = min(hi, cfg["MaxDiskWriteSpeed"])
@@ -201,12 +204,7 @@ LEVER_KINDS: tuple[tuple[str, Callable[[Resolved], list[Lever]]], ...] = (
 
 ALL_LEVERS = (
     "RecoveryWork",
-    "MinDiskWriteSpeed",
-    "MaxDiskWriteSpeed",
-    "MaxDiskWriteSpeedOtherNodeRestart",
-    "MaxDiskWriteSpeedOwnRestart",
-    "DiskCheckpointSpeed",
-    "DiskCheckpointSpeedInRestart",
+    *WRITE_SPEED_LEVERS,
     "BuildIndexThreads",
     "MaxParallelCopyInstances",
     "MaxNoOfExecutionThreads",

@@ -68,9 +68,11 @@ def quantile(xs: list[float], q: float) -> float:
 
 class ReplicatedSummary:
     """What every result with ``replications`` (each with a total, status, reason and
-    warnings) says about them together; NDB restarts and InnoDB recoveries share it."""
+    warnings) and ``notes`` (warnings about its input) says about them together; NDB restarts
+    and InnoDB recoveries share it."""
 
     replications: list
+    notes: list[str]
 
     @property
     def totals(self) -> list[float]:
@@ -87,7 +89,8 @@ class ReplicatedSummary:
 
     @property
     def warnings(self) -> list[str]:
-        seen: dict[str, None] = {}
+        """The input's notes, then every replication's warnings, each once."""
+        seen: dict[str, None] = dict.fromkeys(self.notes)
         for r in self.replications:
             for w in r.warnings:
                 seen.setdefault(w)
@@ -116,10 +119,6 @@ class Result(ReplicatedSummary):
     """What made the run differ from its scenario file (``--config-ini FILE``, ``--set k=v``)."""
 
     # -- summaries ----------------------------------------------------------------------
-    @property
-    def warnings(self) -> list[str]:
-        return list(dict.fromkeys([*self.notes, *super().warnings]))
-
     @property
     def title(self) -> str:
         """The scenario's name made to agree with the run (version, data nodes), with its changes."""

@@ -21,7 +21,6 @@ rows with status ``error`` and the message; it never stops the sweep.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 import operator
@@ -496,7 +495,7 @@ def sweep(
     if factors is None:
         raise InputError("no factors; pass factors={'data.size': ['10GB', '60GB']}", field="factors", source=source)
     replications = _whole(1 if replications is None else replications, "replications", source, 1)
-    from ndbsim.scenario import check_seed
+    from ndbsim.scenario import check_seed, copy_raw
 
     seed = check_seed(1 if seed is None else seed, "seed", source)
     if workers is not None:
@@ -528,7 +527,7 @@ def sweep(
     # what is wrong with it is something the factors set: then some point must be valid (the
     # first BASE_RESCUE_POINTS are tried, so the verdict does not hang on the points' order).
     try:
-        model.prepare(copy.deepcopy(base_raw), base_src)
+        model.prepare(copy_raw(base_raw), base_src)
     except InputError:
         if not any(_is_valid(model, with_values(base_raw, keys, list(p)), base_src) for p in first):
             raise
@@ -560,8 +559,10 @@ bound on the cost of the check: 1,000 validations take about a tenth of a second
 
 def _is_valid(model: Model, raw: dict[str, Any], source: str | None) -> bool:
     """Whether ``raw`` validates as a run would validate it."""
+    from ndbsim.scenario import copy_raw
+
     try:
-        model.prepare(copy.deepcopy(raw), source)
+        model.prepare(copy_raw(raw), source)
     except InputError:
         return False
     return True
@@ -605,11 +606,7 @@ def _execute(
             return rows
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        chunks = (
-            _chunks(work, chunk_size)
-            if chunk_size
-            else _chunks(work, _chunk_size(points, n_workers), points, n_workers)
-        )
+        chunks = _planned_chunks(work, points, n_workers, chunk_size)
         with ProcessPoolExecutor(max_workers=n_workers, mp_context=pool_context(), initializer=_worker_start) as ex:
             pending = set()
             try:
@@ -657,6 +654,14 @@ ours."""
 MIN_CHUNK = 8
 """The least points a shrinking chunk holds: a task costs a few hundred microseconds of
 pickling and queueing, about a tenth of eight points' work. A choice of ours."""
+
+
+def _planned_chunks(work: Iterable[Any], points: int, workers: int, chunk_size: int | None) -> Iterator[list[Any]]:
+    """The chunks ``workers`` run: of the user's ``chunk_size``, else ``_chunk_size`` shrinking at
+    the tail."""
+    if chunk_size:
+        return _chunks(work, chunk_size)
+    return _chunks(work, _chunk_size(points, workers), points, workers)
 
 
 def _chunks(work: Iterable[Any], size: int, points: int = 0, workers: int = 0) -> Iterator[list[Any]]:
@@ -749,7 +754,7 @@ def _run_dask(
     client = _connect(Client, scheduler) if own else scheduler
     try:
         n = max(1, sum(client.nthreads().values()))
-        chunks = _chunks(work, chunk_size) if chunk_size else _chunks(work, _chunk_size(points, n), points, n)
+        chunks = _planned_chunks(work, points, n, chunk_size)
         from functools import partial
 
         task = partial(run_chunk, base_raw, list(keys), replications, seed)

@@ -184,23 +184,9 @@ class FluidSystem:
         (at once for a flow with nothing to do, whose ``end`` is then 0.0)."""
         if self.on_change is not None:
             self.on_change()
-        self._seq += 1
-        flow = Flow(self.env, amount if amount > 0.0 else 0.0, demand, cap, name, self._seq, on_end)
-        if flow.remaining <= EPS:
-            _end(flow, 0.0)
-            return flow
-        self.flows[flow] = None
-        users = self._users
-        for r in flow.keys:
-            mine = users.get(r)
-            if mine is None:
-                users[r] = {flow: None}
-            else:
-                mine[flow] = None
-            self._dirty[r] = None
-        if not flow.keys:
-            self._lone.append(flow)
-        self.flush()
+        flow = self._add(amount, demand, cap, name, on_end)
+        if flow.remaining > EPS:
+            self.flush()
         return flow
 
     def transfer_each(
@@ -215,27 +201,33 @@ class FluidSystem:
         ending through ``on_end``; one reallocation for all."""
         if self.on_change is not None:
             self.on_change()
-        env, flows, users, dirty = self.env, self.flows, self._users, self._dirty
-        out = []
-        for demand, cap, name in zip(demands, caps, names):
-            self._seq += 1
-            flow = Flow(env, amount if amount > 0.0 else 0.0, demand, cap, name, self._seq, on_end)
-            out.append(flow)
-            if flow.remaining <= EPS:
-                _end(flow, 0.0)
-                continue
-            flows[flow] = None
-            for r in flow.keys:
-                mine = users.get(r)
-                if mine is None:
-                    users[r] = {flow: None}
-                else:
-                    mine[flow] = None
-                dirty[r] = None
-            if not flow.keys:
-                self._lone.append(flow)
+        add = self._add
+        out = [add(amount, demand, cap, name, on_end) for demand, cap, name in zip(demands, caps, names)]
         self.flush()
         return out
+
+    def _add(
+        self, amount: float, demand: dict[str, float], cap: float, name: str, on_end: Callable[[], None] | None
+    ) -> Flow:
+        """A new flow, registered with the resources it uses (their shares wait for ``flush``);
+        one with nothing to do ends at once."""
+        self._seq += 1
+        flow = Flow(self.env, amount if amount > 0.0 else 0.0, demand, cap, name, self._seq, on_end)
+        if flow.remaining <= EPS:
+            _end(flow, 0.0)
+            return flow
+        self.flows[flow] = None
+        users, dirty = self._users, self._dirty
+        for r in flow.keys:
+            mine = users.get(r)
+            if mine is None:
+                users[r] = {flow: None}
+            else:
+                mine[flow] = None
+            dirty[r] = None
+        if not flow.keys:
+            self._lone.append(flow)
+        return flow
 
     def cancel(self, flow: Flow) -> None:
         """Stop a flow now (its ``done`` fires) and give its share to the others."""

@@ -77,14 +77,10 @@ class LcpWrites:
                     speed = alike[node.restarting] = of_node(node, rates, restarting, 0)
                 out.append(speed)
             return out
-        kept = redo.kept
+        log_start = redo.log_start
         memo: dict[tuple[bool, float, int], float] = {}
         for node in nodes:
-            hist = node.history  # RedoLog.log_start, inline: this runs for every node of every LCP
-            start = hist[(kept if kept < len(hist) else len(hist)) - 1].start if hist else 0.0
-            if node.redo_floor > start:
-                start = node.redo_floor
-            key = (node.restarting, start, node.redo_alert)
+            key = (node.restarting, log_start(node), node.redo_alert)
             speed = memo.get(key)
             if speed is None:
                 speed = memo[key] = of_node(node, rates, restarting, redo.alert_level(node, now))

@@ -38,8 +38,8 @@ class RedoLog:
         """Where the REDO a node must keep begins: the start of the oldest of the
         ``redo_lcps_kept`` newest completed LCPs, or where its log begins if later. Nodes with
         the same start keep the same REDO."""
-        oldest = self.oldest_kept(node)
-        start = oldest.start if oldest else 0.0
+        hist, kept = node.history, self.kept  # oldest_kept without the call: every node of every LCP asks
+        start = hist[(kept if kept < len(hist) else len(hist)) - 1].start if hist else 0.0
         if node.redo_floor > start:
             start = node.redo_floor
         return start
@@ -69,15 +69,11 @@ class RedoLog:
         if rate <= 0 or not self.capacity:
             return at, reach
         seen: dict[tuple[float, int], tuple[int, float]] = {}  # nodes keeping the same REDO reach alike
-        kept = self.kept
+        log_start = self.log_start
         for n in nodes:
             if n.down or n.redo_floor > now:
                 continue  # logs no REDO now: its fill does not grow
-            hist = n.history  # log_start, inline: this runs for every node of every LCP
-            start = hist[(kept if kept < len(hist) else len(hist)) - 1].start if hist else 0.0
-            if n.redo_floor > start:
-                start = n.redo_floor
-            key = (start, n.redo_alert)
+            key = (log_start(n), n.redo_alert)
             hit = seen.get(key)
             if hit is None:
                 level = self.alert_level(n, now)
@@ -101,14 +97,11 @@ class RedoLog:
         7.6 activates its REDO logging only after the local LCP (reference §3), and its
         pre-crash log is released by that LCP; error 410 is a live node's problem."""
         seen = math.nan
-        kept = self.kept
+        log_start = self.log_start
         for n in nodes:
             if n.down or n.restarting:  # not live
                 continue
-            hist = n.history  # log_start, inline: this runs for every node of every LCP
-            start = hist[(kept if kept < len(hist) else len(hist)) - 1].start if hist else 0.0
-            if n.redo_floor > start:
-                start = n.redo_floor
+            start = log_start(n)
             if start == seen:
                 continue  # the REDO kept starts where the previous node's does: the same amount
             seen = start

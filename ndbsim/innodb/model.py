@@ -77,10 +77,6 @@ class InnodbResult(ReplicatedSummary):
     """What made the run differ from its scenario file (``--set k=v``)."""
 
     @property
-    def warnings(self) -> list[str]:
-        return list(dict.fromkeys([*self.notes, *super().warnings]))
-
-    @property
     def title(self) -> str:
         """The scenario's name, with the changes that made the run differ from it."""
         return self.name + (f" [as run: {', '.join(self.changes)}]" if self.changes else "")

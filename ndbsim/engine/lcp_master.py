@@ -231,10 +231,10 @@ class LcpMaster:
         """The last LCP's shape, to compare with the next one's."""
         self._skip: _Skip | None = None
         self._resume: tuple[LcpPlan, float] | None = None
+        """After a skip that ended mid-LCP: that LCP and the table-description time left."""
         self._speeds_for: tuple[LcpPlan, float, bool] | None = None
         """The running LCP, the time and whether a node was restarting when its caps were last
         set by ``refresh_speeds``; None once a skip's settling rewrote the nodes' histories."""
-        """After a skip that ended mid-LCP: that LCP and the table-description time left."""
 
     # -- what the restarts see ----------------------------------------------------------
     @property

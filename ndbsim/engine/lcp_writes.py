@@ -126,7 +126,7 @@ class LcpWrites:
             amount,
             self.demand(node, size),
             cap=self.cap_at(size, speed),
-            name=self._names.get(node.id) or f"lcp{node.id}",
+            name=self._name(node),
             on_end=on_end,
         )
         flow.lcp_size = size
@@ -137,17 +137,21 @@ class LcpWrites:
     ) -> list[Flow]:
         """``flow`` of one unit for each of ``nodes`` writing its size at its speed, started
         together (``FluidSystem.transfer_each``)."""
-        demand, cap_at, names = self.demand, self.cap_at, self._names
+        demand, cap_at, name = self.demand, self.cap_at, self._name
         flows = self.fluid.transfer_each(
             1.0,
             [demand(n, size) for n, size in zip(nodes, sizes)],
             [cap_at(size, speed) for size, speed in zip(sizes, speeds)],
-            [names.get(n.id) or f"lcp{n.id}" for n in nodes],
+            [name(n) for n in nodes],
             on_end,
         )
         for flow, size in zip(flows, sizes):
             flow.lcp_size = size
         return flows
+
+    def _name(self, node: Node) -> str:
+        """A node's LCP flow's name (``lcpN``), made once per node."""
+        return self._names.get(node.id) or f"lcp{node.id}"
 
     def cap(self, flow: Flow, speed: float) -> float:
         """The cap of an LCP flow writing at ``speed``."""

@@ -94,7 +94,7 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
     done = env.process(orchestra.play())
     # the horizon bounds the restarts' own work: each wave's planned downtime comes on top
     horizon = rt.plan.t_crash + s.simulation.horizon + s.restart.downtime * len(waves)
-    clock.run_until(env, done | env.timeout(horizon))
+    env.run(until=done | env.timeout(horizon))
     events = clock.events_scheduled(env)
     runs = orchestra.runs
     status, reason = _ending(orchestra, done.triggered, s.simulation.horizon)

@@ -29,14 +29,14 @@ from ndbsim.engine.checkpoint import policy_for
 from ndbsim.engine.copy import COPY_STEPS_MAX
 from ndbsim.engine.restart import MISSED_HEARTBEATS
 from ndbsim.engine.workload import Changes
-from ndbsim.features import features_of
-from ndbsim.profiles import (
+from ndbsim.input.features import features_of
+from ndbsim.input.profiles import (
     HEARTBEAT_INCLUSION_SECS,
     METADATA_SECS_PER_TABLE,
     SCAN_ROW_SECS,
 )
-from ndbsim.scenario import Resolved
-from ndbsim.threads import core_equivalents, layout
+from ndbsim.input.scenario import Resolved
+from ndbsim.input.threads import core_equivalents, layout
 
 TRIGGER_WORD_BYTES = 4.0
 """TimeBetweenLocalCheckpoints is the base-2 logarithm of the 4-byte words written between two

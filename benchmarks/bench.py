@@ -32,9 +32,9 @@ import simpy
 from anchors import closed_form, toy_restart
 
 import ndbsim
-from ndbsim import scenario as sc
-from ndbsim.simulate import run_resolved
-from ndbsim.sweep import sweep
+from ndbsim.input import scenario as sc
+from ndbsim.models.simulate import run_resolved
+from ndbsim.studies.sweep import sweep
 
 SWEEP_FACTORS = {"data.size": {"low": "1GB", "high": "60GB"}}
 """The sweep's one factor: data.size drawn uniformly from 1GB to 60GB (random mode; 60 GB is seed
@@ -224,7 +224,7 @@ def main() -> None:
     ev = run_resolved(sc.load(None), seed=1, replications=1).first.events
     toy_ev = toy_restart(closed_form(sc.load(None)))[1]
     print(
-        f"default 2-node node restart (CPU): ndbsim.simulate {m['ndbsim'] * 1e3:.3f} ms = "
+        f"default 2-node node restart (CPU): ndbsim.models.simulate {m['ndbsim'] * 1e3:.3f} ms = "
         f"{m['ndbsim'] / m['toy']:.2f}x the toy ({m['toy'] * 1e3:.3f} ms), "
         f"{m['ndbsim'] / m['closed']:.0f}x the closed form "
         f"({m['closed'] * 1e6:.0f} us) [target <= {TARGETS['default_vs_toy']}x the toy: "

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
 from importlib import import_module
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -12,22 +10,22 @@ __version__ = "0.1.0"
 from ndbsim.errors import InputError
 
 if TYPE_CHECKING:
-    from ndbsim.advise import advise
-    from ndbsim.profiles import use_constants
-    from ndbsim.result import Result
-    from ndbsim.simulate import simulate
-    from ndbsim.solve import solve
-    from ndbsim.sweep import sweep
+    from ndbsim.input.profiles import use_constants
+    from ndbsim.models.simulate import simulate
+    from ndbsim.output.result import Result
+    from ndbsim.studies.advise import advise
+    from ndbsim.studies.solve import solve
+    from ndbsim.studies.sweep import sweep
 
 __all__ = ["InputError", "Result", "__version__", "advise", "simulate", "solve", "sweep", "use_constants"]
 
 _LAZY = {
-    "Result": "ndbsim.result",
-    "advise": "ndbsim.advise",
-    "solve": "ndbsim.solve",
-    "simulate": "ndbsim.simulate",
-    "sweep": "ndbsim.sweep",
-    "use_constants": "ndbsim.profiles",
+    "Result": "ndbsim.output.result",
+    "advise": "ndbsim.studies.advise",
+    "solve": "ndbsim.studies.solve",
+    "simulate": "ndbsim.models.simulate",
+    "sweep": "ndbsim.studies.sweep",
+    "use_constants": "ndbsim.input.profiles",
 }
 """The API's names and the modules that define them, imported on first use: the command line
 imports this package, and ``ndbsim --help`` needs none of numpy, pydantic or SimPy."""
@@ -44,17 +42,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
-
-
-class _Package(ModuleType):
-    """``simulate``, ``sweep``, ``advise`` and ``solve`` name both a function of the API and the module defining it.
-    Importing such a module binds its name on the package; the API's function is bound
-    instead, so that ``ndbsim.simulate(...)`` calls the function whatever was imported first."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, ModuleType) and _LAZY.get(name) == value.__name__ and hasattr(value, name):
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -1,3 +1,3 @@
-from ndbsim.cli import main
+from ndbsim.cli.app import main
 
 main()

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 import ndbsim
-from ndbsim.scenario import DEFAULT_SCENARIO
+from ndbsim.input.scenario import DEFAULT_SCENARIO
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"

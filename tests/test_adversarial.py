@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from ndbsim.cli import main
-from ndbsim.profiles import CONSTANTS_ENV, reload_calibration
+from ndbsim.cli.app import main
+from ndbsim.input.profiles import CONSTANTS_ENV, reload_calibration
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = (ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml").read_text()
-CONSTANTS = (ROOT / "ndbsim" / "profiles" / "calibrated.yaml").read_text()
+CONSTANTS = (ROOT / "ndbsim" / "input" / "profiles" / "calibrated.yaml").read_text()
 INI = "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\n[ndbd]\n[ndbd]\n"
 RI = "node_id,total_restart_secs,secs_restore_fragments,secs_exec_redo_log\n2,415,140,30\n"
 MEM = "cluster: {config: {DataMemory: 80G}}\n"

@@ -9,10 +9,10 @@ from _helpers import ndbsim as ndbsim_cli
 from conftest import ROOT, SCENARIOS
 
 import ndbsim
-from ndbsim.advise import advise, advise_full
-from ndbsim.levers import levers_for
-from ndbsim.runs import resolve_variant
-from ndbsim.solve import solve
+from ndbsim.models.levers import levers_for
+from ndbsim.studies.advise import advise, advise_full
+from ndbsim.studies.runs import resolve_variant
+from ndbsim.studies.solve import solve
 
 DBT2_75 = str(ROOT / "scenarios" / "dbt2-600wh-7.5.10.yaml")
 ROLLING_80 = str(ROOT / "scenarios" / "rolling-4-nodes-8.0.yaml")
@@ -25,7 +25,7 @@ def median_total(scenario, sets, seed, n):
 
         raw = load_raw(scenario)
         for a in sets:
-            ndbsim.scenario.set_override(raw, a)
+            ndbsim.input.scenario.set_override(raw, a)
         return simulate_innodb(raw, seed=seed, replications=n).total_restart_secs
     return ndbsim.simulate(scenario, overrides=list(sets), seed=seed, replications=n).total_restart_secs
 
@@ -98,10 +98,10 @@ def test_advise_on_a_base_that_never_finishes_says_error_410_and_exits_4():
 
 
 def test_levers_the_version_lacks_are_skipped():
-    names = {lv.name for lv in levers_for(resolve_variant(ndbsim.scenario.load_raw(DBT2_75), ()).prepared)}
+    names = {lv.name for lv in levers_for(resolve_variant(ndbsim.input.scenario.load_raw(DBT2_75), ()).prepared)}
     assert "RecoveryWork" not in names and "EnableRedoControl" not in names and "DiskCheckpointSpeed" not in names
     assert {"MaxDiskWriteSpeedOtherNodeRestart", "version", "host.disk_write"} <= names
-    names80 = {lv.name for lv in levers_for(resolve_variant(ndbsim.scenario.load_raw(ROLLING_80), ()).prepared)}
+    names80 = {lv.name for lv in levers_for(resolve_variant(ndbsim.input.scenario.load_raw(ROLLING_80), ()).prepared)}
     assert {"RecoveryWork", "EnableRedoControl", "workload.during_restart.updates_per_s"} <= names80
     assert "version" not in names80  # 8.0.35 is the newest release offered
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ndbsim import budget
-from ndbsim.sweep import IN_FLIGHT, make_points, point_space, sweep
+from ndbsim.input import budget
+from ndbsim.studies.sweep import IN_FLIGHT, make_points, point_space, sweep
 
 BASE = str(Path(__file__).resolve().parents[1] / "scenarios" / "dbt2-600wh-7.6.6.yaml")
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from ndbsim.calibrate import FITTED, case_from_restart_info
-from ndbsim.calibration import DEFAULT_DIR, load_cases, predict
-from ndbsim.check import format_check, run_check
+from ndbsim.studies.calibrate import FITTED, case_from_restart_info
+from ndbsim.studies.calibration import DEFAULT_DIR, load_cases, predict
+from ndbsim.studies.check import format_check, run_check
 
 
 def test_cases_have_both_roles_and_sources():
@@ -17,7 +17,7 @@ def test_cases_have_both_roles_and_sources():
 
 
 def test_fitted_constants_are_few_and_plausible():
-    from ndbsim.profiles import calibrated_constants
+    from ndbsim.input.profiles import calibrated_constants
 
     k = calibrated_constants("7.6")
     assert len(FITTED) == 7 and "memory_touch_rate" not in FITTED  # a host figure now
@@ -80,8 +80,8 @@ def test_calibrate_is_deterministic_and_the_stored_fit_is_current(tmp_path):
     deterministic, and nobody changed the model or the cases without recalibrating."""
     import yaml
 
-    from ndbsim.calibrate import calibrate
-    from ndbsim.profiles import CALIBRATED_FILE
+    from ndbsim.input.profiles import CALIBRATED_FILE
+    from ndbsim.studies.calibrate import calibrate
 
     out1, out2 = tmp_path / "a.yaml", tmp_path / "b.yaml"
     calibrate(DEFAULT_DIR, out1, innodb_output=tmp_path / "i1.yaml")

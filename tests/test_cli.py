@@ -25,7 +25,7 @@ def test_table_shows_the_overrides_and_warns_when_rows_stay_fixed_as_size_change
 
 
 def test_checkpoint_lines_say_whether_the_base_load_runs_lcps():
-    from ndbsim.report import checkpoint_lines
+    from ndbsim.output.table import checkpoint_lines
 
     idle = {
         "lcp_cycle_secs": 0.0,
@@ -97,7 +97,7 @@ def test_validate(root):
 def test_default_scenario_is_the_seed_003_case(root):
     import yaml
 
-    from ndbsim.scenario import DEFAULT_SCENARIO
+    from ndbsim.input.scenario import DEFAULT_SCENARIO
 
     shipped = yaml.safe_load((root / "scenarios/dbt2-600wh-7.6.6.yaml").read_text())
     shipped["name"] = DEFAULT_SCENARIO["name"]
@@ -171,7 +171,7 @@ def test_params_diff_lists_differences_with_sources():
 def test_constants_file_from_calibrate_is_used_by_run_and_check(tmp_path, root):
     import yaml
 
-    packaged = yaml.safe_load((root / "ndbsim/profiles/calibrated.yaml").read_text())
+    packaged = yaml.safe_load((root / "ndbsim/input/profiles/calibrated.yaml").read_text())
     packaged["shared"]["constants"]["suma_handover_gcps"] *= 2  # handover twice as long
     mine = tmp_path / "mine.yaml"
     mine.write_text(yaml.safe_dump(packaged))

@@ -29,7 +29,7 @@ def test_a_copy_that_never_converges_has_no_end_and_the_table_says_never():
     r = sim(None, "workload.during_restart.updates_per_s=3000000")
     assert r.status == "non-converging"
     assert math.isinf(r.phases()["secs_to_synchronize_starting_node"])
-    from ndbsim.report import phase_table
+    from ndbsim.output.table import phase_table
 
     table = phase_table(r)
     assert "secs_to_synchronize_starting_node" in table

@@ -7,7 +7,7 @@ import re
 import pytest
 from _helpers import ndbsim, sim
 
-from ndbsim import io
+from ndbsim.output import io
 
 
 def test_json_is_byte_identical_across_processes():

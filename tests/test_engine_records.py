@@ -7,7 +7,7 @@ import pytest
 
 import ndbsim
 from ndbsim.engine.records import NodeFacts, Status
-from ndbsim.restart_info import PHASES
+from ndbsim.input.restart_info import PHASES
 
 
 def test_statuses_serialise_as_their_strings():

@@ -5,8 +5,8 @@ from dataclasses import replace
 import pytest
 from _helpers import sim
 
-from ndbsim.features import features_of
-from ndbsim.profiles import profile_for
+from ndbsim.input.features import features_of
+from ndbsim.input.profiles import profile_for
 
 
 def features(version, **config):
@@ -65,7 +65,7 @@ def test_parameters_a_release_does_not_have_are_ignored_with_a_warning():
 
 
 def test_release_lines_get_their_own_mechanisms():
-    from ndbsim.profiles import profile_for
+    from ndbsim.input.profiles import profile_for
 
     def mech(version):
         return profile_for(version).mechanisms

@@ -124,7 +124,7 @@ def test_the_overridden_rate_warning_names_where_the_rate_came_from():
     import warnings
 
     import ndbsim as api
-    from ndbsim.sweep import sweep
+    from ndbsim.studies.sweep import sweep
 
     cli = ndbsim("run", "--set", "workload.updates_per_s=200000").stdout
     assert "(--set) runs before" in cli and "add --set workload.during_restart.updates_per_s=null" in cli
@@ -147,7 +147,7 @@ def test_the_overridden_rate_warning_names_where_the_rate_came_from():
 def test_shipped_random_sweep_restarts_at_the_varied_rate():
     import warnings
 
-    from ndbsim.sweep import load_sweep, sweep
+    from ndbsim.studies.sweep import load_sweep, sweep
 
     spec = load_sweep(ROOT / "scenarios/sweeps/update-rate-random.yaml")
     with warnings.catch_warnings(record=True) as caught:
@@ -173,7 +173,7 @@ def test_titles_follow_version_and_data_nodes_as_run(tmp_path):
     assert "--set version=8.0.36" in d["title"]
     table = ndbsim("run", "--set", "version=8.0.36").stdout.splitlines()
     assert "8.0.36" in table[0] and "7.6.6" not in table[0]
-    from ndbsim.explain import title_as_run
+    from ndbsim.output.explain import title_as_run
 
     assert (
         title_as_run("Rolling restart, 4 data nodes, NDB 8.0", "8.0.36", 8) == "Rolling restart, 8 data nodes, NDB 8.0"
@@ -183,7 +183,7 @@ def test_titles_follow_version_and_data_nodes_as_run(tmp_path):
 
 def test_gantt_title_follows_the_run(tmp_path):
     from ndbsim import simulate
-    from ndbsim.plot import gantt
+    from ndbsim.output.plot import gantt
 
     r = simulate(None, overrides=["version=8.0.36"])
     r.changes = ["--set version=8.0.36"]
@@ -261,7 +261,7 @@ def test_a_restart_that_would_not_make_it_exits_4_and_still_prints(sets, status)
 
 
 def test_calibrate_writes_a_user_file_by_default(tmp_path):
-    from ndbsim.profiles import CALIBRATED_FILE
+    from ndbsim.input.profiles import CALIBRATED_FILE
 
     before = CALIBRATED_FILE.read_bytes()
     p = ndbsim("calibrate", "--cases", str(ROOT / "calibration"), cwd=tmp_path)
@@ -277,8 +277,8 @@ def test_calibrate_writes_a_user_file_by_default(tmp_path):
 def test_a_fit_that_breaks_published_cases_is_found(tmp_path):
     from test_calibration import KNOWN_GAPS
 
-    from ndbsim.check import broken_cases
-    from ndbsim.profiles import CALIBRATED_FILE, constants_file
+    from ndbsim.input.profiles import CALIBRATED_FILE, constants_file
+    from ndbsim.studies.check import broken_cases
 
     def beyond_gaps(broken: list[str]) -> list[str]:
         return [b for b in broken if b.split(":")[0] not in KNOWN_GAPS]
@@ -294,10 +294,10 @@ def test_a_fit_that_breaks_published_cases_is_found(tmp_path):
 
 
 def test_calibrate_warns_when_the_fit_breaks_published_cases(tmp_path, monkeypatch, capsys):
-    import ndbsim.check
-    from ndbsim.cli import main
+    import ndbsim.studies.check
+    from ndbsim.cli.app import main
 
-    monkeypatch.setattr(ndbsim.check, "broken_cases", lambda target, directory: ["seed000-dbt2-legacy: total"])
+    monkeypatch.setattr(ndbsim.studies.check, "broken_cases", lambda target, directory: ["seed000-dbt2-legacy: total"])
     monkeypatch.chdir(tmp_path)
     main(["calibrate", "--cases", str(ROOT / "calibration")])
     assert "warning: with these constants 1 published figure(s) fall outside" in capsys.readouterr().err
@@ -339,7 +339,7 @@ def test_init_writes_a_commented_scenario_that_runs(ini, tmp_path):
 
 def test_init_writes_datamemory_as_the_exact_data_size(tmp_path):
     """data.size taken from DataMemory is written exactly, not rounded to one decimal of a unit."""
-    from ndbsim.units import parse_bytes
+    from ndbsim.input.units import parse_bytes
 
     ini = tmp_path / "c.ini"
     ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=1234M\n[ndbd]\n[ndbd]\n")
@@ -366,7 +366,7 @@ def test_init_reads_the_config_ini_as_run_does(tmp_path):
 
 
 def test_billions_and_days_are_read():
-    from ndbsim.units import parse_count, parse_duration
+    from ndbsim.input.units import parse_count, parse_duration
 
     assert parse_count("1.2B") == parse_count("1.2G") == 1.2e9
     assert parse_duration("1d") == 86400 and parse_duration("1d12h") == 129600

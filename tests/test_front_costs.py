@@ -10,10 +10,10 @@ import subprocess
 import sys
 
 import ndbsim
-from ndbsim import explain
-from ndbsim.load import load
-from ndbsim.models import run_resolved
-from ndbsim.scenario import DEFAULT_SCENARIO, Scenario, copy_raw
+from ndbsim.input.scenario import DEFAULT_SCENARIO, Scenario, copy_raw
+from ndbsim.models.load import load
+from ndbsim.models.registry import run_resolved
+from ndbsim.output import explain
 
 
 def test_simulate_describes_the_scenario_once_with_its_origins(monkeypatch):
@@ -64,10 +64,10 @@ def test_copy_raw_copies_as_deepcopy_does():
 
 
 def test_the_command_line_runs_blas_single_threaded_unless_told():
-    from ndbsim import cli
+    from ndbsim.cli import app as cli
 
     code = (
-        "import os\nfrom ndbsim.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "import os\nfrom ndbsim.cli.app import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
         "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
     )
     for given, expected in ((None, cli.BLAS_THREADS["OPENBLAS_NUM_THREADS"]), ("4", "4")):

@@ -70,7 +70,7 @@ def test_the_finder_sees_a_cycle():
 
 def test_no_cycle_outside_the_engine():
     graph = import_graph()
-    assert "ndbsim.calibration" not in graph["ndbsim.innodb.fit"]
+    assert "ndbsim.studies.calibration" not in graph["ndbsim.innodb.fit"]
     outside = [c for c in cycles(graph) if any(not m.startswith("ndbsim.engine") for m in c)]
     assert outside == []
 
@@ -82,7 +82,7 @@ def test_only_the_registry_reads_the_model_kind():
         if any(s in p.read_text(encoding="utf-8") for s in ('"kind") == "innodb"', "is_innodb("))
     ]
     assert readers == []
-    assert 'raw.get("kind")' in (PACKAGE / "models.py").read_text(encoding="utf-8")
+    assert 'raw.get("kind")' in (PACKAGE / "models" / "registry.py").read_text(encoding="utf-8")
 
 
 def test_only_the_registry_branches_on_the_model():
@@ -91,7 +91,52 @@ def test_only_the_registry_branches_on_the_model():
     branches = [
         module_name(p)
         for p in PACKAGE.rglob("*.py")
-        if p.name != "models.py"
+        if p.name != "registry.py"
         and any(s in p.read_text(encoding="utf-8") for s in ("product ==", "product !=", "label ==", "label !="))
     ]
     assert branches == []
+
+
+LAYERS = (
+    ("ndbsim.errors", "ndbsim.extras", "ndbsim.paths"),
+    ("ndbsim.input",),
+    ("ndbsim.engine",),
+    ("ndbsim.output",),
+    ("ndbsim.innodb",),
+    ("ndbsim.models",),
+    ("ndbsim.studies",),
+    ("ndbsim.cli", "ndbsim.__main__"),
+    ("ndbsim",),
+)
+"""The package's layers, lowest first: a module imports only from its own layer or those below
+(the data flows input -> engine -> output, the models put them behind one interface, the studies
+run many models, the command line prints them). ``ndbsim`` itself, the package, is the API on top:
+its names resolve lazily to the modules below."""
+
+
+def layer_of(module):
+    """The rank of the layer whose longest prefix names ``module`` (None: no layer does)."""
+    best = None
+    for rank, prefixes in enumerate(LAYERS):
+        for p in prefixes:
+            covers = module == p or (p != "ndbsim" and module.startswith(p + "."))
+            if covers and (best is None or len(p) > len(best[1])):
+                best = (rank, p)
+    return None if best is None else best[0]
+
+
+def test_every_module_has_a_layer():
+    assert all(layer_of(m) is not None for m in import_graph())
+
+
+def test_the_layer_finder_ranks_by_the_longest_prefix():
+    assert layer_of("ndbsim.errors") == 0
+    assert layer_of("ndbsim.input.scenario") == 1
+    assert layer_of("ndbsim.cli.app") == len(LAYERS) - 2
+    assert layer_of("ndbsim") == len(LAYERS) - 1
+    assert layer_of("ndbsim.unplaced") is None
+
+
+def test_nothing_imports_upward():
+    upward = sorted(f"{m} -> {d}" for m, deps in import_graph().items() for d in deps if layer_of(d) > layer_of(m))
+    assert upward == []

@@ -12,7 +12,7 @@ HEAVY = ("numpy", "pydantic", "simpy", "pandas", "yaml")
 def test_help_imports_no_numpy_pydantic_or_simpy():
     code = (
         "import sys\n"
-        "from ndbsim.cli import main\n"
+        "from ndbsim.cli.app import main\n"
         "try:\n"
         "    main(['--help'])\n"
         "except SystemExit:\n"
@@ -26,14 +26,14 @@ def test_help_imports_no_numpy_pydantic_or_simpy():
 
 def test_api_names_are_the_functions_whatever_was_imported_first():
     code = (
-        "import ndbsim.simulate, ndbsim.sweep\n"
-        "from ndbsim.sweep import load_sweep\n"
+        "import ndbsim.models.simulate, ndbsim.studies.sweep\n"
+        "from ndbsim.studies.sweep import load_sweep\n"
         "import ndbsim\n"
-        "print(callable(ndbsim.simulate), ndbsim.simulate.__name__, ndbsim.sweep.__name__)\n"
+        "print(callable(ndbsim.simulate), ndbsim.simulate.__name__, ndbsim.sweep.__name__, callable(ndbsim.sweep))\n"
         "print(ndbsim.simulate(replications=1).status)\n"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert p.stdout.split() == ["True", "simulate", "sweep", "ok"]
+    assert p.stdout.split() == ["True", "simulate", "sweep", "True", "ok"]
 
 
 def test_the_lazy_names_are_listed_and_an_unknown_one_is_an_attribute_error():

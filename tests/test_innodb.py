@@ -10,7 +10,7 @@ import yaml
 
 from ndbsim.errors import InputError
 from ndbsim.innodb import FREE_CONSTANTS, Constants, load_cases, load_constants, simulate_innodb
-from ndbsim.models import INNODB, NDB, model_of
+from ndbsim.models.registry import INNODB, NDB, model_of
 from tests.conftest import ROOT
 
 SCEN = ROOT / "scenarios"

@@ -180,7 +180,7 @@ def test_cycles_are_skipped_during_a_long_copy_that_leaves_the_live_cores_headro
 def test_skipping_agrees_on_random_scenarios():
     """20 seeded random points over the factors that shape LCP cycles: versions, restart
     types, loads before and during the restart, downtime, data size and REDO log size."""
-    from ndbsim.sweep import make_points
+    from ndbsim.studies.sweep import make_points
 
     points = make_points(
         {

@@ -1,15 +1,15 @@
-"""The load pipeline (ndbsim/load.py): read → config.ini → --set → model → resolve, with its
+"""The load pipeline (ndbsim/models/load.py): read → config.ini → --set → model → resolve, with its
 notes returned as data, for every entry point."""
 
 import pytest
 from conftest import ROOT
 
 import ndbsim
-from ndbsim import scenario as sc
 from ndbsim.errors import InputError
 from ndbsim.innodb import InnodbResult, simulate_innodb
-from ndbsim.load import load, read
-from ndbsim.models import INNODB, NDB
+from ndbsim.input import scenario as sc
+from ndbsim.models.load import load, read
+from ndbsim.models.registry import INNODB, NDB
 
 NDB_FILE = ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml"
 INNODB_FILE = ROOT / "scenarios" / "innodb-tpcc1000-bp52g-flash.yaml"
@@ -41,7 +41,7 @@ def test_config_ini_notes_come_before_the_fixed_rows_note(tmp_path):
         overrides=["data.size=100G"],
         rows_fix="FIX",
     )
-    from ndbsim.config_ini import merge_config_ini
+    from ndbsim.input.config_ini import merge_config_ini
 
     ini_notes: list[str] = []
     merge_config_ini({**sc.load_raw(NDB_FILE), "data": {"size": "60G", "rows": 1000}}, ini, None, ini_notes)

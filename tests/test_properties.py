@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ndbsim
-from ndbsim.cli import main
+from ndbsim.cli.app import main
 from ndbsim.engine.checkpoint import FullLcp, PartialLcp
 from ndbsim.engine.workload import Changes
-from ndbsim.scenario import DEFAULT_SCENARIO
+from ndbsim.input.scenario import DEFAULT_SCENARIO
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("NDBSIM_PROPERTY_EXAMPLES", "30")),

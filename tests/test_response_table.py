@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import ndbsim
-from ndbsim.restart_info import PHASES as PHASE_ORDER
+from ndbsim.input.restart_info import PHASES as PHASE_ORDER
 
 ROOT = Path(__file__).resolve().parent.parent
 S75 = "scenarios/dbt2-600wh-7.5.10.yaml"

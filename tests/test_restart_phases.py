@@ -6,7 +6,7 @@ import math
 import pytest
 from _helpers import BASE, sim
 
-from ndbsim.restart_info import PHASES
+from ndbsim.input.restart_info import PHASES
 
 
 def test_every_restart_info_phase_present_and_summing_to_total(root):
@@ -26,7 +26,7 @@ def test_dataframe_api():
 
 
 def test_spread_of_restarts_that_never_end_is_inf_not_nan():
-    from ndbsim.result import quantile
+    from ndbsim.output.result import quantile
 
     assert quantile([1.0, 2.0, math.inf], 0.5) == 2.0
     assert quantile([1.0, 2.0, math.inf], 0.95) == math.inf

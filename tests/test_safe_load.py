@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from _helpers import ndbsim
 
-from ndbsim import safe_load
 from ndbsim.errors import InputError
+from ndbsim.input import safe_load
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = pytest.mark.skipif(safe_load._FastLoader is None, reason="PyYAML built without libyaml")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ndbsim.errors import InputError
-from ndbsim.scenario import scenario_from_dict
+from ndbsim.input.scenario import scenario_from_dict
 
 SKEWED = [
     {"name": "order_line", "rows": "180M", "row_size": "200B", "ordered_indexes": 1},

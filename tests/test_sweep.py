@@ -7,10 +7,10 @@ import pytest
 from conftest import ROOT
 
 import ndbsim
-from ndbsim import scenario as sc
 from ndbsim.errors import InputError
-from ndbsim.restart_info import PHASES
-from ndbsim.sweep import load_sweep, make_points, parse_shard, point_seed
+from ndbsim.input import scenario as sc
+from ndbsim.input.restart_info import PHASES
+from ndbsim.studies.sweep import load_sweep, make_points, parse_shard, point_seed
 
 BASE = str(ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml")
 GRID = {"data.size": ["10GB", "30GB", "60GB"], "cluster.config.RecoveryWork": [25, 50]}
@@ -76,7 +76,7 @@ def test_same_seed_same_rows_regardless_of_workers_and_chunks():
     pd.testing.assert_frame_equal(a, c)
     d = run(replications=2, seed=6)
     assert not a["total_restart_secs"].equals(d["total_restart_secs"])
-    # a point's seed reproduces it through ndbsim.simulate
+    # a point's seed reproduces it through ndbsim.models.simulate
     row = a.iloc[3]
     res = ndbsim.simulate(
         BASE,
@@ -239,8 +239,8 @@ def test_innodb_base_sweeps_with_its_own_phases(tmp_path):
 def test_points_reuse_untouched_sections_with_the_same_outcome(key, value):
     """A sweep point validates only the sections its factors change; the scenario (or the
     error) must be exactly what validating the whole point gives."""
-    from ndbsim import scenario as sc
-    from ndbsim.sweep import with_values
+    from ndbsim.input import scenario as sc
+    from ndbsim.studies.sweep import with_values
 
     base = sc.raw_from(BASE)[0]
     raw = with_values(base, [key], [value])
@@ -298,7 +298,7 @@ def test_a_base_rescued_by_a_factor_does_not_depend_on_the_points_order(order):
 
 
 def test_the_last_chunks_shrink_so_the_workers_finish_together():
-    from ndbsim.sweep import MIN_CHUNK, _chunk_size, _chunks
+    from ndbsim.studies.sweep import MIN_CHUNK, _chunk_size, _chunks
 
     chunks = list(_chunks(range(10_000), _chunk_size(10_000, 2), 10_000, 2))
     assert [x for c in chunks for x in c] == list(range(10_000))  # every point once, in order

@@ -9,7 +9,7 @@ import time
 import pytest
 
 import ndbsim
-from ndbsim import threads as t
+from ndbsim.input import threads as t
 
 # The manual's MaxNoOfExecutionThreads table ([DOC-NDBD80]; reference §8): value -> LDM, TC, send, recv
 MANUAL_ROWS = {

@@ -1,7 +1,7 @@
 import pytest
 
 from ndbsim.errors import InputError
-from ndbsim.units import parse_byte_rate, parse_bytes, parse_count, parse_duration, parse_per_second
+from ndbsim.input.units import parse_byte_rate, parse_bytes, parse_count, parse_duration, parse_per_second
 
 G = 2**30
 

@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from ndbsim import scenario as sc
 from ndbsim.engine.pipeline import NodeRestart
 from ndbsim.engine.records import NodeRun
 from ndbsim.engine.restart import copy_features
 from ndbsim.engine.runtime import Runtime
 from ndbsim.errors import InputError
-from ndbsim.load import load
-from ndbsim.report import phase_table
-from ndbsim.upgrade import check_upgrade, needs_initial
+from ndbsim.input import scenario as sc
+from ndbsim.input.upgrade import check_upgrade, needs_initial
+from ndbsim.models.load import load
+from ndbsim.output.table import phase_table
 
 UPGRADE = ROOT / "scenarios" / "upgrade-7.5-to-8.0-4-nodes.yaml"
 ROLLING = ROOT / "scenarios" / "rolling-4-nodes-8.0.yaml"
@@ -164,7 +164,7 @@ def test_schedule_in_json_and_csv_only_for_several_nodes(upgrade):
 
 
 def test_gantt_labels_the_waves(upgrade, tmp_path):
-    from ndbsim.plot import gantt
+    from ndbsim.output.plot import gantt
 
     fig = gantt(upgrade, tmp_path / "u.png")
     ax = fig.axes[0]

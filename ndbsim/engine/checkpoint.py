@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ndbsim.engine.workload import Changes
-from ndbsim.features import Features
-from ndbsim.profiles import DELETE_RECOVERY_WORK, PARTIAL_LCP_PARTS
+from ndbsim.input.features import Features
+from ndbsim.input.profiles import DELETE_RECOVERY_WORK, PARTIAL_LCP_PARTS
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from simpy.events import Event
 from ndbsim.engine.node import Node
 from ndbsim.engine.pipeline import NodeRestart
 from ndbsim.engine.records import Status
-from ndbsim.profiles import SCAN_ROW_SECS
-from ndbsim.restart_info import TO_SYNCHRONIZE_STARTING_NODE
+from ndbsim.input.profiles import SCAN_ROW_SECS
+from ndbsim.input.restart_info import TO_SYNCHRONIZE_STARTING_NODE
 
 COPY_STEPS_MAX = 32
 """The copy phase runs table by table, each table shipping what changed until it starts (the

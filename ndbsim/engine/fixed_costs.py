@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from ndbsim.profiles import LCP_TABLE_DESCRIPTION_SECS
+from ndbsim.input.profiles import LCP_TABLE_DESCRIPTION_SECS
 
 RESTORE_FILE_OPS_FULL = 3
 """Synchronous file-system requests that restore one fragment of a full (≤7.5) LCP: open its one data

@@ -21,9 +21,9 @@ from ndbsim.engine.sizing import Sizing
 from ndbsim.engine.steady import SteadyCycle, SteadyCycles
 from ndbsim.engine.workload import Changes, Rates, Traffic
 from ndbsim.engine.write_speed import WriteSpeeds
-from ndbsim.profiles import unused_params
-from ndbsim.scenario import PartialRates, Resolved, Workload
-from ndbsim.threads import oversubscribed
+from ndbsim.input.profiles import unused_params
+from ndbsim.input.scenario import PartialRates, Resolved, Workload
+from ndbsim.input.threads import oversubscribed
 
 WARM_UP_CYCLES = 2.0
 """Whole steady LCP cycles simulated before the crash's point in its cycle, so that the LCP

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-from ndbsim.restart_info import Span
+from ndbsim.input.restart_info import Span
 
 
 class Status(str, Enum):

@@ -13,7 +13,6 @@ from typing import Any
 
 from simpy.events import Event
 
-from ndbsim import restart_info as ri
 from ndbsim.engine import fixed_costs
 from ndbsim.engine.checkpoint import LcpRecord
 from ndbsim.engine.copy import copy_phase, rebuild_indexes
@@ -21,8 +20,9 @@ from ndbsim.engine.node import Node
 from ndbsim.engine.pipeline import NodeRestart
 from ndbsim.engine.records import NodeRun, Status
 from ndbsim.engine.runtime import Runtime
-from ndbsim.features import Features
-from ndbsim.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE
+from ndbsim.input import restart_info as ri
+from ndbsim.input.features import Features
+from ndbsim.input.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE
 
 MISSED_HEARTBEATS = 4
 """A node is declared dead after 4 missed heartbeats (HeartbeatIntervalDbDb docs, reference

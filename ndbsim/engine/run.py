@@ -14,8 +14,8 @@ from ndbsim.engine.records import NodeRun, Replication, Status
 from ndbsim.engine.restart import restart
 from ndbsim.engine.runtime import Runtime
 from ndbsim.engine.steady import steady_redo_bytes
-from ndbsim.scenario import ROLLING_TYPES, Resolved
-from ndbsim.units import format_bytes
+from ndbsim.input.scenario import ROLLING_TYPES, Resolved
+from ndbsim.input.units import format_bytes
 
 __all__ = ["Replication", "checkpoint_figures", "restart_plan", "simulate_once"]
 

@@ -22,8 +22,8 @@ from ndbsim.engine.redo import RedoLog
 from ndbsim.engine.sizing import Sizing, sizing_of
 from ndbsim.engine.workload import Rates
 from ndbsim.engine.write_speed import WriteSpeeds
-from ndbsim.features import features_of
-from ndbsim.scenario import Resolved, Scenario
+from ndbsim.input.features import features_of
+from ndbsim.input.scenario import Resolved, Scenario
 
 
 class Runtime:

@@ -12,11 +12,11 @@ from typing import Any
 from ndbsim.engine import fixed_costs
 from ndbsim.engine.checkpoint import CheckpointPolicy, policy_for
 from ndbsim.engine.workload import Rates
-from ndbsim.features import Features
-from ndbsim.profiles import LCP_CPU_SECS_PER_BYTE, SCAN_ROW_SECS, Constants
-from ndbsim.scenario import Host, Resolved
-from ndbsim.threads import ThreadLayout, core_equivalents
-from ndbsim.threads import layout as thread_layout
+from ndbsim.input.features import Features
+from ndbsim.input.profiles import LCP_CPU_SECS_PER_BYTE, SCAN_ROW_SECS, Constants
+from ndbsim.input.scenario import Host, Resolved
+from ndbsim.input.threads import ThreadLayout, core_equivalents
+from ndbsim.input.threads import layout as thread_layout
 
 
 @dataclass(frozen=True)

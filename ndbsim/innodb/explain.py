@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ndbsim.explain import (
+from ndbsim.innodb.scenario import InnodbScenario
+from ndbsim.input.units import format_bytes, format_secs
+from ndbsim.output.explain import (
     GIVEN,
     _cell,
     _origin,
@@ -20,8 +22,6 @@ from ndbsim.explain import (
     explained_keys,
     given_keys,
 )
-from ndbsim.innodb.scenario import InnodbScenario
-from ndbsim.units import format_bytes, format_secs
 
 EXPLAINED_SECTIONS = ("server", "storage", "workload", "simulation.jitter")
 """Keys whose defaulted values a run names: every modelled input (``simulation.jitter`` spreads
@@ -47,7 +47,7 @@ def describe(s: InnodbScenario, where: dict[str, str] | None = None) -> dict[str
     """The ``simulated`` fields of an InnoDB result (every modelled input as run, optional ones
     resolved: the effective redo rate, data size and read latency), and ``defaulted``: each key
     no input gave, with its value and origin. ``where`` maps dotted keys to their origin
-    (``ndbsim.explain.origins``); without it, the keys the scenario set count as given."""
+    (``ndbsim.output.explain.origins``); without it, the keys the scenario set count as given."""
     given = given_keys(s) if where is None else set()  # ``where`` says what was given, when known
     sv, st, w = s.server, s.storage, s.workload
     simulated = {

@@ -16,7 +16,7 @@ from ndbsim.paths import CASES_DIR
 
 def load_cases(directory: str | Path | None = None) -> list[dict]:
     """The ``calibration/innodb-*.yaml`` cases, each with ``path`` and ``name`` filled in."""
-    from ndbsim.safe_load import read_yaml_file
+    from ndbsim.input.safe_load import read_yaml_file
 
     d = Path(directory) if directory else CASES_DIR
     out = []
@@ -97,6 +97,6 @@ def save_calibrated(result: dict, path: Path | None = None) -> None:
         },
         sort_keys=False,
     )
-    from ndbsim.io import atomic_write_text
+    from ndbsim.output.io import atomic_write_text
 
     atomic_write_text(path or CALIBRATED, text)

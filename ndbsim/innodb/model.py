@@ -33,9 +33,9 @@ from ndbsim.engine.clock import events_scheduled
 from ndbsim.engine.fluid import FluidSystem
 from ndbsim.innodb.constants import Constants, as_dict, load_constants
 from ndbsim.innodb.scenario import InnodbScenario, load_raw, scenario_from_dict
-from ndbsim.restart_info import node_phases, phase_bounds
-from ndbsim.result import ReplicatedSummary, json_clean
-from ndbsim.units import format_bytes
+from ndbsim.input.restart_info import node_phases, phase_bounds
+from ndbsim.input.units import format_bytes
+from ndbsim.output.result import ReplicatedSummary, json_clean
 
 APPLY_CHUNKS = 4
 """Chunks the apply is split into (progress granularity only; never per page or record)."""
@@ -125,7 +125,7 @@ class InnodbResult(ReplicatedSummary):
     def to_csv(self) -> str:
         """One row per phase (medians) and one for the total, each with what was simulated."""
         from ndbsim.innodb.explain import csv_fields
-        from ndbsim.result import _csv_cell
+        from ndbsim.output.result import _csv_cell
 
         extra = csv_fields(self.explained, self.warnings)
         tail = "".join(f",{_csv_cell(v)}" for v in extra.values())

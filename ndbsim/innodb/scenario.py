@@ -8,14 +8,14 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import BeforeValidator, Field, ValidationError, model_validator
 
 from ndbsim.errors import InputError
-from ndbsim.fields import ByteRate, Count, Duration, PositiveBytes, PositivePerSecond, StrictModel
-from ndbsim.units import parse_bytes
+from ndbsim.input.fields import ByteRate, Count, Duration, PositiveBytes, PositivePerSecond, StrictModel
+from ndbsim.input.units import parse_bytes
 
 PerSecond = PositivePerSecond
 """The InnoDB rates (IOPS, tps) must be above 0, so here ``PerSecond`` is the shared
 ``PositivePerSecond`` type: a zero rate would stall the recovery."""
 _Model = StrictModel
-"""Short name for the shared base model (``ndbsim.fields.StrictModel``): unknown keys are errors."""
+"""Short name for the shared base model (``ndbsim.input.fields.StrictModel``): unknown keys are errors."""
 
 
 class Server(_Model):
@@ -106,7 +106,7 @@ class InnodbScenario(_Model):
     name: str = "unnamed InnoDB scenario"
     """Label shown in reports; a placeholder by default."""
     kind: Literal["innodb"] = "innodb"
-    """Must be ``innodb``: the key ``ndbsim.models.model_of`` reads to tell these scenarios from NDB ones."""
+    """Must be ``innodb``: the key ``ndbsim.models.registry.model_of`` reads to tell these scenarios from NDB ones."""
     version: Annotated[str, BeforeValidator(_version_text)] = "5.5.7-percona"
     """Server version, a label for reports. Default 5.5.7-percona: seed 002's Percona Server 5.5.7."""
     server: Server = Field(default_factory=Server)
@@ -127,14 +127,14 @@ def scenario_from_dict(raw: Any, source: str | None = None) -> InnodbScenario:
     try:
         return InnodbScenario.model_validate(raw)
     except ValidationError as err:
-        from ndbsim.scenario import error_from_validation
+        from ndbsim.input.scenario import error_from_validation
 
         e = error_from_validation(err, InnodbScenario)
         raise (e.located(source) if source else e) from None
 
 
 def load_raw(path: str | Path) -> dict[str, Any]:
-    from ndbsim.scenario import read_yaml
+    from ndbsim.input.scenario import read_yaml
 
     raw = read_yaml(path)
     if not isinstance(raw, dict):

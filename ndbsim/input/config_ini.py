@@ -1,0 +1,235 @@
+"""Read a real NDB config.ini into a scenario's ``cluster`` section.
+
+``[ndbd default]`` parameters become ``cluster.config``; the number of ``[ndbd]`` sections
+gives ``cluster.data_nodes``. Where a node runs and keeps its files (HostName, DataDir, ...)
+is read without a note; other parameters ndbsim does not model are skipped and listed.
+Section names are case-insensitive, and ``[DB DEFAULT]``/``[DB]`` are NDB's older spellings.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ndbsim.errors import InputError, did_you_mean
+from ndbsim.input import config_params
+from ndbsim.input.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
+
+_SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
+"""A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
+underscores in square brackets (the line's comment already stripped); group 1 is the name."""
+_DATA_NODE = {"ndbd", "db"}
+"""Section names of one data node, normalised to lower case: ``[ndbd]`` and NDB's older
+spelling ``[db]``. Each such section counts as one data node."""
+_DATA_DEFAULT = {"ndbd default", "db default"}
+"""Section names of the data-node defaults, normalised: ``[ndbd default]`` and NDB's older
+spelling ``[db default]``; their parameters become ``cluster.config``."""
+
+_PLACEMENT = {
+    "nodeid",
+    "id",
+    "hostname",
+    "executeoncomputer",
+    "datadir",
+    "backupdatadir",
+    "filesystempath",
+    "filesystempathdd",
+    "filesystempathdatafiles",
+    "filesystempathundofiles",
+    "serverport",
+}
+"""Parameters that say where a data node runs and keeps its files (NDB's data-node parameter
+list, "Identifying data nodes" and "Data node directories"), lower case. Every config.ini has
+them and none bears on restart time, so they are read without a note."""
+
+
+def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
+    """(``cluster`` mapping, names of skipped parameters)."""
+    p = Path(path)
+    text = read_text(p, MAX_TEXT_BYTES, field="--config-ini", what="NDB config.ini")
+    section: str | None = None
+    defaults: dict[str, Any] = {}
+    node_sections: list[dict[str, Any]] = []
+    node_ids: dict[int, dict[str, int]] = {}
+    skipped: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if len(line) >= MAX_LINE_LENGTH:
+            raise InputError(
+                f"line {lineno}, column 1: {len(line):,} characters long; NDB reads at most "
+                f"{MAX_LINE_LENGTH - 1:,} per line, so shorten it",
+                source=str(p),
+            )
+        stripped = line.split("#", 1)[0].split(";", 1)[0].strip()
+        if not stripped:
+            continue
+        m = _SECTION.match(stripped)
+        if m:
+            section = " ".join(m.group(1).lower().replace("_", " ").split())
+            if section in _DATA_NODE:
+                node_sections.append({})
+                node_ids[len(node_sections) - 1] = {}
+            continue
+        if "=" not in stripped and ":" not in stripped:
+            raise InputError(
+                f"line {lineno}, column 1: {stripped!r} is neither [section] nor name=value; fix or remove the line",
+                source=str(p),
+            )
+        if section is None:
+            raise InputError(
+                f"line {lineno}, column 1: parameter before any [section]; put it under [ndbd default]", source=str(p)
+            )
+        name, _, value = re.split(r"([=:])", stripped, maxsplit=1)
+        name, value = name.strip(), value.strip()
+        if section not in _DATA_NODE and section not in _DATA_DEFAULT:
+            continue
+        if section in _DATA_NODE and name.lower() in _IDENTITY:
+            node_ids[len(node_sections) - 1][_IDENTITY[name.lower()]] = _whole(
+                value, f"[{section}] {name} (line {lineno})", p
+            )
+            continue
+        if name.lower() in _PLACEMENT:
+            continue
+        canon = config_params.canonical_name(name)
+        if canon is None:
+            hint = did_you_mean(name, config_params.PARAMS)
+            label = f"{name}{hint}" if hint else name
+            if label not in skipped:
+                skipped.append(label)
+            continue
+        field = f"[{section}] {canon} (line {lineno})"
+        try:
+            config_params.parse_value(canon, value, field)
+        except InputError as e:
+            raise e.located(str(p)) from None
+        (node_sections[-1] if section in _DATA_NODE else defaults)[canon] = value
+    # node-specific values apply to all nodes only when every [ndbd] agrees
+    for name in sorted({k for s in node_sections for k in s}):
+        values = {s.get(name) for s in node_sections}
+        if len(values) == 1 and None not in values:
+            defaults[name] = values.pop()
+        else:  # ndbsim gives every data node the same configuration
+            skipped.append(f"{name} (differs between [ndbd] sections)")
+    cluster: dict[str, Any] = {"config": defaults}
+    if node_sections:
+        cluster["data_nodes"] = len(node_sections)
+        ordered = _node_order([node_ids[i] for i in range(len(node_sections))], p)
+        if ordered is not None:
+            cluster["node_ids"] = ordered
+    return cluster, skipped
+
+
+_IDENTITY = {"nodeid": "NodeId", "id": "NodeId", "nodegroup": "NodeGroup"}
+"""A data node's identity in its [ndbd] section, lower case → NDB's name: NodeId (``Id`` is the
+older spelling) and NodeGroup."""
+
+MAX_DATA_NODE_ID = 144
+"""Highest NodeId a data node may have (NDB 8.0: 1–144; reference §5, [DOC-NDBD80])."""
+
+NO_NODE_GROUP = 65536
+"""NodeGroup=65536 leaves a data node out of every node group (a spare for a later
+ALTER ONLINE; NDB manual, NodeGroup); ndbsim has no such nodes."""
+
+
+def _whole(value: str, field: str, path: Path) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise InputError(
+            f"{value!r} is not a whole number; write one such as 11", field=field, source=str(path)
+        ) from None
+
+
+def _node_order(nodes: list[dict[str, int]], path: Path) -> list[int] | None:
+    """The data nodes' NodeIds in node-group order (node group 0's first, each group's by
+    NodeId), as ``cluster.node_ids`` lists them; None when no [ndbd] section names a NodeId.
+    NDB gives a section without NodeId the lowest free id, and forms node groups in NodeId
+    order when NodeGroup is not set (Dbdih's node-group assignment at initial start)."""
+    if not any("NodeId" in n for n in nodes):
+        return None
+    taken = [n["NodeId"] for n in nodes if "NodeId" in n]
+    for nid in taken:
+        if not 1 <= nid <= MAX_DATA_NODE_ID:
+            raise InputError(
+                f"{nid} is not a data node id; use 1..{MAX_DATA_NODE_ID}", field="[ndbd] NodeId", source=str(path)
+            )
+    if len(set(taken)) != len(taken):
+        dup = next(x for x in taken if taken.count(x) > 1)
+        raise InputError(
+            f"{dup} is given to two [ndbd] sections; give each its own NodeId", field="[ndbd] NodeId", source=str(path)
+        )
+    free = (i for i in range(1, MAX_DATA_NODE_ID + 1) if i not in taken)
+    ids = [n.get("NodeId") or next(free) for n in nodes]
+    groups = [n.get("NodeGroup") for n in nodes]
+    if any(g == NO_NODE_GROUP for g in groups):
+        raise InputError(
+            f"NodeGroup={NO_NODE_GROUP} (a node in no node group) is not modelled; drop that [ndbd] section",
+            field="[ndbd] NodeGroup",
+            source=str(path),
+        )
+    if any(g is not None for g in groups):
+        if any(g is None for g in groups):
+            raise InputError(
+                "NodeGroup is set in some [ndbd] sections but not all; set it in every one or in none",
+                field="[ndbd] NodeGroup",
+                source=str(path),
+            )
+        sizes = {g: groups.count(g) for g in groups}
+        if len(set(sizes.values())) > 1:
+            raise InputError(
+                f"node groups of unequal size ({', '.join(f'group {g}: {c}' for g, c in sorted(sizes.items()))}); "
+                "give every node group NoOfReplicas data nodes",
+                field="[ndbd] NodeGroup",
+                source=str(path),
+            )
+        return [nid for _, nid in sorted(zip(groups, ids))]
+    return sorted(ids)
+
+
+def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, notes: list[str]) -> dict[str, Any]:
+    """Put a config.ini's [ndbd default] parameters and data-node count into the scenario
+    mapping ``raw`` (they win over the file's), note what was skipped, and return what was read.
+    Only NDB scenarios take one: ``ndbsim.models.load.read`` asks the scenario's model first."""
+    cluster, skipped = read_config_ini(path)
+    raw.setdefault("cluster", {})
+    if not isinstance(raw["cluster"], dict):
+        raise InputError(
+            f"{raw['cluster']!r} is not a section; write cluster: as a mapping (data_nodes, config)",
+            field="cluster",
+            source=source,
+        )
+    if raw["cluster"].get("config") is None:
+        raw["cluster"]["config"] = {}
+    if not isinstance(raw["cluster"]["config"], dict):
+        raise InputError(
+            f"{raw['cluster']['config']!r} is not a section; write a mapping of config.ini parameters",
+            field="cluster.config",
+            source=source,
+        )
+    scenario_config = dict(raw["cluster"]["config"])
+    for key in scenario_config:  # config.ini wins over the scenario's spelling of the same name too
+        if key not in cluster["config"] and (config_params.canonical_name(key) or key) in cluster["config"]:
+            del raw["cluster"]["config"][key]
+    raw["cluster"]["config"].update(cluster["config"])
+    if "data_nodes" in cluster:
+        raw["cluster"]["data_nodes"] = cluster["data_nodes"]
+    if "node_ids" in cluster:
+        raw["cluster"]["node_ids"] = cluster["node_ids"]
+    if skipped:
+        notes.append(
+            f"config.ini: skipped {len(skipped)} parameter{'s' if len(skipped) != 1 else ''} that "
+            f"ndbsim does not model or that differ per data node "
+            f"({', '.join(skipped[:6])}{'…' if len(skipped) > 6 else ''})"
+        )
+    kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
+    if kept:
+        notes.append(
+            f"config.ini does not set {', '.join(kept)}: the scenario's "
+            f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default"
+        )
+    if "data_nodes" not in cluster:
+        nodes = raw["cluster"].get("data_nodes")
+        notes.append(
+            f"config.ini has no [ndbd] section: the scenario's {'' if nodes is None else f'{nodes} '}data nodes kept"
+        )
+    return cluster

@@ -1,0 +1,194 @@
+"""Start a scenario for one's own cluster: ``ndbsim init`` writes every scenario key with its
+default and meaning (the model's own docstrings), filled from a config.ini when given; and
+``ndbsim run --config-ini FILE`` without a scenario starts from the same neutral base (an idle
+cluster, no burst) instead of the DBT2 benchmark of the built-in default scenario.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+import textwrap
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel
+
+from ndbsim.input import config_params
+from ndbsim.input.scenario import Scenario
+from ndbsim.input.units import exact_size_text, parse_bytes
+
+COMMENT_WIDTH = 100
+"""Width the key descriptions of a written scenario wrap at."""
+
+SECTIONS = ("cluster", "host", "data", "workload", "restart", "simulation")
+"""The scenario's sections, in the order ``ndbsim init`` writes them (CONTRACT §1)."""
+
+
+def neutral_base(config_ini: str | Path | None) -> dict[str, Any]:
+    """The scenario a config.ini alone (or ``ndbsim init`` without one) starts from: a name,
+    nothing else (every value the model's default: an idle cluster, no burst before the restart)."""
+    return {"name": f"cluster of {Path(config_ini).name}" if config_ini is not None else "my cluster"}
+
+
+def data_size_from_datamemory(raw: dict[str, Any], version: str | None, notes: list[str]) -> bool:
+    """When ``raw`` gives no ``data.size``, take DataMemory's (a full DataMemory: the longest
+    restart this configuration allows), say so in ``notes`` and return True."""
+    data = raw.get("data")
+    if isinstance(data, dict) and data.get("size") is not None:
+        return False
+    memory = _datamemory(raw, version)
+    if memory is None:
+        return False
+    raw.setdefault("data", {})
+    if not isinstance(raw["data"], dict):
+        return False
+    raw["data"]["size"] = memory
+    notes.append(
+        f"data.size not given: DataMemory={memory} taken as the data size (a full DataMemory, the longest "
+        "restart); give the real size with --set data.size=… (ndbinfo.memoryusage's used bytes)"
+    )
+    return True
+
+
+def _datamemory(raw: dict[str, Any], version: str | None) -> str | None:
+    cluster = raw.get("cluster")
+    config = cluster.get("config") if isinstance(cluster, dict) else None
+    if isinstance(config, dict):
+        for k, v in config.items():
+            if config_params.canonical_name(str(k)) == "DataMemory":
+                return str(v)
+    from ndbsim.input.profiles import profile_for
+
+    try:
+        default = profile_for(str(version or Scenario.model_fields["version"].default)).defaults["DataMemory"]
+    except Exception:  # an unknown version is reported by the validation that follows
+        return None
+    return exact_size_text(parse_bytes(default))
+
+
+# ---------------------------------------------------------------------------------------
+# ndbsim init
+
+
+@cache
+def field_docs(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's docstring (the string literal under it in the class body), one line."""
+    docs: dict[str, str] = {}
+    for cls in reversed(model.__mro__):
+        if not (isinstance(cls, type) and issubclass(cls, BaseModel)) or cls is BaseModel:
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+        except (OSError, TypeError):
+            continue
+        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        for a, b in itertools.pairwise(body):
+            if (
+                isinstance(a, ast.AnnAssign)
+                and isinstance(a.target, ast.Name)
+                and isinstance(b, ast.Expr)
+                and isinstance(b.value, ast.Constant)
+                and isinstance(b.value.value, str)
+            ):
+                docs[a.target.id] = " ".join(b.value.value.split())
+    return docs
+
+
+def _yaml_value(key: str, value: Any) -> str:
+    """A value as the scenario file writes it: sizes, rates and durations with their units."""
+    leaf = key.rsplit(".", 1)[-1]
+    if value is None:
+        return "null"
+    if isinstance(value, float) and leaf in ("size", "row_size", "disk_data_size", "bytes_per_change"):
+        return exact_size_text(value)
+    if isinstance(value, float) and leaf in ("disk_read", "disk_write"):
+        return exact_size_text(value) + "/s"
+    if leaf == "network":
+        return f"{value * 8 / 1e9:g}Gbit/s"
+    if leaf in ("downtime", "duration", "horizon"):
+        from ndbsim.input.units import format_secs
+
+        if value and value % 86400 == 0:
+            return f"{value / 86400:.0f}d"
+        return format_secs(value) if value else "0s"
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:.0f}"
+    return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("\n...").strip()
+
+
+def _comment(text: str, indent: str) -> list[str]:
+    return [f"{indent}# {line}" for line in textwrap.wrap(text, COMMENT_WIDTH - len(indent))]
+
+
+OPTIONAL_EXAMPLES = {
+    "data.rows": "300M",
+    "workload.during_restart": "{updates_per_s: 0, inserts_per_s: 0}",
+    "workload.before_restart": "{duration: 20m, inserts_per_s: 100000}",
+    "restart.nodes": "[2]",
+    "simulation.lcp_phase": "0.5",
+}
+"""Keys whose default is "not given": ``ndbsim init`` writes them commented out, with an example."""
+
+
+def init_text(
+    raw: dict[str, Any], config_ini: str | None, notes: list[str], derived: frozenset[str] = frozenset()
+) -> str:
+    """The commented scenario ``ndbsim init`` writes: every key with its meaning and default,
+    the values ``raw`` gives (from the config.ini) in place of the defaults; ``derived`` keys
+    (data.size from DataMemory) are marked for the user to replace."""
+    s = Scenario.model_validate(raw)
+    lines = [
+        "# An ndbsim scenario: every key, its meaning and its default (ndbsim init"
+        + (f" --config-ini {config_ini}" if config_ini else "")
+        + ").",
+        "# Values marked 'from config.ini' were read from it; replace the others with your cluster's.",
+        "# Check it: ndbsim validate THIS.yaml   Run it: ndbsim run THIS.yaml",
+    ]
+    for n in notes:
+        lines.extend(_comment(f"note: {n}", ""))
+    lines.append(f"name: {yaml.safe_dump(s.name, default_style=None).strip().removesuffix('...').strip()}")
+    lines.extend(_comment(field_docs(Scenario)["version"], ""))
+    lines.append(f'version: "{s.version}"')
+    for section in SECTIONS:
+        model = getattr(s, section)
+        lines.append("")
+        lines.extend(_comment(field_docs(Scenario)[section], ""))
+        lines.append(f"{section}:")
+        lines.extend(_section_lines(section, model, raw, derived))
+    return "\n".join(lines) + "\n"
+
+
+def _section_lines(section: str, model: BaseModel, raw: dict[str, Any], derived: frozenset[str]) -> list[str]:
+    out: list[str] = []
+    docs = field_docs(type(model))
+    given = raw.get(section)
+    if not isinstance(given, dict):
+        given = {}
+    for name in type(model).model_fields:
+        key = f"{section}.{name}"
+        value = getattr(model, name)
+        out.extend(_comment(docs.get(name, ""), "  "))
+        if key == "cluster.config":
+            config = given.get("config") or {}
+            if not config:
+                out.append("  config: {}   # e.g. DataMemory: 64G; ndbsim params lists every parameter")
+                continue
+            out.append("  config:")
+            for k, v in config.items():
+                out.append(f"    {k}: {v}   # from config.ini")
+            continue
+        if key in OPTIONAL_EXAMPLES and value is None:
+            out.append(f"  # {name}: {OPTIONAL_EXAMPLES[key]}")
+            continue
+        if isinstance(value, BaseModel):
+            out.append(f"  {name}: {yaml.safe_dump(value.model_dump(mode='json'), default_flow_style=True).strip()}")
+            continue
+        mark = "   # from config.ini" if section == "cluster" and name in given else ""
+        if key in derived:
+            mark = "   # DataMemory's: replace with your data's size"
+        out.append(f"  {name}: {_yaml_value(key, value)}{mark}")
+    return out

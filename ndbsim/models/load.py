@@ -1,0 +1,148 @@
+"""The one load pipeline of every entry point: read a scenario (file, mapping or the built-in
+default), lay a config.ini over it, apply ``--set`` overrides, pick the model, resolve.
+
+``read`` stops before resolving (a sweep checks its base itself, a point's factors may repair
+it); ``load`` resolves. The notes the steps produce (config.ini, the fixed-rows note) come back
+as data for the caller to print or warn with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ndbsim.errors import InputError
+from ndbsim.input import scenario as sc
+from ndbsim.models.registry import Model, model_of
+
+
+@dataclass
+class Loaded:
+    """A scenario after the pipeline: its model, the raw mapping, the file it came from, the
+    notes for the reader, and (after ``load``) the model's prepared scenario."""
+
+    model: Model
+    raw: dict[str, Any]
+    source: str | None
+    notes: list[str] = field(default_factory=list)
+    prepared: Any = None
+    ini_keys: set[str] = field(default_factory=set)
+    """The dotted scenario keys the config.ini set (an error in one names the file)."""
+    override_keys: set[str] = field(default_factory=set)
+    config_ini: str | Path | None = None
+    origins: dict[str, str] = field(default_factory=dict)
+    """Where each given dotted key came from (``explain.origins``): the scenario file, the
+    built-in default scenario, the config.ini, ``--set``, or DataMemory for a derived data.size."""
+
+    def run(self, seed: int | None = None, replications: int | None = None, *, explained: bool = True) -> Any:
+        """Simulate the prepared scenario; ``seed`` and ``replications`` default to its own.
+        ``explained=False`` when ``annotate`` will describe the result (see ``Model.run``)."""
+        sc.check_run_counts(seed, replications)
+        return self.model.run(self.prepared, seed, replications, explained=explained)
+
+
+def read(
+    scenario: Any = None,
+    *,
+    source: str | None = None,
+    config_ini: str | Path | None = None,
+    overrides: Sequence[str] = (),
+    overrides_field: str | None = None,
+    sets: Mapping[str, Any] | None = None,
+    varied: Iterable[str] = (),
+    rows_fix: str | None = None,
+    neutral: bool = False,
+    set_origin: str | None = None,
+) -> Loaded:
+    """Read, overlay and override a scenario, and pick its model; nothing is resolved.
+
+    ``scenario``: a YAML path, a mapping, a ``Scenario`` or None: the built-in default, or with
+    a config.ini or ``neutral`` (``ndbsim init``) the neutral base (an idle cluster, data.size
+    from DataMemory unless given).
+    ``source``: the file errors name, when not the scenario's own. ``overrides``: ``--set``
+    assignments; with ``overrides_field`` an error in the i-th names ``FIELD[i]``. ``sets``:
+    dotted keys to values. ``set_origin``: the origin ``overrides`` and ``sets`` are given
+    (``explain.SET`` unless told, ``explain.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when
+    given, a note that ``data.rows`` stays fixed while ``data.size`` changes (by an override or
+    a ``varied`` key) ends with this fix.
+    """
+    from ndbsim.output import explain
+
+    neutral = scenario is None and (neutral or config_ini is not None)
+    if neutral:  # a config.ini alone: an idle cluster, not the built-in DBT2 benchmark
+        from ndbsim.input.init_scenario import neutral_base
+
+        scenario = neutral_base(config_ini)
+    raw, own = sc.raw_from(scenario)
+    source = source or own
+    origins = explain.origins(raw, builtin=scenario is None)
+    notes: list[str] = []
+    ini_keys: set[str] = set()
+    if config_ini is not None:
+        from ndbsim.input.config_ini import merge_config_ini
+
+        model_of(raw).check_config_ini(config_ini, source)
+        cluster = merge_config_ini(raw, config_ini, source, notes)
+        ini_keys = {f"cluster.config.{k}" for k in cluster["config"]}
+        ini_keys |= {f"cluster.{k}" for k in ("data_nodes", "node_ids") if k in cluster}
+        origins.update(dict.fromkeys(ini_keys, explain.CONFIG_INI))
+    for i, assignment in enumerate(overrides):
+        try:
+            sc.set_override(raw, assignment)
+        except InputError as e:
+            if overrides_field is None:
+                raise
+            raise InputError(e.message, field=f"{overrides_field}[{i}]", source=source) from None
+    for key, value in (sets or {}).items():
+        sc.set_path(raw, key, value)
+    override_keys = {sc.override_key(a) for a in overrides}
+    origins = explain.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or explain.SET)
+    if neutral:
+        from ndbsim.input.init_scenario import data_size_from_datamemory
+
+        if data_size_from_datamemory(raw, raw.get("version"), notes):
+            origins["data.size"] = explain.FROM_DATAMEMORY
+    if rows_fix is not None:
+        note = sc.fixed_rows_note(raw, {*varied, *override_keys}, rows_fix)
+        if note:
+            notes.append(note)
+    return Loaded(
+        model_of(raw),
+        raw,
+        source,
+        notes,
+        ini_keys=ini_keys,
+        override_keys=override_keys,
+        config_ini=config_ini,
+        origins=origins,
+    )
+
+
+def prepare(loaded: Loaded) -> Loaded:
+    """Resolve ``loaded`` with its model; an error in a value the config.ini set (and no
+    override set again) names the config.ini."""
+    try:
+        loaded.prepared = loaded.model.prepare(loaded.raw, loaded.source)
+    except InputError as e:
+        if e.field in loaded.ini_keys and e.field not in loaded.override_keys:
+            raise InputError(f"{e.message} (value from {loaded.config_ini})", field=e.field, source=e.source) from None
+        raise
+    return loaded
+
+
+def load(
+    scenario: Any = None,
+    *,
+    config_ini: str | Path | None = None,
+    overrides: Sequence[str] = (),
+    sets: Mapping[str, Any] | None = None,
+    rows_fix: str | None = None,
+    set_origin: str | None = None,
+) -> Loaded:
+    """``read`` then ``prepare``: a scenario ready to run."""
+    loaded = read(
+        scenario, config_ini=config_ini, overrides=overrides, sets=sets, rows_fix=rows_fix, set_origin=set_origin
+    )
+    return prepare(loaded)

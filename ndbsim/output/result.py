@@ -1,0 +1,311 @@
+"""A simulation's result: the replications' plain dataclasses (``Replication``, ``NodeRun``),
+their medians and quantiles, one DataFrame row per replication, node and phase
+(``to_frame``), and the JSON and CSV of CONTRACT §2. The fully resolved scenario travels
+inside every result, so a result file can be re-run."""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ndbsim.engine.run import Replication
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ndbsim.engine.restart import NodeRun
+
+from ndbsim.input.restart_info import LOCAL_RECOVERY, PHASES, node_phases, phase_bounds
+
+
+def _phase_rows(i: int, r: Replication, n: NodeRun) -> list[dict[str, Any]]:
+    """Node ``n``'s rows of ``to_frame``: one per phase, times relative to the start of the replication's first node."""
+    t0 = min((a for _, a, _ in n.spans), default=n.start)
+    base = r.nodes[0].start
+    secs = node_phases(n.spans)
+    firsts, lasts = phase_bounds(n.spans)
+    return [
+        {
+            "replication": i,
+            "node_id": n.node_id,
+            "phase": p,
+            "secs": secs[p],
+            "start": firsts.get(p, t0) - base,
+            "end": lasts.get(p, t0) - base,
+            "status": r.status,
+        }
+        for p in PHASES
+    ]
+
+
+def _median(xs: list[float]) -> float:
+    ys = sorted(xs)
+    n = len(ys)
+    if not n:
+        return math.nan
+    mid = n // 2
+    return ys[mid] if n % 2 else 0.5 * (ys[mid - 1] + ys[mid])
+
+
+def quantile(xs: list[float], q: float) -> float:
+    """Linear-interpolated quantile (numpy's default), without importing numpy here."""
+    ys = sorted(xs)
+    if not ys:
+        return math.nan
+    pos = q * (len(ys) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ys) - 1)
+    frac = pos - lo
+    if frac == 0 or math.isinf(ys[lo]):
+        return ys[lo]
+    if math.isinf(ys[hi]):
+        return ys[hi]  # between a finite total and a restart that never ends: inf, not nan
+    return ys[lo] + (ys[hi] - ys[lo]) * frac
+
+
+class ReplicatedSummary:
+    """What every result with ``replications`` (each with a total, status, reason and
+    warnings) and ``notes`` (warnings about its input) says about them together; NDB restarts
+    and InnoDB recoveries share it."""
+
+    replications: list
+    notes: list[str]
+
+    @property
+    def totals(self) -> list[float]:
+        return [r.total_restart_secs for r in self.replications]
+
+    @property
+    def status(self) -> str:
+        bad = [r.status for r in self.replications if r.status != "ok"]
+        return bad[0] if bad else "ok"
+
+    @property
+    def reason(self) -> str:
+        return next((r.reason for r in self.replications if r.status != "ok"), "")
+
+    @property
+    def warnings(self) -> list[str]:
+        """The input's notes, then every replication's warnings, each once."""
+        seen: dict[str, None] = dict.fromkeys(self.notes)
+        for r in self.replications:
+            for w in r.warnings:
+                seen.setdefault(w)
+        return list(seen)
+
+    def spread(self) -> dict[str, float]:
+        """How many replications, and the p5/p50/p95 of their totals (CONTRACT §2)."""
+        t = self.totals
+        return {"n": len(t), "p5": quantile(t, 0.05), "p50": quantile(t, 0.5), "p95": quantile(t, 0.95)}
+
+
+@dataclass
+class Result(ReplicatedSummary):
+    name: str
+    version: str
+    restart_type: str
+    seed: int
+    scenario: dict[str, Any]
+    replications: list[Replication] = field(default_factory=list)
+    explained: dict[str, Any] = field(default_factory=dict)
+    """What was simulated and what was defaulted (``explain.describe``): ``simulated``, ``defaulted``."""
+    notes: list[str] = field(default_factory=list)
+    """Warnings about the input (config.ini notes, defaulted sections, overridden rates), shown
+    with the simulation's own in every format."""
+    changes: list[str] = field(default_factory=list)
+    """What made the run differ from its scenario file (``--config-ini FILE``, ``--set k=v``)."""
+
+    # -- summaries ----------------------------------------------------------------------
+    @property
+    def title(self) -> str:
+        """The scenario's name made to agree with the run (version, data nodes), with its changes."""
+        from ndbsim.output.explain import title_as_run
+
+        return title_as_run(self.name, self.version, self.data_nodes, self.changes)
+
+    @property
+    def data_nodes(self) -> int:
+        """The run's data nodes (from the resolved scenario it carries)."""
+        return int((self.scenario.get("cluster") or {}).get("data_nodes", 0))
+
+    @property
+    def first(self) -> Replication:
+        return self.replications[0]
+
+    @property
+    def total_restart_secs(self) -> float:
+        return _median(self.totals)
+
+    def node_ids(self) -> list[int]:
+        return [n.node_id for n in self.first.nodes]
+
+    def phases(self, node_id: int | None = None) -> dict[str, float]:
+        """Median seconds per phase over replications (the slowest node, or ``node_id``)."""
+        per_rep = []
+        for r in self.replications:
+            if not r.nodes:
+                continue
+            if node_id is None:
+                node = max(r.nodes, key=lambda n: n.end - n.start)
+            else:
+                node = next(n for n in r.nodes if n.node_id == node_id)
+            per_rep.append(node_phases(node.spans))
+        return {p: _median([d[p] for d in per_rep]) for p in PHASES}
+
+    def node_total(self, node_id: int) -> float:
+        return _median([n.end - n.start for r in self.replications for n in r.nodes if n.node_id == node_id])
+
+    # -- the per-node schedule of a restart of several nodes --------------------------------
+    @property
+    def multi_node(self) -> bool:
+        return len(self.first.nodes) > 1
+
+    def schedule_replication(self) -> int:
+        """The replication whose window is the median (the lower middle one for an even count):
+        a schedule is one replication's, so that its waves and nodes add up to its window."""
+        order = sorted(range(len(self.replications)), key=lambda i: self.replications[i].total_restart_secs)
+        return order[(len(order) - 1) // 2]
+
+    def schedule(self) -> dict[str, Any]:
+        """Replication ``schedule_replication``'s waves and nodes: when each started and ended, in
+        seconds from the first node's stop, and the release each node came back on. The waves
+        follow one another, so their lengths add up to the window."""
+        i = self.schedule_replication()
+        rep = self.replications[i]
+        t0 = rep.nodes[0].start if rep.nodes else 0.0
+        release = self.scenario.get("restart", {}).get("upgrade_to") or self.version
+        nodes = [
+            {
+                "node_id": n.node_id,
+                "wave": n.wave,
+                "release": release,
+                "start_secs": n.start - t0,
+                "end_secs": n.end - t0,
+                "node_total_secs": n.end - n.start,
+            }
+            for n in rep.nodes
+        ]
+        waves = []
+        for w in sorted({n.wave for n in rep.nodes}):
+            mine = [n for n in rep.nodes if n.wave == w]
+            start, end = min(n.start for n in mine) - t0, max(n.end for n in mine) - t0
+            waves.append(
+                {
+                    "wave": w,
+                    "nodes": [n.node_id for n in mine],
+                    "start_secs": start,
+                    "end_secs": end,
+                    "secs": end - start,
+                }
+            )
+        return {"replication": i, "window_secs": rep.total_restart_secs, "waves": waves, "nodes": nodes}
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per replication, node and phase: seconds, start and end (relative to the crash)."""
+        import pandas as pd
+
+        rows: list[dict[str, Any]] = []
+        for i, r in enumerate(self.replications):
+            for n in r.nodes:
+                rows.extend(_phase_rows(i, r, n))
+        return pd.DataFrame(rows)
+
+    # -- serialisation ------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        nodes = []
+        facts = {n.node_id: n.facts.as_dict() for n in self.first.nodes}
+        for nid in self.node_ids():
+            ph = self.phases(nid)
+            info = dict(ph)
+            info["secs_for_local_recovery"] = sum(ph[p] for p in LOCAL_RECOVERY)
+            info["total_restart_secs"] = self.node_total(nid)
+            nodes.append(
+                {
+                    "node_id": nid,
+                    "total_restart_secs": self.node_total(nid),
+                    "phases": ph,
+                    "restart_info": info,
+                    "facts": facts[nid],
+                }
+            )
+        return {
+            "name": self.name,
+            "title": self.title,
+            "version": self.version,
+            "restart_type": self.restart_type,
+            "total_restart_secs": self.total_restart_secs,
+            "phases": self.phases(),
+            "nodes": nodes,
+            **({"schedule": self.schedule()} if self.multi_node else {}),
+            "checkpoint": self.first.checkpoint,
+            "status": self.status,
+            "reason": self.reason,
+            "warnings": self.warnings,
+            "replications": self.spread(),
+            "seed": self.seed,
+            "events": self.first.events,
+            "simulated": self.explained.get("simulated"),
+            "defaulted": self.explained.get("defaulted"),
+            "scenario": self.scenario,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(json_clean(self.to_dict()), indent=2, sort_keys=False)
+
+    def to_csv(self) -> str:
+        """One row per node and phase (medians): the node's own total, and the restart's total
+        (for several nodes, the whole window: a rolling restart's waves one after another) with
+        its p5/p95 over the replications, and the status."""
+        from ndbsim.output.explain import csv_fields
+
+        extra = csv_fields(self.explained, self.warnings)
+        lines = [
+            "node_id,phase,secs,node_total_secs,total_restart_secs,total_p5,total_p95,status"
+            + "".join(f",{k}" for k in extra)
+        ]
+        spread = self.spread()
+        whole = f"{self.total_restart_secs:.3f},{spread['p5']:.3f},{spread['p95']:.3f}"
+        tail = "".join(f",{_csv_cell(v)}" for v in extra.values())
+        for nid in self.node_ids():
+            tot = self.node_total(nid)
+            for p, v in self.phases(nid).items():
+                lines.append(f"{nid},{p},{v:.3f},{tot:.3f},{whole},{self.status}{tail}")
+        if self.multi_node:
+            lines = _with_schedule_columns(lines, self.schedule())
+        return "\n".join(lines) + "\n"
+
+
+def _csv_cell(value: Any) -> str:
+    """One CSV cell: numbers as written, text quoted when it holds a comma, quote or newline."""
+    text = "" if value is None else (f"{value:.12g}" if isinstance(value, float) else str(value))
+    if any(c in text for c in ',"\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _with_schedule_columns(lines: list[str], schedule: dict[str, Any]) -> list[str]:
+    """The CSV of several nodes: each row also gives its node's wave and, from the schedule's
+    replication, when the node stopped and when it had started again."""
+    by_node = {n["node_id"]: n for n in schedule["nodes"]}
+    out = [lines[0] + ",wave,node_start_secs,node_end_secs"]
+    for line in lines[1:]:
+        n = by_node[int(line.split(",", 1)[0])]
+        out.append(f"{line},{n['wave']},{n['start_secs']:.3f},{n['end_secs']:.3f}")
+    return out
+
+
+def json_clean(x: Any) -> Any:
+    """JSON has no inf/nan: write them as null; round floats (numpy's too) for byte-stable output."""
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+        return int(x)
+    if isinstance(x, numbers.Real) and not isinstance(x, bool):
+        x = float(x)
+        return float(f"{x:.12g}") if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: json_clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_clean(v) for v in x]
+    return x

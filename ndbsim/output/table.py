@@ -1,0 +1,127 @@
+"""The terminal phase table."""
+
+from __future__ import annotations
+
+import math
+
+from ndbsim.input.restart_info import OWN_PHASES, PHASES
+from ndbsim.input.units import format_bytes, format_secs
+from ndbsim.output.result import Result
+
+
+def phase_table(
+    result: Result, notes: list[str] | None = None, overrides: list[str] | None = None, config_ini: str | None = None
+) -> str:
+    """The phase table. Under the title (the scenario's name made to agree with the run), the
+    ``--config-ini`` file and ``overrides`` (the ``--set`` assignments), then what was simulated
+    and which values were defaulted (``explain.header_lines``)."""
+    from ndbsim.output.explain import header_lines, title_as_run
+
+    ids = result.node_ids()
+    per_node = {nid: result.phases(nid) for nid in ids}
+    totals = {nid: result.node_total(nid) for nid in ids}
+    cp = result.first.checkpoint
+    rep = result.to_dict()["replications"]
+    out = [
+        title_as_run(result.name, result.version, result.data_nodes),
+        f"NDB {result.version} · {result.restart_type} restart · {cp['policy']} LCP · seed {result.seed}"
+        + (f" · {rep['n']} replications (medians)" if rep["n"] > 1 else ""),
+    ]
+    if config_ini:
+        out.append(f"with --config-ini {config_ini}")
+    if overrides:
+        out.append("with --set " + ", ".join(a.strip() for a in overrides))
+    if result.explained:
+        out.extend(header_lines(result.explained))
+    out.append("")
+    width = max(len(p) for p in PHASES) + 4
+    out.append(
+        "phase (ndbinfo.restart_info)".ljust(width)
+        + "".join(f"{'node ' + str(n):>12s}" for n in ids)
+        + ("   share" if len(ids) == 1 else "")
+    )
+    for p in PHASES:
+        row = (p + " *" if p in OWN_PHASES else p).ljust(width) + "".join(_secs(per_node[n][p]) for n in ids)
+        if len(ids) == 1 and totals[ids[0]] > 0:
+            share = per_node[ids[0]][p] / totals[ids[0]]
+            row += f"  {'█' * round(share * 30)}" if share >= 0.005 else ""
+        out.append(row)
+    out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in ids))
+    out.append(f"* ndbsim's own row: restart_info has no column for {', '.join(OWN_PHASES)}")
+    out.append("")
+    if result.multi_node:
+        out.extend(schedule_lines(result))
+    t = result.total_restart_secs
+    out.append(
+        f"restart total: {format_secs(t)}"
+        + (f" ({t:.0f} s)" if math.isfinite(t) else "")
+        + (
+            f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
+            if rep["n"] > 1
+            else ""
+        )
+    )
+    out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
+    out.extend(checkpoint_lines(cp))
+    out.extend(f"warning: {w}" for w in dict.fromkeys(result.warnings + list(notes or [])))
+    return "\n".join(out) + "\n"
+
+
+def schedule_lines(result: Result) -> list[str]:
+    """The per-node schedule of a restart of several nodes: wave, release, start, end and node
+    total, then each wave's length; the waves add up to the window."""
+    sch = result.schedule()
+    n = len(result.replications)
+    which = f"replication {sch['replication'] + 1} of {n}, the median window; " if n > 1 else ""
+    up = result.scenario.get("restart", {}).get("upgrade_to")
+    out = [f"schedule ({which}from the first node's stop)"]
+    if up:
+        out.append(
+            f"upgrade {result.version} → {up}: each node comes back on {up}; the cluster's LCP stays "
+            f"{result.version}'s until every node runs {up}"
+        )
+    out.append(f"{'wave':>6s}{'node':>6s}  {'release':<10s}{'start':>12s}{'end':>12s}{'node total':>12s}")
+    out.extend(
+        f"{x['wave']:>6d}{x['node_id']:>6d}  {x['release']:<10s}"
+        f"{_secs(x['start_secs'])}{_secs(x['end_secs'])}{_secs(x['node_total_secs'])}"
+        for x in sch["nodes"]
+    )
+    waves = sch["waves"]
+    out.extend(
+        f"wave {w['wave']} (node{'s' if len(w['nodes']) > 1 else ''} {', '.join(map(str, w['nodes']))}): "
+        + _secs(w["secs"]).strip()
+        for w in waves
+    )
+    if len(waves) > 1:
+        parts = " + ".join(_secs(w["secs"]).strip() for w in waves)
+        out.append(f"window: {_secs(sch['window_secs']).strip()} = {parts}")
+    out.append("")
+    return out
+
+
+def _secs(x: float) -> str:
+    """A phase's seconds in the table, or "never" for a phase that would not end."""
+    return f"{x:>10.1f} s" if math.isfinite(x) else f"{'never':>12s}"
+
+
+def checkpoint_lines(cp: dict[str, float]) -> list[str]:
+    """The steady LCP cycle under the base load and the REDO log's use, in words."""
+    speed = f"{format_bytes(cp['lcp_write_speed'])}/s"
+    if cp["lcp_cycle_secs"] > 0:
+        lcp = (
+            f"LCPs under the base load: one every {format_secs(cp['lcp_cycle_secs'])}, each writing "
+            f"{format_bytes(cp['lcp_bytes'])} in {format_secs(cp['lcp_secs'])} (at {speed}, plus the row "
+            "scan and the wait for a GCP)"
+        )
+    else:
+        lcp = (
+            f"LCPs under the base load: none, nothing changes (a lone LCP would write "
+            f"{format_bytes(cp['lcp_bytes'])} at {speed})"
+        )
+    cap = cp["redo_capacity_bytes"]
+    fill = f" ({100 * cp['redo_peak_bytes'] / cap:.0f}% at the peak)" if cap > 0 else ""
+    redo = (
+        f"REDO log per node: {format_bytes(cap)}; the steady LCP cycle keeps "
+        f"{format_bytes(cp['redo_bytes_needed'])}, this run peaked at {format_bytes(cp['redo_peak_bytes'])}" + fill
+    )
+    return [lcp, redo]

@@ -1,0 +1,141 @@
+"""Paired runs of one scenario under ``--set`` variants, in parallel with a progress bar.
+
+advise and solve compare variants of one scenario, so every variant runs with the same root
+seed and replication count: replication ``i`` of each variant draws the same random stream
+(the crash lands at the same point of the LCP cycle), which makes a saving a paired
+difference, and each variant is exactly what ``ndbsim run --seed S -n N --set ...`` prints.
+(A sweep gives every point a seed of its own, which suits a response surface but not a
+paired comparison.) Worker processes are started as the sweep's are.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ndbsim.errors import InputError
+from ndbsim.studies.stop import pool_context, stop_pool, worker_init
+
+STATUS_FLAGS = {"redo-overload": "error 410", "non-converging": "non-converging", "stuck": "stuck"}
+"""A run's status -> the flag advise and solve print beside it (error 410 is NDB's "REDO log
+files overloaded", reference §4)."""
+IN_PROCESS_RUNS = 40
+"""Below this many simulated replications a batch runs in this process: starting worker
+processes costs more than the runs (each takes a few milliseconds). ndbsim's choice."""
+
+
+@dataclass
+class VariantRun:
+    """One variant's replications: totals, status, the steady checkpoint figures and prices."""
+
+    sets: tuple[str, ...]
+    totals: tuple[float, ...] = ()
+    status: str = "ok"
+    reason: str = ""
+    checkpoint: dict[str, Any] = field(default_factory=dict)
+    lcp_disk_bytes: float = math.nan
+    redo_overloaded: bool = False
+    """Whether any replication's REDO must keep more than the log holds (error 410), also when
+    the restart fails otherwise first (a copy that never converges)."""
+    invalid: str = ""
+    """The input error that makes this variant no scenario (then nothing ran)."""
+
+    @property
+    def flag(self) -> str:
+        return STATUS_FLAGS.get(self.status, "" if self.status == "ok" else self.status)
+
+    @property
+    def median(self) -> float:
+        from ndbsim.output.result import quantile
+
+        return quantile(list(self.totals), 0.5)
+
+
+def resolve_variant(raw: dict[str, Any], sets: Sequence[str], source: str | None = None) -> Any:
+    """The base mapping with ``sets`` applied, through the load pipeline: a ``load.Loaded``
+    whose ``prepared`` scenario is ready to run (raises InputError)."""
+    from ndbsim.models.load import prepare, read
+
+    return prepare(read(raw, source=source, overrides=list(sets)))
+
+
+def lcp_disk_bytes(resolved: Any, policy: str) -> float:
+    """Disk the LCP files take per node: ``(1 + RecoveryWork/100) × data`` for a partial LCP
+    (reference §2.2, [DOC-NDBD80]); for a full LCP, every LCP the REDO still reaches back to
+    (``redo_lcps_kept``) must stay restorable, so that many copies of the data."""
+    size = resolved.scenario.data.size
+    if policy == "partial":
+        return (1.0 + resolved.config["RecoveryWork"] / 100.0) * size
+    return resolved.profile.mechanisms.redo_lcps_kept * size
+
+
+def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: int) -> VariantRun:
+    """Run one variant (in whatever process calls it). NDB results carry the steady checkpoint
+    figures; other models' (InnoDB's crash recovery) have none."""
+    from ndbsim.input.scenario import Resolved
+
+    try:
+        loaded = resolve_variant(raw, sets)
+    except InputError as e:
+        return VariantRun(tuple(sets), invalid=str(e))
+    res = loaded.run(seed, replications, explained=False)  # a variant's figures, never its header
+    out = VariantRun(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
+    if isinstance(loaded.prepared, Resolved):
+        out.checkpoint = dict(res.first.checkpoint)
+        out.redo_overloaded = out.status == "redo-overload" or any(
+            r.checkpoint["redo_peak_bytes"] > r.checkpoint["redo_capacity_bytes"] for r in res.replications
+        )
+        out.lcp_disk_bytes = lcp_disk_bytes(loaded.prepared, str(out.checkpoint.get("policy", "")))
+    return out
+
+
+def _batch(raw: dict[str, Any], seed: int, replications: int, items: list[tuple[str, ...]]) -> list[VariantRun]:
+    return [evaluate(raw, sets, seed, replications) for sets in items]
+
+
+def evaluate_many(
+    raw: dict[str, Any],
+    variants: Sequence[Sequence[str]],
+    seed: int,
+    replications: int,
+    *,
+    workers: int | None = None,
+    progress: bool = False,
+    desc: str = "runs",
+) -> list[VariantRun]:
+    """Run every variant (in order of ``variants``); worker processes when it pays."""
+    from tqdm import tqdm
+
+    items = [tuple(v) for v in variants]
+    if not items:
+        return []
+    n_workers = min(workers or os.cpu_count() or 1, len(items))
+    total = len(items) * replications
+    bar = tqdm(total=total, unit="run", desc=desc, disable=not progress, dynamic_ncols=True, leave=False)
+    try:
+        if n_workers <= 1 or total < IN_PROCESS_RUNS:
+            out = []
+            for sets in items:
+                out.append(evaluate(raw, sets, seed, replications))
+                bar.update(replications)
+            return out
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        size = max(1, math.ceil(len(items) / (4 * n_workers)))
+        chunks = [items[i : i + size] for i in range(0, len(items), size)]
+        results: list[list[VariantRun]] = [[] for _ in chunks]
+        with ProcessPoolExecutor(max_workers=n_workers, mp_context=pool_context(), initializer=worker_init) as ex:
+            futs = {ex.submit(_batch, raw, seed, replications, c): i for i, c in enumerate(chunks)}
+            try:
+                for f in as_completed(futs):
+                    results[futs[f]] = f.result()
+                    bar.update(len(results[futs[f]]) * replications)
+            except BaseException:
+                stop_pool(ex)
+                raise
+        return [o for chunk in results for o in chunk]
+    finally:
+        bar.close()

@@ -10,7 +10,7 @@ from ndbsim.models.registry import run_resolved, streams
 
 if TYPE_CHECKING:
     from ndbsim.innodb import InnodbResult
-    from ndbsim.input.scenario import Scenario
+    from ndbsim.input.scenario.model import Scenario
     from ndbsim.output.result import Result
 
 __all__ = ["run_resolved", "simulate", "streams"]

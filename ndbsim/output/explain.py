@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ndbsim.input.scenario import Resolved, Scenario
+from ndbsim.input.scenario.model import Resolved, Scenario
 from ndbsim.input.units import format_bytes, format_secs
 
 SCENARIO = "scenario"

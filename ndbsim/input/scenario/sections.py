@@ -134,4 +134,4 @@ class Cluster(StrictModel):
     Default None: NodeIds 1..data_nodes, grouped in that order (NDB's assignment without NodeId)."""
     config: dict[str, Any] = Field(default_factory=dict)
     """config.ini [ndbd default] parameters, by NDB name. Default empty: every parameter at the
-    version profile's default (``profiles._COMMON`` and the family's overrides)."""
+    version profile's default (``profiles.releases``: ``_COMMON`` and the family's overrides)."""

@@ -33,7 +33,7 @@ class Loaded:
     override_keys: set[str] = field(default_factory=set)
     config_ini: str | Path | None = None
     origins: dict[str, str] = field(default_factory=dict)
-    """Where each given dotted key came from (``explain.origins``): the scenario file, the
+    """Where each given dotted key came from (``origins.origins``): the scenario file, the
     built-in default scenario, the config.ini, ``--set``, or DataMemory for a derived data.size."""
 
     def run(self, seed: int | None = None, replications: int | None = None, *, explained: bool = True) -> Any:
@@ -64,11 +64,11 @@ def read(
     ``source``: the file errors name, when not the scenario's own. ``overrides``: ``--set``
     assignments; with ``overrides_field`` an error in the i-th names ``FIELD[i]``. ``sets``:
     dotted keys to values. ``set_origin``: the origin ``overrides`` and ``sets`` are given
-    (``explain.SET`` unless told, ``explain.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when
+    (``origin.SET`` unless told, ``origin.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when
     given, a note that ``data.rows`` stays fixed while ``data.size`` changes (by an override or
     a ``varied`` key) ends with this fix.
     """
-    from ndbsim.output import explain
+    from ndbsim.output import origins as origin
 
     neutral = scenario is None and (neutral or config_ini is not None)
     if neutral:  # a config.ini alone: an idle cluster, not the built-in DBT2 benchmark
@@ -77,7 +77,7 @@ def read(
         scenario = neutral_base(config_ini)
     raw, own = sc.raw_from(scenario)
     source = source or own
-    origins = explain.origins(raw, builtin=scenario is None)
+    origins = origin.origins(raw, builtin=scenario is None)
     notes: list[str] = []
     ini_keys: set[str] = set()
     if config_ini is not None:
@@ -87,7 +87,7 @@ def read(
         cluster = merge_config_ini(raw, config_ini, source, notes)
         ini_keys = {f"cluster.config.{k}" for k in cluster["config"]}
         ini_keys |= {f"cluster.{k}" for k in ("data_nodes", "node_ids") if k in cluster}
-        origins.update(dict.fromkeys(ini_keys, explain.CONFIG_INI))
+        origins.update(dict.fromkeys(ini_keys, origin.CONFIG_INI))
     for i, assignment in enumerate(overrides):
         try:
             sc.set_override(raw, assignment)
@@ -98,12 +98,12 @@ def read(
     for key, value in (sets or {}).items():
         sc.set_path(raw, key, value)
     override_keys = {sc.override_key(a) for a in overrides}
-    origins = explain.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or explain.SET)
+    origins = origin.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or origin.SET)
     if neutral:
         from ndbsim.input.init_scenario import data_size_from_datamemory
 
         if data_size_from_datamemory(raw, raw.get("version"), notes):
-            origins["data.size"] = explain.FROM_DATAMEMORY
+            origins["data.size"] = origin.FROM_DATAMEMORY
     if rows_fix is not None:
         note = sc.fixed_rows_note(raw, {*varied, *override_keys}, rows_fix)
         if note:

@@ -12,7 +12,7 @@ import sys
 import ndbsim
 from ndbsim.input.scenario import DEFAULT_SCENARIO, Scenario, copy_raw
 from ndbsim.models.load import load
-from ndbsim.models.registry import run_resolved
+from ndbsim.models.ndb import run_resolved
 from ndbsim.output import explain, origins
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.models.load import load
-from ndbsim.models.registry import run_resolved, streams
+from ndbsim.models.ndb import run_resolved, streams
 
 if TYPE_CHECKING:
     from ndbsim.innodb import InnodbResult

@@ -12,6 +12,8 @@ import pytest
 from _helpers import ndbsim
 
 CHROMIUM = shutil.which("chromium")
+A4_WIDTH_PX = 794
+"""A4's width (210 mm) in CSS pixels at 96 per inch, what a browser lays a printed page out on."""
 
 
 def _browser_or_skip():
@@ -61,6 +63,10 @@ def test_report_loads_images_decode_and_the_chart_shows(page_file, tmp_path):
             shot = tmp_path / "gantt.png"
             chart.screenshot(path=str(shot))
             page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+            # printed on A4 (794 CSS pixels wide at 96 dpi): nothing wider than the paper
+            page.set_viewport_size({"width": A4_WIDTH_PX, "height": 1123})
+            page.emulate_media(media="print")
+            printed_width = page.evaluate("document.documentElement.scrollWidth")
         finally:
             browser.close()
     assert not errors, errors
@@ -70,6 +76,7 @@ def test_report_loads_images_decode_and_the_chart_shows(page_file, tmp_path):
     assert any(i["id"] == "gantt" for i in images)
     assert box is not None and box["width"] > 400 and box["height"] > 100
     _assert_shows_a_chart(shot)
+    assert printed_width <= A4_WIDTH_PX, f"the printed page is {printed_width}px wide, wider than A4"
 
 
 def _assert_shows_a_chart(png):

@@ -44,7 +44,10 @@ li { margin: .1em 0; }
 figure { margin: .4em 0; }
 figure img { width: 100%; height: auto; }
 figcaption, .note { color: #555; font-size: 8.5pt; }
-code { font-size: 8.5pt; background: #f4f4f4; padding: 0 .2em; }
+code { font-size: 8.5pt; background: #f4f4f4; padding: 0 .2em; overflow-wrap: anywhere; }
+table.levers { font-size: 8pt; }
+table.levers td.n { white-space: normal; }
+p, li { overflow-wrap: anywhere; }
 section { break-inside: auto; }
 @media print {
   body { max-width: none; margin: 0; padding: 0; font-size: 9.5pt; }
@@ -285,7 +288,7 @@ def _advice(a: dict[str, Any] | None) -> list[str]:
         f'<p class="note">The top {len(levers)} of {len(a["levers"])} levers, each candidate run '
         f"{a['replications']} times with seed {a['seed']} (paired with the base); saving = base median − the "
         "lever's median. Prices per node, from the lever's steady LCP cycle.</p>",
-        '<table><tr><th class="n">#</th><th>lever</th><th>now</th><th>try</th><th class="n">saves</th>'
+        '<table class="levers"><tr><th class="n">#</th><th>lever</th><th>now</th><th>try</th><th class="n">saves</th>'
         '<th class="n">p5..p95</th><th class="n">total</th><th>flag</th><th class="n">LCP rate</th>'
         '<th class="n">LCP disk</th><th class="n">REDO free</th><th class="n">LCP CPU</th></tr>',
     ]

@@ -74,6 +74,9 @@ def test_report_shows_a_why_column_only_when_the_result_carries_one():
     rows = _phase_table(d)
     assert any("<th>why</th>" in x for x in rows)
     assert any("secs_restore_fragments" in x and "bottleneck: disk read; quantity: 60.0G" in x for x in rows)
+    del d["nodes"][0]["why"]
+    d["why"] = {"secs_wait_lcp_for_restart": "waits for an LCP of 59.3M at 20.0M/s"}  # the result's own
+    assert any("secs_wait_lcp_for_restart" in x and "59.3M at 20.0M/s" in x for x in _phase_table(d))
 
 
 def _timeouts(*args):

@@ -61,10 +61,12 @@ def report(
     from ndbsim.models.load import load
 
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
-    if loaded.model.label != "NDB":
-        raise InputError("ndbsim report is for NDB data-node restarts; use ndbsim run for InnoDB", field="scenario")
     n = replications or max(REPORT_REPLICATIONS, loaded.model.settings(loaded.prepared).simulation.replications)
     result = loaded.run(seed, n, explained=False)
+    from ndbsim.output.result import Result
+
+    if not isinstance(result, Result):  # the page shows restart_info phases of data nodes
+        raise InputError("ndbsim report is for NDB data-node restarts; use ndbsim run for InnoDB", field="scenario")
     changes = ([f"--config-ini {config_ini}"] if config_ini else []) + [f"--set {a.strip()}" for a in set_]
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
     advice = None if no_advise else _advice(loaded, lever, result.seed, advise_replications, workers)

@@ -112,7 +112,7 @@ def render(
         "style-src 'unsafe-inline'; img-src data:\">",
         f"<title>{_e(d['title'])} — ndbsim report</title>",
         f"<style>{STYLE}</style></head><body>",
-        *_summary(result, d, command, version),
+        *_summary(d, command, version),
         *_simulated(d),
         *_phase_table(d),
         '<section class="chart"><h2>Gantt chart</h2>',
@@ -128,7 +128,7 @@ def render(
     return "\n".join(parts) + "\n"
 
 
-def _summary(result: Result, d: dict[str, Any], command: str, version: str) -> list[str]:
+def _summary(d: dict[str, Any], command: str, version: str) -> list[str]:
     rep = d["replications"]
     spread = (
         f" · p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
@@ -188,18 +188,19 @@ def why_text(why: Any) -> str:
     return str(why)
 
 
-def _phase_why(node: dict[str, Any], phase: str) -> str:
-    """The why the result gives for ``phase`` of ``node`` (a ``why`` mapping per node, or per
-    phase entry), empty when it has none."""
+def _phase_why(node: dict[str, Any], phase: str, whole: Any = None) -> str:
+    """The why the result gives for ``phase`` of ``node``: the node's ``why`` mapping (phase to
+    why), else the result's own (``whole``, for every node); empty when it has none."""
     why = node.get("why")
-    if isinstance(why, dict):
-        return why_text(why.get(phase))
-    return ""
+    if not isinstance(why, dict):
+        why = whole
+    return why_text(why.get(phase)) if isinstance(why, dict) else ""
 
 
 def _phase_table(d: dict[str, Any]) -> list[str]:
     nodes = d["nodes"]
-    has_why = any(_phase_why(n, p) for n in nodes for p in PHASES)
+    whole = d.get("why")
+    has_why = any(_phase_why(n, p, whole) for n in nodes for p in PHASES)
     head = "".join(f'<th class="n">node {n["node_id"]}</th>' for n in nodes)
     out = [
         "<section><h2>Phases (ndbinfo.restart_info, median seconds)</h2>",
@@ -211,7 +212,7 @@ def _phase_table(d: dict[str, Any]) -> list[str]:
         cells = "".join(f'<td class="n">{_secs(v)}</td>' for v in vals)
         why = ""
         if has_why:
-            texts = dict.fromkeys(t for t in (_phase_why(n, p) for n in nodes) if t)
+            texts = dict.fromkeys(t for t in (_phase_why(n, p, whole) for n in nodes) if t)
             why = f"<td>{'<br>'.join(_e(t) for t in texts)}</td>"
         name = p + (" *" if p in OWN_PHASES else "")
         out.append(f"<tr{' class=zero' if zero else ''}><td><code>{_e(name)}</code></td>{cells}{why}</tr>")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from ndbsim.engine.pipeline import NodeRestart
+from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.engine.records import NodeRun
 from ndbsim.engine.restart import copy_features
 from ndbsim.engine.runtime import Runtime

@@ -14,7 +14,8 @@ from simpy.events import Event
 
 from ndbsim.engine.cliffs import cliff_warnings
 from ndbsim.engine.fluid import FluidSystem
-from ndbsim.engine.lcp_master import LcpMaster, settles_first
+from ndbsim.engine.lcp_master import LcpMaster
+from ndbsim.engine.lcp_state import settles_first
 from ndbsim.engine.lcp_writes import LcpWrites
 from ndbsim.engine.node import Node
 from ndbsim.engine.plan import Plan, make_plan

@@ -8,13 +8,15 @@ resources, the loop sleeps over the cycles that follow. Whatever could change th
 the skip first: a flow starting or ending, a load, cap or speed changing, a node asking for an
 LCP, failing, or reading the LCP state. Settling writes the whole cycles skipped into the
 nodes' histories (and the REDO peak each would have reached) and resumes the cycle in
-progress, mid-write if need be. So the events of a restart follow its steps, not its length.
+progress, mid-write if need be. So the events of a restart follow its steps, not its length
+(``lcp_skip``).
 
 Before the crash the warm-up's LCPs cost no events where nothing else can touch them: every
 node alike, each LCP writing alone at one rate with no change of the stream's rates under way.
 The loop runs them by arithmetic (the fluid's timer and round-off, recorded as simulated) and
 simulates only those a change of rates or EnableRedoControl meets, and from where it would
-take a skip.
+take a skip (``lcp_warm_up``). One LCP's participants, sizes and flows are ``lcp_round``'s; the
+loop's state, its trigger and the re-capping of running writes ``lcp_state``'s.
 """
 
 from __future__ import annotations

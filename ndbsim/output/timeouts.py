@@ -132,7 +132,7 @@ def timeout_lines(t: dict[str, Any]) -> list[str]:
         out.append("  the restart would not finish: no timeout makes it; fix the cause first (see status)")
         return out
     probe = t["startup_probe"]
-    enough = "; enough" if probe["failureThreshold"] <= probe["default_failureThreshold"] else ""
+    enough = ", which already covers it" if probe["failureThreshold"] <= probe["default_failureThreshold"] else ""
     out.append(
         f"  NDB Operator data-node startupProbe: failureThreshold {probe['failureThreshold']} × periodSeconds "
         f"{probe['periodSeconds']} (default {probe['default_failureThreshold']} × {probe['periodSeconds']} s = "

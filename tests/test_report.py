@@ -125,3 +125,16 @@ def test_timeouts_in_the_table_name_the_margin_and_every_value():
     assert "few replications" in text  # 5 < 20: the p99 is about the largest run
     p = ndbsim("run", BASE, "--timeouts", "--format", "csv")
     assert p.returncode == 2 and "--timeouts" in p.stderr
+
+
+def test_readme_links_a_committed_report_of_a_shipped_scenario(root):
+    """README shows the command and links docs/report-example.html, a report of a shipped scenario
+    that docs/report_example.py writes (its reproduce line names the same scenario and seed)."""
+    readme = (root / "README.md").read_text()
+    assert "ndbsim report scenarios/" in readme and "(docs/report-example.html)" in readme
+    page = (root / "docs" / "report-example.html").read_text()
+    script = (root / "docs" / "report_example.py").read_text()
+    shipped = re.search(r'"(scenarios/[\w.-]+\.yaml)"', script).group(1)
+    assert (root / shipped).is_file()
+    assert f"reproduce: <code>ndbsim report {shipped} -n 20 --seed 1" in page
+    assert 'src="data:image/svg+xml;base64,' in page

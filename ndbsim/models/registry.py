@@ -79,7 +79,11 @@ class Model(Protocol):
 
     def outcomes(self, prepared: Any, seed: int, replications: int) -> Iterator[Outcome]: ...
 
-    def table(self, result: Any, notes: list[str], overrides: list[str], config_ini: str | None) -> str: ...
+    def table(
+        self, result: Any, notes: list[str], overrides: list[str], config_ini: str | None, *, warnings: bool = True
+    ) -> str:
+        """The result as the terminal table; its warnings (and ``notes``) at the end unless
+        ``warnings`` is False."""
 
     def annotate(self, result: Any, prepared: Any, where: dict[str, str], notes: list[str], changes: list[str]) -> None:
         """Give a result what it needs to explain itself: the simulated and defaulted fields with
@@ -221,10 +225,12 @@ class NdbModel:
             checkpoint = tuple(r.checkpoint[k] for k in CHECKPOINT_FIGURES)
             yield Outcome(phases, r.total_restart_secs, checkpoint, r.events, r.status, r.reason)
 
-    def table(self, result: Result, notes: list[str], overrides: list[str], config_ini: str | None) -> str:
+    def table(
+        self, result: Result, notes: list[str], overrides: list[str], config_ini: str | None, *, warnings: bool = True
+    ) -> str:
         from ndbsim.output.table import phase_table
 
-        return phase_table(result, notes, overrides, config_ini)
+        return phase_table(result, notes, overrides, config_ini, warnings=warnings)
 
     def annotate(
         self, result: Result, prepared: sc.Resolved, where: dict[str, str], notes: list[str], changes: list[str]
@@ -345,10 +351,18 @@ class InnodbModel:
             phases = tuple(one.phases[p] for p in self.phases)
             yield Outcome(phases, one.total_restart_secs, blank_checkpoint, one.events, one.status, one.reason)
 
-    def table(self, result: InnodbResult, notes: list[str], overrides: list[str], config_ini: str | None) -> str:
+    def table(
+        self,
+        result: InnodbResult,
+        notes: list[str],
+        overrides: list[str],
+        config_ini: str | None,
+        *,
+        warnings: bool = True,
+    ) -> str:
         from ndbsim.innodb.table import innodb_table
 
-        return innodb_table(result, overrides)
+        return innodb_table(result, overrides, warnings=warnings)
 
     def annotate(
         self,

@@ -181,7 +181,7 @@ def tornado(a: Advice, path: str | Path | None = None, limit: int | None = None)
         from matplotlib.patches import Patch
 
         handles = [Patch(facecolor=c, alpha=al, hatch=h, edgecolor="white", label=k) for k, (c, al, h) in used.items()]
-        ax.legend(handles=handles, loc="lower right", fontsize=7, framealpha=0.8)
+        ax.legend(handles=handles, loc="best", fontsize=7, framealpha=0.8)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return _save(fig, path)

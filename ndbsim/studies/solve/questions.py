@@ -72,9 +72,9 @@ def solve(
     _only(question, param=param, margin=margin, grow_datamemory=grow_datamemory)
     sim = Sim(raw, seed, n)
     ans = _ask(question, sim, resolved, secs, quantile, param, margin, grow_datamemory)
-    ans.runs = len(sim.cache)
-    ans.overrides = tuple(overrides)
-    ans.seed, ans.replications = seed, n
+    for answer in (ans, ans.recommended):
+        if answer is not None:
+            answer.runs, answer.overrides, answer.seed, answer.replications = len(sim.cache), tuple(overrides), seed, n
     return ans
 
 

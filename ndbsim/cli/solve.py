@@ -20,9 +20,20 @@ def register(app: typer.Typer) -> None:
 def solve(
     question: str = typer.Argument(..., help="redo-log, update-rate, lcp-speed or data-size."),
     scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
-    window: str | None = typer.Option(None, "--window", help="Restart window for lcp-speed and data-size, e.g. 10m."),
+    window: str | None = typer.Option(
+        None, "--window", help="Restart window for lcp-speed and data-size (update-rate: optional), e.g. 10m."
+    ),
     param: str | None = typer.Option(
         None, "--param", help="redo-log: FragmentLogFileSize instead of NoOfFragmentLogFiles."
+    ),
+    margin: str | None = typer.Option(
+        None,
+        "--margin",
+        metavar="PCT",
+        help="redo-log: the recommended size's margin over the REDO peak [default: 33%].",
+    ),
+    grow_datamemory: bool = typer.Option(
+        False, "--grow-datamemory", help="data-size: grow DataMemory with the data (default: as configured)."
     ),
     quantile: float = typer.Option(0.5, "--quantile", help="Which total must fit the window: 0.5 median, 0.95 p95."),
     set_: list[str] = typer.Option([], "--set", "-s", help="Override a key first: dotted.path=value (repeatable)."),
@@ -52,5 +63,7 @@ def solve(
         seed=seed,
         replications=replications,
         source=source,
+        margin=margin,
+        grow_datamemory=grow_datamemory,
     )
     sys.stdout.write(json.dumps(a.to_dict(), indent=2) + "\n" if format == "json" else a.text(source))

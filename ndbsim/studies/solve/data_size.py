@@ -100,7 +100,7 @@ def _memory_note(memory: float, top: int, gb: int, memory_bound: bool) -> str:
             f"{where}: the window would allow more, so the answer is DataMemory's limit; raise DataMemory "
             "(host RAM permitting: ndbsim models none) or ask with --grow-datamemory"
         )
-    return f"{where}; the window, not DataMemory, sets the answer ({top - gb}G short of it)"
+    return f"{where}; the window, not DataMemory, sets the answer (DataMemory holds {top - gb}G more)"
 
 
 def _largest_fitting(run: Callable[[int], VariantRun], fits: Callable[[VariantRun], bool], hi: int, top: int) -> int:

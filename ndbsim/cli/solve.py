@@ -36,13 +36,25 @@ def solve(
     question: str = typer.Argument(..., metavar="QUESTION", help="redo-log, update-rate, lcp-speed or data-size."),
     scenario: Path | None = SCENARIO_ARGUMENT,
     window: str | None = typer.Option(
-        None, "--window", metavar="DURATION", help="Restart window for lcp-speed and data-size, e.g. 10m or 1h30m."
+        None,
+        "--window",
+        metavar="DURATION",
+        help="Restart window for lcp-speed and data-size (update-rate: optional), e.g. 10m.",
     ),
     param: str | None = typer.Option(
         None,
         "--param",
         metavar="FragmentLogFileSize",
         help="redo-log: size FragmentLogFileSize instead of NoOfFragmentLogFiles.",
+    ),
+    margin: str | None = typer.Option(
+        None,
+        "--margin",
+        metavar="PCT",
+        help="redo-log: the recommended size's margin over the REDO peak [default: 33%].",
+    ),
+    grow_datamemory: bool = typer.Option(
+        False, "--grow-datamemory", help="data-size: grow DataMemory with the data (default: as configured)."
     ),
     quantile: float = typer.Option(
         0.5,
@@ -80,6 +92,8 @@ def solve(
         seed=seed,
         replications=replications,
         source=source,
+        margin=margin,
+        grow_datamemory=grow_datamemory,
     )
     warn(notes)
     if format == "json":

@@ -10,8 +10,19 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ndbsim.cli.help import CONFIG_INI_HELP, SET_HELP
-from ndbsim.cli.options import CONSTANTS_OPTION, EXIT_NOT_MADE_IT, check_workers, use_constants
+from ndbsim.cli.help import SET_HELP
+from ndbsim.cli.options import (
+    CONFIG_INI_OPTION,
+    CONSTANTS_OPTION,
+    EXIT_NOT_MADE_IT,
+    SCENARIO_ARGUMENT,
+    WORKERS_OPTION,
+    add_commands,
+    check_workers,
+    use_constants,
+    warn,
+    wrote,
+)
 from ndbsim.errors import InputError
 
 if TYPE_CHECKING:
@@ -28,19 +39,14 @@ ranking's order is settled by the paired seeds, and 3 keeps the whole report wit
 
 def register(app: typer.Typer) -> None:
     """Add ``report`` to the command line."""
-    app.command(
-        epilog="\b\nExamples:\n  ndbsim report scenarios/rolling-4-nodes-8.0.yaml -o report.html\n"
-        "  ndbsim report my.yaml --config-ini config.ini -o report.html --no-advise"
-    )(report)
+    add_commands(app, report)
 
 
 def report(
-    scenario: Path | None = typer.Argument(
-        None, metavar="SCENARIO.yaml", help="Scenario file; omit for the built-in default."
-    ),
+    scenario: Path | None = SCENARIO_ARGUMENT,
     output: Path = typer.Option(..., "--output", "-o", metavar="REPORT.html", help="The HTML file to write."),
     set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
-    config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
+    config_ini: Path | None = CONFIG_INI_OPTION,
     replications: int | None = typer.Option(
         None, "--replications", "-n", metavar="N", help=f"Replications of the run (default {REPORT_REPLICATIONS})."
     ),
@@ -48,9 +54,11 @@ def report(
     advise_replications: int = typer.Option(
         ADVISE_REPLICATIONS, "--advise-replications", metavar="N", help="Replications per advise candidate."
     ),
-    lever: list[str] = typer.Option([], "--lever", "-l", help="Advise only this lever (repeatable); default: all."),
+    lever: list[str] = typer.Option(
+        [], "--lever", "-l", metavar="NAME", help="Advise only this lever (repeatable; default: all)."
+    ),
     no_advise: bool = typer.Option(False, "--no-advise", help="Leave out the advise section (faster)."),
-    workers: int | None = typer.Option(None, "--workers", "-w", help="Advise's worker processes (default: all cores)."),
+    workers: int | None = WORKERS_OPTION,
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Write one self-contained HTML report: what was simulated and defaulted, the phases, the
@@ -71,6 +79,7 @@ def report(
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
     advice = None if no_advise else _advice(loaded, lever, result.seed, advise_replications, workers)
     _write(result, advice, _command(scenario, config_ini, set_, n, result.seed, output), output)
+    warn([*result.warnings, *loaded.notes])
     if result.status != "ok":
         raise typer.Exit(EXIT_NOT_MADE_IT)
 
@@ -102,7 +111,7 @@ def _write(result: Any, advice: dict[str, Any] | None, command: str, output: Pat
 
     page = render(result, advice, timeouts(result), chart_uri(result), command, package_version())
     atomic_write_text(output, page)
-    typer.echo(f"wrote {output}", err=True)
+    wrote(output)
 
 
 def _command(scenario: Path | None, config_ini: Path | None, sets: list[str], n: int, seed: int, output: Path) -> str:

@@ -48,7 +48,11 @@ def report(
     set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
     config_ini: Path | None = CONFIG_INI_OPTION,
     replications: int | None = typer.Option(
-        None, "--replications", "-n", metavar="N", help=f"Replications of the run (default {REPORT_REPLICATIONS})."
+        None,
+        "--replications",
+        "-n",
+        metavar="N",
+        help=f"Replications of the run (default: {REPORT_REPLICATIONS}, or the scenario's if more).",
     ),
     seed: int | None = typer.Option(None, "--seed", metavar="N", help="Root seed (default: the scenario's)."),
     advise_replications: int = typer.Option(

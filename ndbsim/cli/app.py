@@ -355,118 +355,80 @@ def check(
 @app.command(epilog=EXAMPLES["calibrate"])
 def calibrate(
     cases: Path | None = typer.Option(
-        None, "--cases", metavar="DIR", help="Directory of calibration cases (default: calibration/)."
+        None,
+        "--cases",
+        metavar="DIR",
+        help="Directory of calibration cases (default: calibration/; with --restart-info, ./ndbsim-cases/).",
     ),
     restart_info: Path | None = typer.Option(
-        None, "--restart-info", metavar="FILE.csv", help="CSV export of ndbinfo.restart_info to add as a fit case."
+        None, "--restart-info", metavar="FILE.csv", help="CSV export of ndbinfo.restart_info: your own restarts."
     ),
     scenario: Path | None = typer.Option(
-        None, "--scenario", metavar="SCENARIO.yaml", help="The scenario of that cluster."
+        None, "--scenario", metavar="SCENARIO.yaml", help="The scenario of that cluster (its NodeIds, its hosts)."
     ),
-    node: int | None = typer.Option(
-        None, "--node", metavar="NODEID", help="Which node's row of the CSV (default: the slowest)."
+    node: int | None = typer.Option(None, "--node", metavar="NODEID", help="Only this node's rows (default: all)."),
+    fit: str | None = typer.Option(
+        None,
+        "--fit",
+        metavar="host|constants",
+        help="What to fit: the imported cluster's host figures (default with --restart-info) or the shared "
+        "model constants (default without).",
     ),
     output: Path | None = typer.Option(
         None,
         "--output",
         "-o",
         metavar="FILE.yaml",
-        help=f"Where to write the fitted constants (default: ./{USER_CONSTANTS}).",
+        help=f"Where to write the fit: the scenario with its fitted host figures (default: --scenario itself), "
+        f"or the constants (default: ./{USER_CONSTANTS}).",
     ),
     replace_packaged: bool = typer.Option(
         False, "--replace-packaged", help="Write the packaged constants, which every run uses by default."
     ),
+    accept_worse: bool = typer.Option(
+        False, "--accept-worse", help="Write a constants fit even when it puts a published case out of tolerance."
+    ),
 ) -> None:
-    """Refit the free constants on the fit cases and write them with their residuals (to a file
-    of yours unless --replace-packaged); warn when the fit puts a published case out of tolerance."""
-    import yaml
+    """Fit ndbsim to restarts. With --restart-info: your rows, node by node, fit your cluster's host
+    figures (core speed, disks, latency, network, memory touch), written into your scenario.
+    Otherwise (or --fit constants): refit the shared model constants on the fit cases; a fit that
+    puts a published case out of tolerance is refused (exit 1) unless --accept-worse.
 
-    from ndbsim.input.profiles import CALIBRATED_FILE
-    from ndbsim.output.io import atomic_write_text, check_not_inputs, check_output_path
-    from ndbsim.studies.calibrate import case_from_restart_info, run_calibration, save_calibration
-    from ndbsim.studies.calibration import case_from_data
+    restart_info's columns and the simulated phases they hold:
 
-    # Every check of the options first, then the fit in memory, then the files: bad input or a
-    # failed fit leaves nothing behind, not even the imported case.
-    if restart_info is None:
-        if scenario is not None:
-            raise InputError(
-                "--scenario is only used with --restart-info; add --restart-info CSV or drop --scenario",
-                field="--scenario",
-            )
-        if node is not None:
-            raise InputError(
-                "--node is only used with --restart-info; add --restart-info CSV or drop --node", field="--node"
-            )
-    elif scenario is None:
-        raise InputError("--restart-info needs --scenario: the scenario file of that cluster", field="--scenario")
-    if node is not None and not 1 <= node <= 255:
-        raise InputError(f"{node} is not a node id; give a data node id 1-255", field="--node")
-    directory = _cases_dir(cases)
-    if replace_packaged and output is not None:
-        raise InputError(
-            "--replace-packaged writes the packaged constants; drop --output, or drop --replace-packaged",
-            field="--output",
-        )
-    target = CALIBRATED_FILE if replace_packaged else Path(output if output is not None else USER_CONSTANTS)
-    if target.resolve() == CALIBRATED_FILE.resolve() and not replace_packaged:
-        raise InputError(
-            f"{str(target)!r} is the packaged constants file; add --replace-packaged to overwrite it",
-            field="--output",
-        )
-    check_output_path(target, "--output")
-    check_not_inputs({"--output": target}, {"--restart-info": restart_info, "--scenario": scenario})
-    if target == CALIBRATED_FILE:  # the package's own files: models with their own constants write beside
-        from ndbsim.models.registry import MODELS
+    \b
+    {mapping}
+    """
+    from ndbsim.studies.calibrate_command import Options, run
 
-        for model in MODELS.values():
-            if model.constants_file is not None:
-                check_output_path(model.constants_file, "--output")
-    if target.suffix.lower() in (".yaml", ".yml") and target.resolve().parent == directory.resolve():
-        raise InputError(
-            f"{str(target)!r} is in the cases directory, where it would be read as a calibration "
-            "case; write it elsewhere",
-            field="--output",
-        )
-    case_file: Path | None = None
-    extra = []
-    if restart_info is not None and scenario is not None:  # --scenario was required above
-        from ndbsim.input import scenario as sc
+    options = Options(
+        cases,
+        restart_info,
+        scenario,
+        node,
+        output,
+        replace_packaged,
+        fit,
+        accept_worse,
+        sys.stderr.isatty(),
+        Path(USER_CONSTANTS),
+    )
+    report = run(options)
+    typer.echo(report.text, nl=False)
+    if report.refused:
+        raise typer.Exit(1)
 
-        case_file = directory / f"user-{Path(restart_info).stem}.yaml"
-        check_output_path(case_file, "--cases")
-        check_not_inputs(
-            {"--output": target, "--cases": case_file}, {"--restart-info": restart_info, "--scenario": scenario}
-        )
-        sc.load(scenario)  # must be valid
-        case = case_from_restart_info(restart_info, scenario, node)
-        extra.append(case_from_data(case, case_file))
-    result = run_calibration(directory, extra)
-    if case_file is not None:
-        atomic_write_text(case_file, yaml.safe_dump(case, sort_keys=False), "--cases")
-        typer.echo(f"wrote calibration case {case_file}")
-    save_calibration(result, target)
-    if not replace_packaged:
-        typer.echo(
-            f"wrote {target}; use it with --constants {target} (run, check, sweep) or ndbsim.use_constants() in "
-            "Python; --replace-packaged makes a fit the default"
-        )
-    else:
-        typer.echo(f"wrote {CALIBRATED_FILE} (the packaged constants, used by default)")
-    for name, value in result.constants.__dict__.items():
-        typer.echo(f"{name:22s} {value:.4g}")
-    typer.echo("residuals: relative error (+0.01 is 1% high), or seconds where the published figure is 0 s")
-    for case_name, figs in result.residuals.items():
-        typer.echo(f"{case_name}: " + ", ".join(f"{k.removeprefix('secs_')} {v:+.3g}" for k, v in figs.items()))
-    from ndbsim.studies.check import broken_cases
 
-    broken = broken_cases(target, directory)
-    if broken:
-        typer.echo(
-            f"ndbsim: warning: with these constants {len(broken)} published figure(s) fall outside their tolerance "
-            f"({', '.join(broken[:4])}{'…' if len(broken) > 4 else ''}); see ndbsim check --constants {target}",
-            err=True,
-        )
+def _calibrate_help() -> None:
+    """``calibrate -h`` shows restart_info's columns and the phases they hold (one table, shared
+    with calibration/README.md)."""
+    from ndbsim.input.restart_info import mapping_table
+
+    doc = calibrate.__doc__ or ""
+    calibrate.__doc__ = doc.replace("{mapping}", mapping_table().replace("\n", "\n    "))
+
+
+_calibrate_help()
 
 
 @app.command(epilog=EXAMPLES["sweep"])

@@ -127,7 +127,7 @@ def format_check(rows: list[Row], found: list[Claim]) -> str:
         err = f"{100 * r.rel_error:+.0f}%" if r.published else f"{r.error:+.1f}s"
         mark = "info" if r.info else ("ok" if r.ok else "FAIL")
         lines.append(
-            f"{r.case:29s} {r.role:8s} {r.figure:36s} {r.published:10.1f} {r.predicted:10.1f} {err:>8s}  {mark}"
+            f"{r.case:29s} {r.role:8s} {r.label:36s} {r.published:10.1f} {r.predicted:10.1f} {err:>8s}  {mark}"
         )
     if found:
         lines.append("")
@@ -157,4 +157,4 @@ def broken_cases(constants: Path | str, directory: Path | str = DEFAULT_DIR) -> 
         else:
             os.environ[CONSTANTS_ENV] = before
         reload_calibration()
-    return [f"{r.case}: {r.figure}" for r in rows if not r.ok]
+    return [f"{r.case}: {r.label}" for r in rows if not r.ok]

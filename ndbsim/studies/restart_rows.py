@@ -253,7 +253,7 @@ def restarted_nodes(raw: dict[str, Any], source: str) -> list[int]:
     from ndbsim.models.load import load
 
     loaded = load(raw)
-    if loaded.model.label != "NDB":
+    if not set(ri.COLUMNS) <= set(loaded.model.phases):
         raise InputError(
             f"restart_info rows are NDB data node restarts but the scenario is {loaded.model.label}'s; "
             "give the scenario of that NDB cluster",

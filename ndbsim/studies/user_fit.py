@@ -18,7 +18,8 @@ import yaml
 
 from ndbsim.input import scenario as sc
 from ndbsim.output.io import atomic_write_text
-from ndbsim.studies.calibrate import Calibration, fit, save_calibration
+from ndbsim.studies import calibrate as shared
+from ndbsim.studies.calibrate import Calibration, save_calibration
 from ndbsim.studies.calibration import DEFAULT_DIR, Case, case_from_data, load_cases, predict
 from ndbsim.studies.fit_progress import Steps
 from ndbsim.studies.fit_review import Change, format_cases, format_figures, refused, review, with_constants
@@ -132,7 +133,7 @@ def cases_for_constants(directory: Path, user: Path | None, extra: list[Case]) -
 def constants_fit(cases: list[Case], progress: bool, innodb_dir: Path) -> tuple[Calibration, list[Change]]:
     """Refit the shared constants on ``cases``; every figure before (the constants in use) and after."""
     with Steps(progress, "fitting model constants") as steps:
-        constants, residuals = fit(cases, steps)
+        constants, residuals = shared.fit(cases, steps)  # looked up at call time: tests replace it
     models = {id(c.model): c.model for c in cases if c.model.constants_file is not None}
     own = [(m, m.fit_constants(innodb_dir)) for m in models.values()]
     ndb = [c for c in cases if c.model.constants_file is None]

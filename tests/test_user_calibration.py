@@ -37,7 +37,9 @@ INIT_SETS = (
 )
 """What the user knows beyond config.ini: release, data, workload, the restart and the disks' datasheet."""
 
-ONE_NODE_CSV = "node_id,total_restart_secs,secs_restore_fragments,secs_exec_redo_log,secs_index_rebuild\n2,415,140,30,80\n"
+ONE_NODE_CSV = (
+    "node_id,total_restart_secs,secs_restore_fragments,secs_exec_redo_log,secs_index_rebuild\n2,415,140,30,80\n"
+)
 """One node restart of seed 003's 2-node cluster (a quick import to repeat)."""
 
 
@@ -164,7 +166,9 @@ def test_memory_touch_in_a_row_names_the_column_that_holds_it(tmp_path):
         "role": "fit",
         "scenario": "../scenarios/dbt2-600wh-7.6.6.yaml",
         "published": {
-            "nodes": [{"node_id": 2, "total_restart_secs": {"value": 400}, "phases": {"secs_memory_touch": {"value": 26}}}]
+            "nodes": [
+                {"node_id": 2, "total_restart_secs": {"value": 400}, "phases": {"secs_memory_touch": {"value": 26}}}
+            ]
         },
     }
     d = tmp_path / "cases"

@@ -9,17 +9,17 @@ from pathlib import Path
 from ndbsim.errors import InputError
 from ndbsim.input.profiles import CALIBRATED_FILE
 from ndbsim.output.io import check_not_inputs, check_output_path
+from ndbsim.studies.calibrate import save_calibration
 from ndbsim.studies.calibration import DEFAULT_DIR
 from ndbsim.studies.user_fit import (
     USER_CASES,
     Report,
-    _write_case,
     cases_for_constants,
     constants_fit,
     host_fit,
     import_rows,
     judge,
-    write_constants,
+    write_case,
 )
 
 FIT_MODES = ("host", "constants")
@@ -150,8 +150,8 @@ def run(o: Options) -> Report:
     if report.refused:
         return report
     if imported is not None:
-        _write_case(imported, report)
-    write_constants(result, target)
+        write_case(imported, report)
+    save_calibration(result, target)
     for name, value in result.constants.__dict__.items():
         report.add(f"{name:22s} {value:.4g}")
     if target == CALIBRATED_FILE:

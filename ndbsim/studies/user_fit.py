@@ -19,8 +19,8 @@ import yaml
 from ndbsim.input import scenario as sc
 from ndbsim.output.io import atomic_write_text
 from ndbsim.studies import calibrate as shared
-from ndbsim.studies.calibrate import Calibration, save_calibration
-from ndbsim.studies.calibration import DEFAULT_DIR, Case, case_from_data, load_cases, predict
+from ndbsim.studies.calibrate import Calibration
+from ndbsim.studies.calibration import Case, case_from_data, load_cases, predict
 from ndbsim.studies.fit_progress import Steps
 from ndbsim.studies.fit_review import Change, format_cases, format_figures, refused, review, with_constants
 from ndbsim.studies.host_fit import fit_host, format_host, host_text, write_host
@@ -85,7 +85,7 @@ def import_rows(csv: Path, scenario: Path, node: int | None, directory: Path) ->
     return Imported(data, case_from_data(data, path), path, replaces, why)
 
 
-def _write_case(imported: Imported, report: Report) -> None:
+def write_case(imported: Imported, report: Report) -> None:
     imported.path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(imported.path, yaml.safe_dump(imported.data, sort_keys=False, allow_unicode=True), "--cases")
     if imported.replaces is not None:
@@ -112,7 +112,7 @@ def host_fit(imported: Imported, scenario: Path, output: Path, progress: bool) -
     report.add(format_figures(changes, lambda c: not c.before.info and not _idle(c)))
     report.add("(columns that are 0 s in the rows and in both simulations are left out)")
     imported.data["scenario"] = result.raw
-    _write_case(imported, report)
+    write_case(imported, report)
     write_host(scenario, {n: result.after[n] for n in result.fitted}, output)
     fitted = ", ".join(f"{n}={host_text(n, result.after[n])}" for n in result.fitted) or "nothing to change"
     report.add(f"wrote the host figures into {output} ({fitted})")
@@ -153,10 +153,3 @@ def judge(changes: list[Change], accept_worse: bool) -> Report:
             report.add("fit refused: nothing written; add --accept-worse to write it anyway")
             report.refused = True
     return report
-
-
-def write_constants(result: Calibration, target: Path, innodb_output: Path | None = None) -> None:
-    save_calibration(result, target, innodb_output)
-
-
-__all__ = ["DEFAULT_DIR", "USER_CASES", "Report", "constants_fit", "host_fit", "import_rows", "judge"]

@@ -108,6 +108,8 @@ def host_fit(imported: Imported, scenario: Path, output: Path, progress: bool) -
     changes = review([case], with_constants(None), lambda c: predict(c, raw=result.raw))
     report.add(f"host fit of {scenario} on {len(case.nodes)} node(s), {result.steps} simulations of the case")
     report.add(format_host(result))
+    report.add("the case, before → after (figures within tolerance; worst error in tolerances):")
+    report.add(format_cases(changes))
     report.add("each node's own restart, restart_info's columns, before → after:")
     report.add(format_figures(changes, lambda c: not c.before.info and not _idle(c)))
     report.add("(columns that are 0 s in the rows and in both simulations are left out)")

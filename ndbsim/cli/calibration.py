@@ -1,0 +1,127 @@
+"""``ndbsim check`` and ``calibrate``: the model against the published restarts (a gate: exit 0
+or 1), how far a fit carries (``--cross``), and the fits (``ndbsim.studies.calibrate_command``):
+an import's host figures, or the shared constants under the refusal rule."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from ndbsim.cli.help import EXAMPLES
+from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, use_constants
+from ndbsim.errors import InputError
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``check`` and ``calibrate`` to the command line."""
+    _calibrate_help()
+    app.command(epilog=EXAMPLES["check"])(check)
+    app.command(epilog=EXAMPLES["calibrate"])(calibrate)
+
+
+def _cases_dir(cases: Path | None) -> Path:
+    """The calibration cases directory: ``--cases``, else the repository's ``calibration/``."""
+    from ndbsim.studies.calibration import DEFAULT_DIR
+
+    directory = Path(cases) if cases is not None else DEFAULT_DIR
+    if directory.is_dir():
+        return directory
+    if cases is None:
+        raise InputError(
+            f"no calibration cases at {str(directory)!r}: they ship with the repository, not the "
+            "package; run from a clone (pip install -e .) or pass --cases DIR",
+            field="--cases",
+        )
+    raise InputError(f"{str(directory)!r} is not a directory of calibration cases; check the path", field="--cases")
+
+
+def check(
+    cases: Path | None = typer.Option(
+        None, "--cases", metavar="DIR", help="Directory of calibration cases (default: calibration/)."
+    ),
+    no_claims: bool = typer.Option(False, "--no-claims", help="Skip the variance and qualitative checks."),
+    cross: bool = typer.Option(
+        False, "--cross", help="Also refit the constants without each fit case and predict it (leave-one-out)."
+    ),
+    constants: Path | None = CONSTANTS_OPTION,
+) -> None:
+    """Predicted vs published for every calibration case; exit 0 when every one is within its
+    tolerance, 1 otherwise (no case is left out of the count)."""
+    from ndbsim.studies.check import format_check, run_check
+
+    use_constants(constants)
+    rows, found = run_check(_cases_dir(cases), claims=not no_claims)
+    typer.echo(format_check(rows, found), nl=False)
+    if cross:
+        from ndbsim.studies.cross import cross as leave_one_out
+        from ndbsim.studies.cross import format_cross
+
+        typer.echo("\nleave-one-out: each fit case predicted by constants fitted without it")
+        typer.echo(format_cross(leave_one_out(_cases_dir(cases), sys.stderr.isatty())), nl=False)
+    if any(not r.ok for r in rows) or any(not c.ok for c in found):
+        raise typer.Exit(1)
+
+
+def calibrate(
+    cases: Path | None = typer.Option(
+        None,
+        "--cases",
+        metavar="DIR",
+        help="Directory of calibration cases (default: calibration/; with --restart-info, ./ndbsim-cases/).",
+    ),
+    restart_info: Path | None = typer.Option(
+        None, "--restart-info", metavar="FILE.csv", help="CSV export of ndbinfo.restart_info: your own restarts."
+    ),
+    scenario: Path | None = typer.Option(
+        None, "--scenario", metavar="SCENARIO.yaml", help="The scenario of that cluster (its NodeIds, its hosts)."
+    ),
+    node: int | None = typer.Option(None, "--node", metavar="NODEID", help="Only this node's rows (default: all)."),
+    fit: str | None = typer.Option(
+        None,
+        "--fit",
+        metavar="host|constants",
+        help="What to fit: the imported cluster's host figures (default with --restart-info) or the shared "
+        "model constants (default without).",
+    ),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        metavar="FILE.yaml",
+        help=f"Where to write the fit: the scenario with its fitted host figures (default: --scenario itself), "
+        f"or the constants (default: ./{USER_CONSTANTS}).",
+    ),
+    replace_packaged: bool = typer.Option(
+        False, "--replace-packaged", help="Write the packaged constants, which every run uses by default."
+    ),
+    accept_worse: bool = typer.Option(
+        False, "--accept-worse", help="Write a constants fit even when it puts a published case out of tolerance."
+    ),
+) -> None:
+    """With --restart-info: your rows, node by node, fit your cluster's host figures (core speed,
+    disks, latency, network, memory touch), written into your scenario. Otherwise (or --fit
+    constants): refit the shared model constants; a fit that puts a published case out of
+    tolerance is refused (exit 1) unless --accept-worse. restart_info's columns hold:
+
+    \b
+    {mapping}
+    """
+    from ndbsim.studies.calibrate_command import Options, run
+
+    tty = sys.stderr.isatty()
+    args = (cases, restart_info, scenario, node, output, replace_packaged, fit, accept_worse, tty, Path(USER_CONSTANTS))
+    report = run(Options(*args))
+    typer.echo(report.text, nl=False)
+    if report.refused:
+        raise typer.Exit(1)
+
+
+def _calibrate_help() -> None:
+    """``calibrate -h`` shows restart_info's columns and the phases they hold (one table, shared
+    with calibration/README.md)."""
+    from ndbsim.input.restart_info import mapping_table
+
+    doc = calibrate.__doc__ or ""
+    calibrate.__doc__ = doc.replace("{mapping}", mapping_table().replace("\n", "\n    "))

@@ -49,7 +49,8 @@ scenario's value: negligible against one tolerance, it settles the figures the r
 together (disk read against core speed in a restore) at the least change."""
 
 MAX_STEPS = 25
-"""Least-squares iterations at most; each simulates the case once per fitted figure plus once."""
+"""Least-squares evaluations at most (``max_nfev``); each evaluation's Jacobian simulates the case
+once more per fitted figure. The rolling reproduction of the tests converges in 39 simulations."""
 
 DIFF_STEP = 0.05
 """The step of the finite differences, as a log change (5%): larger than the simulation's
@@ -193,6 +194,7 @@ def format_host(result: HostFit) -> str:
 # Writing the fitted figures into the user's scenario file, keeping its comments
 
 _TOP = re.compile(r"^[A-Za-z_]")
+"""A top-level key's line: where the ``host:`` block ends."""
 
 
 def _host_block(lines: list[str]) -> tuple[int, int] | None:

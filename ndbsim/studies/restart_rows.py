@@ -46,6 +46,7 @@ IMPORTED_REPLICATIONS = 21
 unknown: the median of 21 (the most any published case uses) is steady to a few percent."""
 
 FIX = "export SELECT * FROM ndbinfo.restart_info again and check this value"
+"""The fix every bad seconds value of an export names."""
 
 
 def node_columns(phases: dict[str, float], total: float) -> dict[str, float]:

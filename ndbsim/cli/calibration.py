@@ -9,16 +9,14 @@ from pathlib import Path
 
 import typer
 
-from ndbsim.cli.help import EXAMPLES
-from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, use_constants
+from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, add_commands, use_constants
 from ndbsim.errors import InputError
 
 
 def register(app: typer.Typer) -> None:
     """Add ``check`` and ``calibrate`` to the command line."""
     _calibrate_help()
-    app.command(epilog=EXAMPLES["check"])(check)
-    app.command(epilog=EXAMPLES["calibrate"])(calibrate)
+    add_commands(app, check, calibrate)
 
 
 def _cases_dir(cases: Path | None) -> Path:

@@ -82,7 +82,7 @@ def test_rolling_rows_fit_that_clusters_host_figures(rolling):
     before, after = _host(rolling["before"]), _host(rolling["after"])
     assert float(after["core_speed"]) < float(before["core_speed"])
     assert "# Values marked 'from config.ini'" in rolling["after"]  # the user's comments are kept
-    assert "wrote the host figures into my.yaml" in out
+    assert "wrote my.yaml (its fitted host figures: " in fit.stderr
 
 
 def test_rolling_fit_leaves_constants_and_published_cases_alone(rolling):
@@ -127,12 +127,12 @@ def test_a_repeated_import_leaves_one_case(tmp_path):
     args = ("calibrate", "--restart-info", "ri.csv", "--scenario", "s.yaml")
     first = ndbsim(*args, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert "wrote calibration case" in first.stdout
+    assert "a calibration case" in first.stderr and "replacing" not in first.stderr
     shutil.copy(csv, tmp_path / "ri-again.csv")  # the same rows under another name
     for again in (args, ("calibrate", "--restart-info", "ri-again.csv", "--scenario", "s.yaml")):
         p = ndbsim(*again, cwd=tmp_path)
         assert p.returncode == 0, p.stderr
-        assert "replaced calibration case" in p.stdout
+        assert "replacing the calibration case of" in p.stderr
     assert [f.name for f in (tmp_path / "ndbsim-cases").glob("*.yaml")] == ["user-ri.yaml"]
 
 

@@ -112,6 +112,8 @@ def calibrate(
     args = (cases, restart_info, scenario, node, output, replace_packaged, fit, accept_worse, tty, Path(USER_CONSTANTS))
     report = run(Options(*args))
     typer.echo(report.text, nl=False)
+    for line in report.files:
+        typer.echo(line, err=True)
     if report.refused:
         raise typer.Exit(1)
 

@@ -155,9 +155,9 @@ def run(o: Options) -> Report:
     for name, value in result.constants.__dict__.items():
         report.add(f"{name:22s} {value:.4g}")
     if target == CALIBRATED_FILE:
-        report.add(f"wrote {CALIBRATED_FILE} (the packaged constants, used by default)")
+        report.wrote(f"wrote {CALIBRATED_FILE} (the packaged constants, used by default)")
     else:
-        report.add(
+        report.wrote(
             f"wrote {target}; use it with --constants {target} (run, check, sweep) or ndbsim.use_constants() in "
             "Python; --replace-packaged makes a fit the default"
         )

@@ -37,9 +37,14 @@ class Report:
 
     lines: list[str] = field(default_factory=list)
     refused: bool = False
+    files: list[str] = field(default_factory=list)
+    """The files written, each as ``wrote PATH ...`` (announced on stderr, as every command does)."""
 
     def add(self, text: str) -> None:
         self.lines.append(text.rstrip("\n"))
+
+    def wrote(self, text: str) -> None:
+        self.files.append(text)
 
     @property
     def text(self) -> str:
@@ -89,9 +94,9 @@ def write_case(imported: Imported, report: Report) -> None:
     imported.path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(imported.path, yaml.safe_dump(imported.data, sort_keys=False, allow_unicode=True), "--cases")
     if imported.replaces is not None:
-        report.add(f"replaced calibration case {imported.path} ({imported.why}): one case per restart")
+        report.wrote(f"wrote {imported.path}, replacing the calibration case of {imported.why}: one case per restart")
     else:
-        report.add(f"wrote calibration case {imported.path}")
+        report.wrote(f"wrote {imported.path} (a calibration case: ndbsim check --cases {imported.path.parent})")
 
 
 def _idle(c: Change) -> bool:
@@ -117,7 +122,7 @@ def host_fit(imported: Imported, scenario: Path, output: Path, progress: bool) -
     write_case(imported, report)
     write_host(scenario, {n: result.after[n] for n in result.fitted}, output)
     fitted = ", ".join(f"{n}={host_text(n, result.after[n])}" for n in result.fitted) or "nothing to change"
-    report.add(f"wrote the host figures into {output} ({fitted})")
+    report.wrote(f"wrote {output} (its fitted host figures: {fitted})")
     report.add("the packaged model constants are untouched, so every published case is as it was")
     return report
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from simpy.events import Event
 
+from ndbsim.engine import fixed_costs
 from ndbsim.engine.node import Node
 from ndbsim.engine.pipeline import NodeRestart
 from ndbsim.engine.records import Status
@@ -36,7 +37,10 @@ def rebuild_indexes(r: NodeRestart) -> Generator[Event, Any, None]:
     fragments = s.data.table_count * own.ldm * sz.replicas
     hw = s.host.cpu_cores * s.host.threads_per_core
     build = own.cfg["BuildIndexThreads"]
-    threads = min(build, fragments, hw) if build > 0 and fragments > 1 else own.ldm
+    offline = build > 0 and fragments > 1
+    threads = min(build, fragments, hw) if offline else own.ldm
+    if not offline:  # slot by slot in the LDM thread, free slots too (fixed_costs.slot_visits)
+        entries = max(entries, fixed_costs.slot_visits(s.data.table_amounts(), own.ldm * sz.replicas))
     yield from r.work(entries, sz.k.index_entry_secs, threads, name="index")
 
 

@@ -15,8 +15,10 @@ on the master, in start phase 7 (``Dbdict::execNDB_STTOR``), after the phases re
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from ndbsim.input.profiles import LCP_TABLE_DESCRIPTION_SECS
+from ndbsim.input.scenario import TableAmounts
 
 RESTORE_FILE_OPS_FULL = 3
 """Synchronous file-system requests that restore one fragment of a full (≤7.5) LCP: open its one data
@@ -42,6 +44,27 @@ create-open, sync and close, then its control file's create-open, synced write a
 control-file cycle restore.cpp of 8.0 shows in ``Restore::lcp_create_ctl_open``,
 ``lcp_create_ctl_done_open`` with ``setSyncFlag`` and ``lcp_create_ctl_done_write``; reference §2.1).
 Idle fragments write only the control file, which this count still covers."""
+
+
+PAGE_BYTES = 32768
+"""DataMemory "consists of 32KB pages" (reference §7): the unit DBTUP allocates a fragment's rows in."""
+
+
+def slot_visits(tables: Iterable[TableAmounts], fragments_per_table: int) -> float:
+    """Tuple slots the ordered-index build with BuildIndexThreads=0 visits, one CONTINUEB
+    (ZBUILD_INDEX) signal each, per index: ``Dbtup::buildIndex`` (DbtupIndex.cpp) walks every slot
+    of every page up to the fragment's ``m_max_page_cnt``, and a free slot ("skip over free
+    tuple") still ends its signal. A fragment's slots are its rows rounded up to whole pages of
+    ``PAGE_BYTES / row size`` slots, so a table of few rows costs a page of slots per fragment
+    and index where its rows alone would cost almost nothing."""
+    visits = 0.0
+    for t in tables:
+        if t.rows <= 0 or t.ordered_indexes <= 0:
+            continue
+        per_page = max(1.0, math.floor(PAGE_BYTES / max(1.0, t.bytes / t.rows)))
+        pages = math.ceil(t.rows / fragments_per_table / per_page - 1e-9)
+        visits += t.ordered_indexes * fragments_per_table * pages * per_page
+    return visits
 
 
 def fragments_per_node(tables: int, ldm: int, replicas: int) -> int:

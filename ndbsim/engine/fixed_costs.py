@@ -67,6 +67,23 @@ def slot_visits(tables: Iterable[TableAmounts], fragments_per_table: int) -> flo
     return visits
 
 
+LCP_START_CHECK_SECS = 1.0
+"""DIH's master checks once a second whether to start an LCP; a starting node's forced start
+(``c_lcpState.immediateLcpStart``, set when its copy completes: DbdihMain.cpp
+``Dbdih::toCopyCompletedLab``) waits for the next check (DbdihMain.cpp of 7.5.0, as read in
+issue 28: "polled once a second")."""
+
+LCP_STOP_GCP_CHECK_SECS = 0.1
+"""An LCP completes only once the GCP after its stop GCI (``c_lcpState.lcpStopGcp``) has
+completed; DIH re-checks that every 100 ms (DbdihMain.cpp of 7.5.0, as read in issue 28)."""
+
+
+def lcp_stop_gcp_secs(phase: float, gcp: float) -> float:
+    """The wait after an LCP's last write for the GCP running then to complete: the rest of that
+    GCP (``phase`` of its interval, a uniform draw), seen at the next 100 ms re-check."""
+    return math.ceil(phase * gcp / LCP_STOP_GCP_CHECK_SECS - 1e-9) * LCP_STOP_GCP_CHECK_SECS
+
+
 def fragments_per_node(tables: int, ldm: int, replicas: int) -> int:
     """Fragment replicas one data node holds: each table has #LDM × #data nodes partitions
     (ClassicFragmentation, reference §8) and NoOfReplicas copies of each, spread over the node group,

@@ -219,15 +219,17 @@ def resynchronize(r: NodeRestart) -> Generator[Event, Any, None]:
 # -- the end of the restart -----------------------------------------------------------------
 def wait_lcp_for_restart(r: NodeRestart) -> Generator[Event, Any, None]:
     """Wait for an LCP that makes the node recoverable: on 7.6 its own local LCP first, then a
-    distributed LCP it takes part in."""
+    distributed LCP it takes part in (started at DIH's next check, ended by its stop GCP)."""
     rt, node = r.rt, r.node
     t0 = rt.env.now
     if rt.sz.features.local_lcp_at_restart_end:
         yield from _local_lcp(r, t0)
     else:
         node.redo_floor = t0  # logging is enabled once the copy is done (END_TOREQ, reference §1.4)
+    yield rt.env.timeout(float(rt.rng.random()) * fixed_costs.LCP_START_CHECK_SECS)  # DIH's next check
     node.in_lcp = True
     yield rt.lcp.request()
+    yield rt.env.timeout(fixed_costs.lcp_stop_gcp_secs(float(rt.rng.random()), rt.sz.gcp))
     r.span(ri.WAIT_LCP_FOR_RESTART, t0)
     _rejoin(rt, node)
 

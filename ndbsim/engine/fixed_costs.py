@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ndbsim.input.profiles import LCP_TABLE_DESCRIPTION_SECS
-from ndbsim.input.scenario import TableAmounts
+from ndbsim.input.profiles import LCP_TABLE_DESCRIPTION_SECS, METADATA_SECS_PER_TABLE
+from ndbsim.input.scenario import Data, TableAmounts
 
 RESTORE_FILE_OPS_FULL = 3
 """Synchronous file-system requests that restore one fragment of a full (≤7.5) LCP: open its one data
@@ -65,6 +65,21 @@ def slot_visits(tables: Iterable[TableAmounts], fragments_per_table: int) -> flo
         pages = math.ceil(t.rows / fragments_per_table / per_page - 1e-9)
         visits += t.ordered_indexes * fragments_per_table * pages * per_page
     return visits
+
+
+SCHEMA_TRANS_COMMIT_SECS = 0.02
+"""A node restart's metadata copy ends with ``Dbdict::activateIndexes`` (Dbdict.cpp): for
+``ST_NODE_RESTART`` and ``ST_INITIAL_NODE_RESTART`` one local schema transaction per index
+(RF_LOCAL_TRANS, RF_NO_BUILD), each begun only when the previous one has ended
+(``activateIndex_fromEndTrans`` → ``activateIndexes(signal, i + 1)``); the commit of each waits
+on a 20 ms timer (Dbdict.cpp of 7.5.0, as read in issue 28)."""
+
+
+def metadata_copy_secs(data: Data) -> float:
+    """The metadata copy: DIH's distribution information one table at a time with a disk write
+    each (``METADATA_SECS_PER_TABLE``), then DICT's index activation, one schema transaction per
+    index (``SCHEMA_TRANS_COMMIT_SECS``)."""
+    return data.table_count * METADATA_SECS_PER_TABLE + data.ordered_indexes * SCHEMA_TRANS_COMMIT_SECS
 
 
 LCP_START_CHECK_SECS = 1.0

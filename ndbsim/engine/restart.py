@@ -22,7 +22,7 @@ from ndbsim.engine.records import NodeRun, Status
 from ndbsim.engine.runtime import Runtime
 from ndbsim.input import restart_info as ri
 from ndbsim.input.features import Features
-from ndbsim.input.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE
+from ndbsim.input.profiles import HEARTBEAT_INCLUSION_SECS
 
 MISSED_HEARTBEATS = 4
 """A node is declared dead after 4 missed heartbeats (HeartbeatIntervalDbDb docs, reference
@@ -129,7 +129,7 @@ def wait_for_lcp_for_copy_meta_data(r: NodeRestart) -> Generator[Event, Any, Non
 def copy_meta_data(r: NodeRestart) -> Generator[Event, Any, None]:
     """The dictionary is copied table by table; then the NDBCNTR gate opens for the next node."""
     rt = r.rt
-    yield from r.timed(ri.TO_COPY_META_DATA, rt.scenario.data.table_count * METADATA_SECS_PER_TABLE)
+    yield from r.timed(ri.TO_COPY_META_DATA, fixed_costs.metadata_copy_secs(rt.scenario.data))
     assert r.gate is not None, "wait_for_ndbcntr_master takes the gate"
     rt.cntr_gate.release(r.gate)
 

@@ -5,11 +5,12 @@ figure (``host.disk_latency``, the wait of one such request). On a large node th
 per-row work.
 
 Each function returns seconds of wall time on one node; the restart pipeline and the LCP loop add
-them to the phase they belong to. The ordered-index rebuild of a node restart has no fixed cost of
-its own: DBLQH builds one index after the other through DBTUP with no schema transaction and no wait
-(DblqhMain.cpp, ``Dblqh::rebuildOrderedIndexes``; DbtupIndex.cpp, ``Dbtup::buildIndex``); DICT's
-per-index schema transactions (Dbdict.cpp, ``Dbdict::rebuildIndexes``) run only in a system restart,
-on the master, in start phase 7 (``Dbdict::execNDB_STTOR``), after the phases restart_info times.
+them to the phase they belong to. The ordered-index rebuild of a node restart runs no schema
+transaction and no wait: DBLQH builds one index after the other through DBTUP (DblqhMain.cpp,
+``Dblqh::rebuildOrderedIndexes``; DbtupIndex.cpp, ``Dbtup::buildIndex``), whose cost per index follows
+the tuple slots it visits (``slot_visits``). A node restart's per-index schema transactions are
+DICT's index activations at the end of the metadata copy (Dbdict.cpp, ``Dbdict::activateIndexes``);
+``Dbdict::rebuildIndexes`` is the system restart's, on the master, in start phase 7.
 """
 
 from __future__ import annotations

@@ -45,7 +45,8 @@ def test_check_table_covers_every_case():
 
 KNOWN_GAPS = {"lab-2node-7.5.4-tiny"}
 """Validation cases the model does not explain: the file requests NDB's source makes per fragment, at a
-physical disk latency, give the 66 s lab restart of reference §9 about 14 s (README, fixed costs)."""
+physical disk latency, give the 66 s lab restart of reference §9 about 16 s (README, fixed costs;
+docs/restart-physics.md)."""
 
 
 def test_check_passes_every_tolerance():

@@ -26,7 +26,7 @@ from ndbsim.engine.records import NodeRun, Status
 from ndbsim.engine.runtime import Runtime
 from ndbsim.input import restart_info as ri
 from ndbsim.input.features import Features
-from ndbsim.input.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE
+from ndbsim.input.profiles import HEARTBEAT_INCLUSION_SECS
 
 MISSED_HEARTBEATS = 4
 """A node is declared dead after 4 missed heartbeats (HeartbeatIntervalDbDb docs, reference
@@ -133,7 +133,7 @@ def wait_for_lcp_for_copy_meta_data(r: NodeRestart) -> Generator[Event, Any, Non
 def copy_meta_data(r: NodeRestart) -> Generator[Event, Any, None]:
     """The dictionary is copied table by table; then the NDBCNTR gate opens for the next node."""
     rt = r.rt
-    yield from r.timed(ri.TO_COPY_META_DATA, rt.scenario.data.table_count * METADATA_SECS_PER_TABLE)
+    yield from r.timed(ri.TO_COPY_META_DATA, fixed_costs.metadata_copy_secs(rt.scenario.data))
     assert r.gate is not None, "wait_for_ndbcntr_master takes the gate"
     rt.cntr_gate.release(r.gate)
 
@@ -169,15 +169,17 @@ def resynchronize(r: NodeRestart) -> Generator[Event, Any, None]:
 # -- the end of the restart -----------------------------------------------------------------
 def wait_lcp_for_restart(r: NodeRestart) -> Generator[Event, Any, None]:
     """Wait for an LCP that makes the node recoverable: on 7.6 its own local LCP first, then a
-    distributed LCP it takes part in."""
+    distributed LCP it takes part in (started at DIH's next check, ended by its stop GCP)."""
     rt, node = r.rt, r.node
     t0 = rt.env.now
     if rt.sz.features.local_lcp_at_restart_end:
         yield from _local_lcp(r, t0)
     else:
         node.redo_floor = t0  # logging is enabled once the copy is done (END_TOREQ, reference §1.4)
+    yield rt.env.timeout(float(rt.rng.random()) * fixed_costs.LCP_START_CHECK_SECS)  # DIH's next check
     node.in_lcp = True
     yield rt.lcp.request()
+    yield rt.env.timeout(fixed_costs.lcp_stop_gcp_secs(float(rt.rng.random()), rt.sz.gcp))
     r.span(ri.WAIT_LCP_FOR_RESTART, t0)
     _rejoin(rt, node)
 

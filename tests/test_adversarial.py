@@ -7,6 +7,7 @@ messages that name the file, durations beyond the horizon. Signals are tested at
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -772,3 +773,101 @@ def test_signal_stops_sweep_workers(sig, code, word, tmp_path):
     time.sleep(0.5)
     assert workers and not [w for w in workers if _alive(w)]
     assert sorted(x.name for x in tmp_path.iterdir()) == ["s.yaml", "sw.yaml"]
+
+
+def _wait_for_workers(p: subprocess.Popen, count: int) -> list[int]:
+    """The main process's worker processes once ``count`` of them run (bounded: 60 s)."""
+    workers: list[int] = []
+    deadline = time.monotonic() + 60
+    while len(workers) < count and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.2)
+        workers = _children(p.pid)
+    return workers
+
+
+def _none_left(pids: list[int], within: float = 5.0) -> list[int]:
+    """The pids of ``pids`` still alive after ``within`` seconds (polled, so it returns early)."""
+    deadline = time.monotonic() + within
+    left = [w for w in pids if _alive(w)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = [w for w in left if _alive(w)]
+    return left
+
+
+PARENT_DEATH_COMMANDS = {
+    "sweep": ["sweep", "sw.yaml", "-w", "2", "-o", "out.csv"],
+    "advise": ["advise", "s.yaml", "-w", "2", "-n", "400", "-o", "a.txt"],
+}
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc and ps")
+@pytest.mark.parametrize("command", sorted(PARENT_DEATH_COMMANDS))
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGKILL], ids=["SIGHUP", "SIGKILL"])
+def test_parent_death_leaves_no_worker(sig, command, tmp_path):
+    """The main process killed by SIGHUP (handled as SIGTERM is) or SIGKILL (not handled at all):
+    its workers are gone within a few seconds and no output file is left. The command runs in a
+    session and process group of its own (as ``setsid`` starts it), removed whatever happens."""
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / "sw.yaml").write_text(SWEEP + "replications: 5000\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ndbsim", *PARENT_DEATH_COMMANDS[command]],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        workers = _wait_for_workers(p, 2)
+        assert p.poll() is None and len(workers) == 2, p.communicate(timeout=30)
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=30)
+        if sig == signal.SIGHUP:
+            assert p.returncode == 128 + signal.SIGHUP, err
+            assert err.strip().splitlines()[-1] == "ndbsim: hung up", err
+            assert "Traceback" not in err
+        else:
+            assert p.returncode == -signal.SIGKILL
+        assert not _none_left(workers), "a worker outlived its parent"
+        assert sorted(x.name for x in tmp_path.iterdir()) == ["s.yaml", "sw.yaml"]
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(p.pid, signal.SIGKILL)
+        p.kill()
+        p.wait(timeout=10)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc and ps")
+def test_worker_polls_for_its_parent_without_the_kernel(tmp_path):
+    """Where the kernel cannot watch the parent (not Linux), a worker's polling thread ends it:
+    a child started as a pool worker is, with the kernel's watch left out, killed with SIGKILL."""
+    script = (
+        "import os, sys, time\n"
+        "import multiprocessing as mp\n"
+        "from ndbsim.studies.stop import watch_parent\n"
+        "def work():\n"
+        "    watch_parent(kernel=False)\n"
+        "    time.sleep(120)\n"
+        "p = mp.get_context('fork').Process(target=work)\n"
+        "p.start()\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen(
+        [sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert p.stdout is not None
+        child = int(p.stdout.readline())
+        assert _alive(child)
+        p.kill()
+        p.wait(timeout=10)
+        assert not _none_left([child]), "the child outlived its parent"
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(p.pid, signal.SIGKILL)

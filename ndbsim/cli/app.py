@@ -592,9 +592,9 @@ def _main(args: list[str], debug: bool) -> None:
     except KeyboardInterrupt:
         typer.echo("ndbsim: interrupted", err=True)
         sys.exit(130)
-    except stop.Terminated:
-        typer.echo("ndbsim: terminated", err=True)
-        sys.exit(stop.TERMINATED_EXIT)
+    except stop.Terminated as t:
+        typer.echo(f"ndbsim: {t.word}", err=True)
+        sys.exit(t.exit_code)
     except Exception as e:
         code = getattr(e, "exit_code", None)
         if type(e).__name__ == "Exit":

@@ -660,6 +660,45 @@ add(
 )
 
 
+# 11. Every value read as written (YAML 1.2), or refused with one line --------------------------
+add(
+    Case(
+        "yaml11-sexagesimal-downtime",
+        ["run", "s.yaml"],
+        _s(MEM + "restart: {downtime: 1:30}\n"),
+        needles=("s.yaml", "restart.downtime", "'1:30'", "1m30s"),
+    ),
+    Case(
+        "yaml11-sexagesimal-set",
+        ["run", "s.yaml", "--set", "restart.downtime=1:30"],
+        BASE,
+        needles=("restart.downtime", "1m30s"),
+    ),
+    Case(
+        "yaml11-sexagesimal-horizon",
+        ["validate", "s.yaml"],
+        _s(MEM + "simulation: {horizon: 2:00:00}\n"),
+        needles=("simulation.horizon",),
+    ),
+    Case(
+        "yaml11-underscore-rows", ["run", "s.yaml"], _s(MEM + "data: {rows: 1_000}\n"), needles=("data.rows", "'1_000'")
+    ),
+    Case(
+        "yaml11-yes-is-text",
+        ["sweep", "r.yaml"],
+        {**BASE, "r.yaml": _rnd(2) + "factors: {data.rows: {low: 1000, high: 2000, log: yes}}\n"},
+        needles=("r.yaml", "log", "'yes'"),
+    ),
+    Case("yaml12-octal-explicit", ["validate", "s.yaml"], _s(MEM + "data: {tables: 0o10}\n"), code=0),
+    Case(
+        "yaml11-int-tag-sexagesimal",
+        ["validate", "s.yaml"],
+        _s(MEM + "data: {tables: !!int 1:30}\n"),
+        needles=("s.yaml", "!!int"),
+    ),
+)
+
+
 def _ids() -> list[str]:
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1]
@@ -871,3 +910,91 @@ def test_worker_polls_for_its_parent_without_the_kernel(tmp_path):
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(p.pid, signal.SIGKILL)
+
+
+# 10. A standard output that cannot take the output -------------------------------------------
+
+STDOUT_CASES = {
+    "full": ("{cmd} run > /dev/full", 2, "No space left on device"),
+    "closed": ("{cmd} run >&-", 2, "closed"),
+    "ascii": ("PYTHONIOENCODING=ascii {cmd} run u.yaml", 2, "encoding ascii cannot show '\\xdc'"),
+    "closed-sweep": ("{cmd} sweep sw.yaml -w 1 >&-", 2, "closed"),
+    "closed-validate": ("{cmd} validate u.yaml >&-", 2, "closed"),
+    "closed-with-output-file": ("{cmd} run -o x.txt >&-", 0, ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STDOUT_CASES))
+def test_broken_stdout_is_an_ordinary_error(name, tmp_path):
+    """A full, closed or narrow-encoding standard output: one line on stderr naming it, exit 2
+    (never 3), and no file left behind; a command whose output goes to a file does not need it."""
+    shell, code, needle = STDOUT_CASES[name]
+    (tmp_path / "u.yaml").write_text("name: Überlauf\n" + MEM, encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / "sw.yaml").write_text(SWEEP)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = shell.format(cmd=f"'{sys.executable}' -m ndbsim")
+    p = subprocess.run(["sh", "-c", cmd], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == code, p.stderr
+    if code:
+        assert p.stderr.count("\n") == 1 and p.stderr.startswith("ndbsim: error: standard output: "), p.stderr
+        assert needle in p.stderr, p.stderr
+    expected = {"u.yaml", "s.yaml", "sw.yaml"} | ({"x.txt"} if code == 0 else set())
+    assert {x.name for x in tmp_path.iterdir()} == expected
+
+
+@pytest.mark.parametrize("command", [["run", "-f", "json"], ["sweep", "sw.yaml", "-w", "1"]])
+def test_reader_gone_ends_quietly(command, tmp_path):
+    """``ndbsim run | head -1`` with the reader gone before the output is written: no message, and
+    exit 141 (128 + SIGPIPE), what a shell reports for any tool SIGPIPE stops."""
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / "sw.yaml").write_text(SWEEP)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ndbsim", *command],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert p.stdout is not None
+    p.stdout.close()  # before ndbsim has written anything: it takes a second to start
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 141, err
+    assert err == b""
+
+
+def _simulated(args: list[str], tmp_path: Path, files: dict[str, str], capsys) -> dict:
+    import json
+
+    _write(tmp_path, files)
+    os.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+        raise SystemExit(0)
+    out, err = capsys.readouterr()
+    assert (exc.value.code or 0) == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize(
+    "text,tables",
+    [("010", 10), ("0010", 10), ("0o10", 8), ("0x10", 16), ("1e1", 10), ("'010'", 10)],
+)
+def test_numbers_read_as_yaml_1_2(text, tables, tmp_path, monkeypatch, capsys):
+    """``data.tables: 010`` is ten tables, as YAML 1.2 and the user read it (YAML 1.1: eight)."""
+    monkeypatch.chdir(tmp_path)
+    out = _simulated(["run", "s.yaml", "-f", "json"], tmp_path, _s(MEM + f"data: {{tables: {text}}}\n"), capsys)
+    assert out["simulated"]["data"]["tables"] == tables
+
+
+def test_numbers_in_set_read_as_yaml_1_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    out = _simulated(["run", "s.yaml", "-f", "json", "--set", "data.tables=010"], tmp_path, BASE, capsys)
+    assert out["simulated"]["data"]["tables"] == 10
+
+
+def test_yes_and_dates_stay_text(tmp_path, monkeypatch, capsys):
+    """YAML 1.1 would make ``name: no`` False and ``2024-01-01`` a date; the user wrote text."""
+    monkeypatch.chdir(tmp_path)
+    assert _simulated(["run", "s.yaml", "-f", "json"], tmp_path, _s(MEM + "name: no\n"), capsys)["name"] == "no"

@@ -609,7 +609,8 @@ def set_override(raw: dict[str, Any], assignment: str) -> None:
     except MalformedYaml:
         value = text
     except InputError as e:
-        raise InputError(f"{shown_value(text)}: {e.message}", field="--set") from None
+        why = e.message.removeprefix("line 1, column 1: ") if "\n" not in text else e.message
+        raise InputError(f"{shown_value(text)}: {why}", field=f"--set {path}") from None
     if value is None and text.strip() not in ("null", "Null", "NULL", "~"):
         value = text  # e.g. '#x' is a YAML comment, not null: keep what the user typed
     set_path(raw, path, value)

@@ -699,6 +699,58 @@ add(
 )
 
 
+CAL = ["calibrate", "--restart-info", "r.csv", "--scenario", "s.yaml", "--cases", "cal", "-o", "o.yaml"]
+add(
+    Case(
+        "ini-no-data-nodes",
+        ["run", "--config-ini", "n.ini"],
+        {"n.ini": "[ndbd default]\nDataMemory=80G\n"},
+        needles=("n.ini", "no [ndbd] section"),
+    ),
+    Case(
+        "ini-no-data-nodes-validate",
+        ["validate", "s.yaml", "--config-ini", "n.ini"],
+        {**BASE, "n.ini": "[mgm]\nHostName=x\n[mysqld]\n"},
+        needles=("n.ini", "[ndbd]"),
+    ),
+    Case(
+        "ini-no-data-nodes-init",
+        ["init", "--config-ini", "n.ini", "-o", "i.yaml"],
+        {"n.ini": "# empty\n"},
+        needles=("n.ini", "[ndbd]"),
+    ),
+    Case(
+        "ri-phases-beyond-total",
+        CAL,
+        {
+            **BASE,
+            "r.csv": "node_id,total_restart_secs,secs_restore_fragments,secs_exec_redo_log,"
+            "secs_index_rebuild\n2,50,300,160,100\n",
+        },
+        needles=("r.csv", "line 2 (node 2)", "560 s", "50 s", "total_restart_secs"),
+    ),
+    Case(
+        "ri-local-recovery-contradicts",
+        CAL,
+        {
+            **BASE,
+            "r.csv": "node_id,total_restart_secs,secs_for_local_recovery,secs_restore_fragments,"
+            "secs_undo_disk_data,secs_exec_redo_log,secs_index_rebuild\n2,415,20,140,0,30,80\n",
+        },
+        needles=("r.csv", "line 2 (node 2)", "secs_for_local_recovery"),
+    ),
+    Case("ri-upper-case-header", CAL, {**BASE, "r.csv": RI.upper()}, code=0, outputs=("o.yaml", "cal/user-r.yaml")),
+    Case(
+        "ri-comment-before-header",
+        CAL,
+        {**BASE, "r.csv": "# exported from prod\n" + RI},
+        code=0,
+        outputs=("o.yaml", "cal/user-r.yaml"),
+    ),
+    Case("ri-comment-not-a-header", CAL, {**BASE, "r.csv": "# node_id,total\n2,415\n"}, needles=("r.csv", "node_id")),
+)
+
+
 def _ids() -> list[str]:
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1]
@@ -998,3 +1050,20 @@ def test_yes_and_dates_stay_text(tmp_path, monkeypatch, capsys):
     """YAML 1.1 would make ``name: no`` False and ``2024-01-01`` a date; the user wrote text."""
     monkeypatch.chdir(tmp_path)
     assert _simulated(["run", "s.yaml", "-f", "json"], tmp_path, _s(MEM + "name: no\n"), capsys)["name"] == "no"
+
+
+def test_two_rows_for_one_node_say_which_was_used(tmp_path, monkeypatch, capsys):
+    """restart_info keeps one row per node: given two, the imported case says which it used."""
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    files = {**BASE, "r.csv": RI + "2,300,100,20\n"}
+    _write(tmp_path, files)
+    with pytest.raises(SystemExit) as exc:
+        main(CAL)
+        raise SystemExit(0)
+    _, err = capsys.readouterr()
+    assert exc.value.code in (0, None), err
+    note = "node 2 has 2 rows (lines 2, 3); used line 2, the slowest"
+    assert note in err
+    assert note in yaml.safe_load((tmp_path / "cal" / "user-r.yaml").read_text())["source"]["note"]

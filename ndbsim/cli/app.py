@@ -440,6 +440,8 @@ def calibrate(
         )
         sc.load(scenario)  # must be valid
         case = case_from_restart_info(restart_info, scenario, node)
+        if case["source"].get("note"):  # which of two rows for one node was used
+            typer.echo(f"ndbsim: note: {restart_info}: {case['source']['note']}", err=True)
         extra.append(case_from_data(case, case_file))
     result = run_calibration(directory, extra)
     if case_file is not None:

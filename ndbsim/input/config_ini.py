@@ -110,6 +110,12 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             defaults[name] = values.pop()
         else:  # ndbsim gives every data node the same configuration
             skipped.append(f"{name} (differs between [ndbd] sections)")
+    if not node_sections:  # without them the cluster would be invented: 2 nodes, NDB's defaults
+        raise InputError(
+            "no [ndbd] section, so no data node; a cluster's config.ini has one per data node: "
+            "give the whole file (or set parameters with --set cluster.config.NAME=VALUE)",
+            source=str(p),
+        )
     cluster: dict[str, Any] = {"config": defaults}
     if node_sections:
         cluster["data_nodes"] = len(node_sections)
@@ -226,10 +232,5 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
         notes.append(
             f"config.ini does not set {', '.join(kept)}: the scenario's "
             f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default"
-        )
-    if "data_nodes" not in cluster:
-        nodes = raw["cluster"].get("data_nodes")
-        notes.append(
-            f"config.ini has no [ndbd] section: the scenario's {'' if nodes is None else f'{nodes} '}data nodes kept"
         )
     return cluster

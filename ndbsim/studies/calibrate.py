@@ -20,7 +20,7 @@ import yaml
 
 from ndbsim.errors import InputError
 from ndbsim.input.profiles import CALIBRATED_FILE, Constants, reload_calibration
-from ndbsim.input.restart_info import COLUMNS
+from ndbsim.input.restart_info import COLUMNS, check_row, column_name, without_comments
 from ndbsim.input.safe_load import MAX_TEXT_BYTES, read_limited
 from ndbsim.models.registry import Model
 from ndbsim.output.io import atomic_write_text, check_output_path
@@ -261,15 +261,17 @@ def _read_csv(csv_path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]
         text = None
     if text is None or "\x00" in text:
         raise InputError("not a UTF-8 text file; export SELECT * FROM ndbinfo.restart_info as CSV text", source=src)
+    text = without_comments(text)
     lines = text.splitlines()
     head = next((ln for ln in lines if ln.strip()), None)
     if head is None:
         raise InputError("no rows; export SELECT * FROM ndbinfo.restart_info with a header line", source=src)
     delimiter = next(
-        (d for d in DELIMITERS if "node_id" in [c.strip() for c in next(csv.reader([head], delimiter=d))]), None
+        (d for d in DELIMITERS if "node_id" in [column_name(c) for c in next(csv.reader([head], delimiter=d))]),
+        None,
     )
     if delimiter is None:
-        spaced = "node_id" in head.split()
+        spaced = "node_id" in head.lower().split()
         raise InputError(
             "the header line has no node_id column"
             + (" (its columns are separated by spaces)" if spaced else "")
@@ -285,7 +287,7 @@ def _read_csv(csv_path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]
             if not any(f.strip() for f in fields_):
                 continue
             if header is None:
-                header = [f.strip() for f in fields_]
+                header = [column_name(f) for f in fields_]
                 continue
             if len(fields_) > len(header) and any(f.strip() for f in fields_[len(header) :]):
                 raise InputError(
@@ -335,8 +337,21 @@ def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | N
             source=src,
         )
     phases = {c: {"value": _seconds(row[c], c, line, src)} for c in COLUMNS if c in header and row[c] not in NULLS}
+    lr = row.get("secs_for_local_recovery", "")
+    lr_secs = None if lr in NULLS else _seconds(lr, "secs_for_local_recovery", line, src)
+    try:
+        check_row({c: v["value"] for c, v in phases.items()}, total, lr_secs, f"line {line} (node {node})")
+    except InputError as e:
+        raise e.located(src) from None
+    source: dict[str, Any] = {"restart_info": src, "node_id": node}
+    same = [r[2] for r in parsed if r[0] == node]
+    if len(same) > 1:  # restart_info keeps one row per node: two exports joined, or an edited file
+        source["note"] = (
+            f"node {node} has {len(same)} rows (lines {', '.join(map(str, same))}); used line {line}, "
+            "the slowest; give one export, or the row you mean alone"
+        )
     return {
-        "source": {"restart_info": src, "node_id": node},
+        "source": source,
         "role": "fit",
         "scenario": str(Path(scenario_path).resolve()),
         # restart_info does not say where in the LCP cycle the node stopped: compare the median

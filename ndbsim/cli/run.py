@@ -54,7 +54,9 @@ def run(
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim.models.load import load
+    from ndbsim.output.io import stdout_if_dash
 
+    output = stdout_if_dash(output)  # type: ignore[assignment]
     format = _check_run(scenario, format, gantt, replications, seed, config_ini, output, constants)
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
     if seed == 0:

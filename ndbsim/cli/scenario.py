@@ -52,7 +52,9 @@ def init(
     from ndbsim.models.load import prepare, read
     from ndbsim.models.registry import NDB
     from ndbsim.output.explain import FROM_DATAMEMORY
+    from ndbsim.output.io import stdout_if_dash
 
+    output = stdout_if_dash(output)  # type: ignore[assignment]
     if output is not None:
         from ndbsim.output.io import check_not_inputs, check_output_path
 

@@ -66,9 +66,13 @@ def _sweep_target(
     """Where the rows go (``--output``, else the sweep file's ``output``, else None: stdout),
     checked before any point runs, with the extras it and ``--scheduler`` need."""
     from ndbsim.extras import require
-    from ndbsim.output.io import check_not_inputs, check_output_path
+    from ndbsim.output.io import check_not_inputs, check_output_path, stdout_if_dash
 
-    target = output if output is not None else spec["output"]
+    target = stdout_if_dash(output if output is not None else spec["output"])  # -o - wins over the file's
+    if target is None:
+        if scheduler is not None:
+            require("dask.distributed", "--scheduler")
+        return None
     option = "--output" if output is not None else "output"
     in_file = None if output is not None else str(sweep_file)
     if target is not None and Path(target).suffix.lower() not in (".csv", ".parquet", ".pq"):

@@ -116,6 +116,7 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_
             "or change cluster.config.NoOfReplicas",
             field="cluster.data_nodes",
         )
+    _check_node_list(s, nodes, node_ids)
     seen: set[int] = set()
     for n in s.restart.nodes or []:
         if not 1 <= n <= nodes:
@@ -169,10 +170,41 @@ def _check_data_fits(s: Scenario, cfg: dict[str, Any]) -> None:
         )
 
 
+def _check_node_list(s: Scenario, nodes: int, node_ids: list[int] | None) -> None:
+    """A node list that names no node, or only some nodes for a system restart (which restarts
+    them all), would be run as something else than written: refused."""
+    listed = s.restart.nodes
+    if listed is None:
+        return
+    if not listed:
+        raise InputError(
+            "[] names no node to restart; list the node ids, e.g. [2], or drop restart.nodes for the default",
+            field="restart.nodes",
+        )
+    if s.restart.type == "system" and sorted(set(listed)) != list(range(1, nodes + 1)):
+        raise InputError(
+            f"{[node_ids[n - 1] for n in listed] if node_ids else listed} is not every data node, but a system "
+            f"restart restarts all {nodes}; drop restart.nodes, "
+            "or use restart.type node (or rolling) for some of them",
+            field="restart.nodes",
+        )
+
+
 def check_within_horizon(s: Scenario) -> None:
     """The node's downtime is part of its restart, which must fit in the horizon: a restart that
-    cannot even start before the horizon is a typo, not a stuck restart."""
+    cannot even start before the horizon is a typo, not a stuck restart. The message names the
+    value the user set (a horizon of 0 is the horizon's fault, not the downtime's)."""
     horizon = s.simulation.horizon
+    if horizon <= 0:
+        raise InputError(
+            f"{horizon:.6g} s leaves no time to simulate; give a positive duration, e.g. 7d (the default)",
+            field="simulation.horizon",
+        )
+    if s.restart.downtime >= horizon and "downtime" not in s.restart.model_fields_set:
+        raise InputError(
+            f"{secs_text(horizon)} is not after restart.downtime ({s.restart.downtime:.6g} s); raise it",
+            field="simulation.horizon",
+        )
     if s.restart.downtime >= horizon:
         raise InputError(
             f"{s.restart.downtime:.6g} s is not within simulation.horizon ({secs_text(horizon)}); "

@@ -93,6 +93,10 @@ def _main(args: list[str], debug: bool) -> None:
         from ndbsim.output.io import check_output_args
 
         check_output_args(args)
+        from ndbsim.cli.options import repeated_options
+
+        for note in repeated_options(typer.main.get_command(app), args):
+            say(f"ndbsim: warning: {note}")
         rc = app(args=args, prog_name="ndbsim", standalone_mode=False)
         sys.stdout.flush()  # a full or broken standard output fails here, not at exit
         if rc == 130:  # click turns a KeyboardInterrupt into this return code, silently

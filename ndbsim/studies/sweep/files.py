@@ -62,9 +62,15 @@ def load_sweep(path: str | Path) -> dict[str, Any]:
 
 
 def _yaml_scalar(value: Any) -> str:
-    """A value as ``--set`` text (YAML flow style), so file and command-line overrides meet."""
+    """A value as ``--set`` text (YAML flow style), so file and command-line overrides meet. Text
+    is written as a JSON string, which YAML 1.2 reads back as the same text: PyYAML's dumper
+    quotes only what YAML 1.1 would read otherwise, so ``'1e3'`` would come back a number."""
+    import json
+
     import yaml
 
+    if isinstance(value, str):
+        return json.dumps(value)
     return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
 
 

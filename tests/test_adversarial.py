@@ -751,6 +751,56 @@ add(
 )
 
 
+# 12. Node lists, horizons, windows and "-" ---------------------------------------------------
+add(
+    Case(
+        "nodes-empty",
+        ["run", "s.yaml"],
+        _s(MEM + "restart: {type: node, nodes: []}\n"),
+        needles=("s.yaml", "restart.nodes", "[]"),
+    ),
+    Case(
+        "nodes-empty-rolling",
+        ["run", "s.yaml"],
+        _s(MEM + "restart: {type: rolling, nodes: []}\n"),
+        needles=("restart.nodes",),
+    ),
+    Case("nodes-empty-set", ["run", "s.yaml", "--set", "restart.nodes=[]"], BASE, needles=("restart.nodes",)),
+    Case(
+        "nodes-some-of-system",
+        ["run", "s.yaml"],
+        _s(MEM + "restart: {type: system, nodes: [2]}\n"),
+        needles=("restart.nodes", "system"),
+    ),
+    Case("nodes-all-of-system", ["validate", "s.yaml"], _s(MEM + "restart: {type: system, nodes: [2, 1]}\n"), code=0),
+    Case(
+        "horizon-zero",
+        ["run", "s.yaml"],
+        _s(MEM + "simulation: {horizon: 0}\n"),
+        needles=("s.yaml: simulation.horizon",),
+    ),
+    Case(
+        "horizon-zero-set",
+        ["validate", "s.yaml", "--set", "simulation.horizon=0"],
+        BASE,
+        needles=("simulation.horizon",),
+    ),
+    Case("horizon-before-downtime-default", ["validate", "s.yaml"], _s(MEM + "simulation: {horizon: 1ms}\n"), code=0),
+    Case("window-negative", ["solve", "lcp-speed", "--window", "-5m"], needles=("--window", "'-5m'")),
+    Case("window-clock", ["solve", "data-size", "--window", "1:30"], needles=("--window", "1m30s")),
+    Case("window-word", ["solve", "data-size", "--window", "soon"], needles=("--window", "'soon'")),
+    Case("gantt-dash", ["run", "s.yaml", "--gantt", "-"], BASE, needles=("--gantt", "'-'")),
+    Case("chart-dash", ["advise", "s.yaml", "--chart", "-"], BASE, needles=("--chart", "'-'")),
+    Case("calibrate-out-dash", ["calibrate", "--cases", "cal", "--output", "-"], BASE, needles=("--output", "'-'")),
+    Case(
+        "sweep-set-text-stays-text",
+        ["sweep", "t.yaml", "-w", "1"],
+        {**BASE, "t.yaml": SWEEP + "set: {restart.downtime: '1e3'}\n"},
+        needles=("restart.downtime", "'1e3'"),
+    ),
+)
+
+
 def _ids() -> list[str]:
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1]
@@ -1067,3 +1117,66 @@ def test_two_rows_for_one_node_say_which_was_used(tmp_path, monkeypatch, capsys)
     note = "node 2 has 2 rows (lines 2, 3); used line 2, the slowest"
     assert note in err
     assert note in yaml.safe_load((tmp_path / "cal" / "user-r.yaml").read_text())["source"]["note"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "s.yaml", "-o", "-"],
+        ["run", "s.yaml", "--output=-", "-f", "json"],
+        ["init", "-o", "-"],
+        ["sweep", "o.yaml", "-w", "1", "-o", "-"],
+    ],
+    ids=["run", "run-json", "init", "sweep-over-file-output"],
+)
+def test_dash_is_standard_output(args, tmp_path, monkeypatch, capsys):
+    """``-o -`` writes to standard output, as for most Unix tools; no file named ``-`` appears
+    (a sweep's ``-o -`` wins over its file's ``output:``)."""
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {**BASE, "o.yaml": SWEEP + "output: x.csv\n"})
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+        raise SystemExit(0)
+    out, err = capsys.readouterr()
+    assert (exc.value.code or 0) == 0, err
+    assert len(out) > 100
+    assert not (tmp_path / "-").exists() and not (tmp_path / "x.csv").exists()
+
+
+def _cli(args: list[str], capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+        raise SystemExit(0)
+    out, err = capsys.readouterr()
+    code = exc.value.code or 0
+    assert code != 3, err
+    return int(code), out, err
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_a_key_set_twice_says_which_in_every_format(fmt, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, BASE)
+    args = ["run", "s.yaml", "-f", fmt, "--set", "data.rows=1M", "--set", "data.rows=2M"]
+    args += ["--config-ini", "c.ini", "--set", "cluster.config.DataMemory=90G"]
+    code, out, err = _cli(args, capsys)
+    assert code == 0, err
+    assert "data.rows is set 2 times by --set (1M, 2M); the last, 2M, is used" in out
+    assert "cluster.config.DataMemory is in the config.ini and set by --set; --set's 90G is used" in out
+
+
+def test_an_option_given_twice_says_which(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, BASE)
+    code, out, err = _cli(["run", "s.yaml", "--seed", "1", "--seed=2", "-f", "json"], capsys)
+    assert code == 0 and '"seed": 2' in out
+    assert "ndbsim: warning: --seed is given 2 times (1, 2); the last, 2, is used" in err
+
+
+def test_a_factor_also_set_says_which(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {**BASE, "f.yaml": SWEEP + "set: {cluster.config.RecoveryWork: 60}\n"})
+    code, _, err = _cli(["sweep", "f.yaml", "-w", "1"], capsys)
+    assert code == 0, err
+    assert "cluster.config.RecoveryWork is a factor and also set by set: or --set (60)" in err
+    assert "each point's factor value is used" in err

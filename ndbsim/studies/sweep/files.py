@@ -62,16 +62,18 @@ def load_sweep(path: str | Path) -> dict[str, Any]:
 
 
 def _yaml_scalar(value: Any) -> str:
-    """A value as ``--set`` text (YAML flow style), so file and command-line overrides meet. Text
-    is written as a JSON string, which YAML 1.2 reads back as the same text: PyYAML's dumper
-    quotes only what YAML 1.1 would read otherwise, so ``'1e3'`` would come back a number."""
+    """A value as ``--set`` text, so file and command-line overrides meet: JSON, which YAML 1.2
+    reads back as the same value (PyYAML's dumper quotes only the text YAML 1.1 would read
+    otherwise, so ``'1e3'`` would come back a number); YAML flow style for what JSON cannot
+    write (``.inf``, ``.nan``)."""
     import json
 
     import yaml
 
-    if isinstance(value, str):
-        return json.dumps(value)
-    return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
 
 
 def write_frame(df: pd.DataFrame, path: str | Path) -> None:

@@ -801,6 +801,43 @@ add(
 )
 
 
+# 13. What the audit of every input path turned up ------------------------------------------
+add(
+    Case(
+        "ini-param-twice",
+        ["run", "s.yaml", "--config-ini", "d.ini"],
+        {**BASE, "d.ini": "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\nDataMemory=90G\n[ndbd]\n[ndbd]\n"},
+        needles=("d.ini", "DataMemory", "twice"),
+    ),
+    Case(
+        "ini-param-twice-node",
+        ["run", "s.yaml", "--config-ini", "d.ini"],
+        {**BASE, "d.ini": INI + "NoOfReplicas=2\nnoofreplicas=2\n"},
+        needles=("d.ini", "NoOfReplicas", "twice"),
+    ),
+    Case(
+        "ri-column-twice",
+        CAL,
+        {**BASE, "r.csv": "node_id,total_restart_secs,total_restart_secs\n2,415,30\n"},
+        needles=("r.csv", "total_restart_secs", "twice"),
+    ),
+    Case(
+        "constants-exponent-without-dot",
+        ["run", "--constants", "k.yaml"],
+        {"k.yaml": "shared:\n  constants:\n    restore_row_secs: 1e-6\n"},
+        code=0,
+    ),
+    Case(
+        "sweep-factor-leading-zero",
+        ["sweep", "z.yaml", "-w", "1", "-o", "z.csv"],
+        {**BASE, "z.yaml": "base: s.yaml\nfactors: {data.tables: [010]}\n"},
+        code=0,
+        outputs=("z.csv",),
+    ),
+    Case("set-key-named-in-error", ["run", "--set", "data.size=1e400"], needles=("--set data.size", "1e400")),
+)
+
+
 def _ids() -> list[str]:
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1]
@@ -1180,3 +1217,11 @@ def test_a_factor_also_set_says_which(tmp_path, monkeypatch, capsys):
     assert code == 0, err
     assert "cluster.config.RecoveryWork is a factor and also set by set: or --set (60)" in err
     assert "each point's factor value is used" in err
+
+
+def test_a_sweep_factor_with_a_leading_zero_is_decimal(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {**BASE, "z.yaml": "base: s.yaml\nfactors: {data.tables: [010]}\n"})
+    code, out, err = _cli(["sweep", "z.yaml", "-w", "1"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[1].split(",")[3] == "10"

@@ -53,6 +53,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     node_sections: list[dict[str, Any]] = []
     node_ids: dict[int, dict[str, int]] = {}
     skipped: list[str] = []
+    seen: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), 1):
         if len(line) >= MAX_LINE_LENGTH:
             raise InputError(
@@ -66,6 +67,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
         m = _SECTION.match(stripped)
         if m:
             section = " ".join(m.group(1).lower().replace("_", " ").split())
+            seen = set()  # the parameters of this one section
             if section in _DATA_NODE:
                 node_sections.append({})
                 node_ids[len(node_sections) - 1] = {}
@@ -102,7 +104,11 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             config_params.parse_value(canon, value, field)
         except InputError as e:
             raise e.located(str(p)) from None
-        (node_sections[-1] if section in _DATA_NODE else defaults)[canon] = value
+        target = node_sections[-1] if section in _DATA_NODE else defaults
+        if canon in seen:
+            raise InputError(f"{canon} is given twice in one [{section}] section; keep one", field=field, source=str(p))
+        seen.add(canon)
+        target[canon] = value
     # node-specific values apply to all nodes only when every [ndbd] agrees
     for name in sorted({k for s in node_sections for k in s}):
         values = {s.get(name) for s in node_sections}

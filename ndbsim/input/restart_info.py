@@ -131,3 +131,16 @@ def check_row(phases: dict[str, float], total: float, local_recovery: float | No
             f"REDO, index rebuild) add up to {inner:.0f} s; export SELECT * FROM ndbinfo.restart_info again",
             field="secs_for_local_recovery",
         )
+
+
+def check_header(header: list[str], source: str) -> None:
+    """Refuse a column named twice: which of its two values a row means cannot be known."""
+    from ndbsim.errors import InputError
+
+    twice = sorted({c for c in header if c and header.count(c) > 1})
+    if twice:
+        raise InputError(
+            f"the header names {', '.join(twice)} twice; export SELECT * FROM ndbinfo.restart_info again",
+            field=twice[0],
+            source=source,
+        )

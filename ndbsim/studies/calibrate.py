@@ -20,7 +20,7 @@ import yaml
 
 from ndbsim.errors import InputError
 from ndbsim.input.profiles import CALIBRATED_FILE, Constants, reload_calibration
-from ndbsim.input.restart_info import COLUMNS, check_row, column_name, without_comments
+from ndbsim.input.restart_info import COLUMNS, check_header, check_row, column_name, without_comments
 from ndbsim.input.safe_load import MAX_TEXT_BYTES, read_limited
 from ndbsim.models.registry import Model
 from ndbsim.output.io import atomic_write_text, check_output_path
@@ -288,6 +288,7 @@ def _read_csv(csv_path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]
                 continue
             if header is None:
                 header = [column_name(f) for f in fields_]
+                check_header(header, src)
                 continue
             if len(fields_) > len(header) and any(f.strip() for f in fields_[len(header) :]):
                 raise InputError(

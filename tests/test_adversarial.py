@@ -1225,3 +1225,13 @@ def test_a_sweep_factor_with_a_leading_zero_is_decimal(tmp_path, monkeypatch, ca
     code, out, err = _cli(["sweep", "z.yaml", "-w", "1"], capsys)
     assert code == 0, err
     assert out.splitlines()[1].split(",")[3] == "10"
+
+
+def test_sweep_options_over_the_file_say_which(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {**BASE, "f.yaml": SWEEP + "seed: 7\noutput: f.csv\n"})
+    code, _, err = _cli(["sweep", "f.yaml", "-w", "1", "--seed", "9", "-o", "g.csv"], capsys)
+    assert code == 0, err
+    assert "--seed 9 is used, not the sweep file's seed: 7" in err
+    assert "--output g.csv is used, not the sweep file's output: f.csv" in err
+    assert (tmp_path / "g.csv").exists() and not (tmp_path / "f.csv").exists()

@@ -50,6 +50,12 @@ def sweep(
     if scheduler is not None:
         check_scheduler(scheduler)
     spec = load_sweep(sweep_file)
+    for option, value in (("--seed", seed), ("--output", output)):
+        key = option.removeprefix("--")
+        if value is not None and key in spec["given"]:  # the command line wins; say so
+            typer.echo(
+                f"ndbsim: warning: {option} {value} is used, not the sweep file's {key}: {spec['given'][key]}", err=True
+            )
     target = _sweep_target(sweep_file, output, spec, constants, scheduler)
     df = _run_points(spec, set_, seed, workers, scheduler, shard)
     if target is not None:

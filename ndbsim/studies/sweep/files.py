@@ -55,6 +55,7 @@ def load_sweep(path: str | Path) -> dict[str, Any]:
         "output": here / out if out else None,
         "source": src,
         "overrides": [f"{k}={_yaml_scalar(v)}" for k, v in sets.items()],
+        "given": {k: raw[k] for k in ("seed", "output") if raw.get(k) is not None},
     }
     if kwargs["factors"] is None:
         raise InputError("no factors; add e.g. factors: {data.size: [10GB, 60GB]}", field="factors", source=src)

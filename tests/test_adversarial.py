@@ -767,10 +767,10 @@ add(
     ),
     Case("nodes-empty-set", ["run", "s.yaml", "--set", "restart.nodes=[]"], BASE, needles=("restart.nodes",)),
     Case(
-        "nodes-some-of-system",
+        "nodes-empty-system",
         ["run", "s.yaml"],
-        _s(MEM + "restart: {type: system, nodes: [2]}\n"),
-        needles=("restart.nodes", "system"),
+        _s(MEM + "restart: {type: system, nodes: []}\n"),
+        needles=("restart.nodes", "[]"),
     ),
     Case("nodes-all-of-system", ["validate", "s.yaml"], _s(MEM + "restart: {type: system, nodes: [2, 1]}\n"), code=0),
     Case(
@@ -1235,3 +1235,18 @@ def test_sweep_options_over_the_file_say_which(tmp_path, monkeypatch, capsys):
     assert "--seed 9 is used, not the sweep file's seed: 7" in err
     assert "--output g.csv is used, not the sweep file's output: f.csv" in err
     assert (tmp_path / "g.csv").exists() and not (tmp_path / "f.csv").exists()
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_some_nodes_of_a_system_restart_say_they_are_not_used(fmt, tmp_path, monkeypatch, capsys):
+    """``--set restart.type=system`` over a scenario naming node 2: every node restarts, and every
+    format says restart.nodes was not used (JSON's simulated nodes are all of them)."""
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, BASE)
+    code, out, err = _cli(["run", "s.yaml", "-f", fmt, "--set", "restart.type=system"], capsys)
+    assert code == 0, err
+    assert "restart.nodes [2] is not used: a system restart restarts all 2 data nodes" in out
+    if fmt == "json":
+        import json
+
+        assert json.loads(out)["simulated"]["restart"]["nodes"] == [1, 2]

@@ -172,7 +172,10 @@ def check_workers(workers: int | None) -> None:
 
 def emit(text: str, output: Path | None) -> None:
     """A command's whole output: into ``output`` atomically (never a partial file), announced,
-    else stdout."""
+    else stdout (also for ``-o -``)."""
+    from ndbsim.output.io import stdout_if_dash
+
+    output = stdout_if_dash(output)  # type: ignore[assignment]
     if output is None:
         sys.stdout.write(text)
         return

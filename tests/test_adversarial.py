@@ -7,6 +7,7 @@ messages that name the file, durations beyond the horizon. Signals are tested at
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -671,6 +672,184 @@ add(
 )
 
 
+# 11. Every value read as written (YAML 1.2), or refused with one line --------------------------
+add(
+    Case(
+        "yaml11-sexagesimal-downtime",
+        ["run", "s.yaml"],
+        _s(MEM + "restart: {downtime: 1:30}\n"),
+        needles=("s.yaml", "restart.downtime", "'1:30'", "1m30s"),
+    ),
+    Case(
+        "yaml11-sexagesimal-set",
+        ["run", "s.yaml", "--set", "restart.downtime=1:30"],
+        BASE,
+        needles=("restart.downtime", "1m30s"),
+    ),
+    Case(
+        "yaml11-sexagesimal-horizon",
+        ["validate", "s.yaml"],
+        _s(MEM + "simulation: {horizon: 2:00:00}\n"),
+        needles=("simulation.horizon",),
+    ),
+    Case(
+        "yaml11-underscore-rows", ["run", "s.yaml"], _s(MEM + "data: {rows: 1_000}\n"), needles=("data.rows", "'1_000'")
+    ),
+    Case(
+        "yaml11-yes-is-text",
+        ["sweep", "r.yaml"],
+        {**BASE, "r.yaml": _rnd(2) + "factors: {data.rows: {low: 1000, high: 2000, log: yes}}\n"},
+        needles=("r.yaml", "log", "'yes'"),
+    ),
+    Case("yaml12-octal-explicit", ["validate", "s.yaml"], _s(MEM + "data: {tables: 0o10}\n"), code=0),
+    Case(
+        "yaml11-int-tag-sexagesimal",
+        ["validate", "s.yaml"],
+        _s(MEM + "data: {tables: !!int 1:30}\n"),
+        needles=("s.yaml", "!!int"),
+    ),
+)
+
+
+CAL = ["calibrate", "--restart-info", "r.csv", "--scenario", "s.yaml", "--cases", "cal", "-o", "o.yaml"]
+add(
+    Case(
+        "ini-no-data-nodes",
+        ["run", "--config-ini", "n.ini"],
+        {"n.ini": "[ndbd default]\nDataMemory=80G\n"},
+        needles=("n.ini", "no [ndbd] section"),
+    ),
+    Case(
+        "ini-no-data-nodes-validate",
+        ["validate", "s.yaml", "--config-ini", "n.ini"],
+        {**BASE, "n.ini": "[mgm]\nHostName=x\n[mysqld]\n"},
+        needles=("n.ini", "[ndbd]"),
+    ),
+    Case(
+        "ini-no-data-nodes-init",
+        ["init", "--config-ini", "n.ini", "-o", "i.yaml"],
+        {"n.ini": "# empty\n"},
+        needles=("n.ini", "[ndbd]"),
+    ),
+    Case(
+        "ri-phases-beyond-total",
+        CAL,
+        {
+            **BASE,
+            "r.csv": "node_id,total_restart_secs,secs_restore_fragments,secs_exec_redo_log,"
+            "secs_index_rebuild\n2,50,300,160,100\n",
+        },
+        needles=("r.csv", "line 2 (node 2)", "560 s", "50 s", "total_restart_secs"),
+    ),
+    Case(
+        "ri-local-recovery-contradicts",
+        CAL,
+        {
+            **BASE,
+            "r.csv": "node_id,total_restart_secs,secs_for_local_recovery,secs_restore_fragments,"
+            "secs_undo_disk_data,secs_exec_redo_log,secs_index_rebuild\n2,415,20,140,0,30,80\n",
+        },
+        needles=("r.csv", "line 2 (node 2)", "secs_for_local_recovery"),
+    ),
+    Case("ri-upper-case-header", CAL, {**BASE, "r.csv": RI.upper()}, code=0, outputs=("o.yaml", "cal/user-r.yaml")),
+    Case(
+        "ri-comment-before-header",
+        CAL,
+        {**BASE, "r.csv": "# exported from prod\n" + RI},
+        code=0,
+        outputs=("o.yaml", "cal/user-r.yaml"),
+    ),
+    Case("ri-comment-not-a-header", CAL, {**BASE, "r.csv": "# node_id,total\n2,415\n"}, needles=("r.csv", "node_id")),
+)
+
+
+# 12. Node lists, horizons, windows and "-" ---------------------------------------------------
+add(
+    Case(
+        "nodes-empty",
+        ["run", "s.yaml"],
+        _s(MEM + "restart: {type: node, nodes: []}\n"),
+        needles=("s.yaml", "restart.nodes", "[]"),
+    ),
+    Case(
+        "nodes-empty-rolling",
+        ["run", "s.yaml"],
+        _s(MEM + "restart: {type: rolling, nodes: []}\n"),
+        needles=("restart.nodes",),
+    ),
+    Case("nodes-empty-set", ["run", "s.yaml", "--set", "restart.nodes=[]"], BASE, needles=("restart.nodes",)),
+    Case(
+        "nodes-empty-system",
+        ["run", "s.yaml"],
+        _s(MEM + "restart: {type: system, nodes: []}\n"),
+        needles=("restart.nodes", "[]"),
+    ),
+    Case("nodes-all-of-system", ["validate", "s.yaml"], _s(MEM + "restart: {type: system, nodes: [2, 1]}\n"), code=0),
+    Case(
+        "horizon-zero",
+        ["run", "s.yaml"],
+        _s(MEM + "simulation: {horizon: 0}\n"),
+        needles=("s.yaml: simulation.horizon",),
+    ),
+    Case(
+        "horizon-zero-set",
+        ["validate", "s.yaml", "--set", "simulation.horizon=0"],
+        BASE,
+        needles=("simulation.horizon",),
+    ),
+    Case("horizon-before-downtime-default", ["validate", "s.yaml"], _s(MEM + "simulation: {horizon: 1ms}\n"), code=0),
+    Case("window-negative", ["solve", "lcp-speed", "--window", "-5m"], needles=("--window", "'-5m'")),
+    Case("window-clock", ["solve", "data-size", "--window", "1:30"], needles=("--window", "1m30s")),
+    Case("window-word", ["solve", "data-size", "--window", "soon"], needles=("--window", "'soon'")),
+    Case("gantt-dash", ["run", "s.yaml", "--gantt", "-"], BASE, needles=("--gantt", "'-'")),
+    Case("chart-dash", ["advise", "s.yaml", "--chart", "-"], BASE, needles=("--chart", "'-'")),
+    Case("calibrate-out-dash", ["calibrate", "--cases", "cal", "--output", "-"], BASE, needles=("--output", "'-'")),
+    Case(
+        "sweep-set-text-stays-text",
+        ["sweep", "t.yaml", "-w", "1"],
+        {**BASE, "t.yaml": SWEEP + "set: {restart.downtime: '1e3'}\n"},
+        needles=("restart.downtime", "'1e3'"),
+    ),
+)
+
+
+# 13. What the audit of every input path turned up ------------------------------------------
+add(
+    Case(
+        "ini-param-twice",
+        ["run", "s.yaml", "--config-ini", "d.ini"],
+        {**BASE, "d.ini": "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\nDataMemory=90G\n[ndbd]\n[ndbd]\n"},
+        needles=("d.ini", "DataMemory", "twice"),
+    ),
+    Case(
+        "ini-param-twice-node",
+        ["run", "s.yaml", "--config-ini", "d.ini"],
+        {**BASE, "d.ini": INI + "NoOfReplicas=2\nnoofreplicas=2\n"},
+        needles=("d.ini", "NoOfReplicas", "twice"),
+    ),
+    Case(
+        "ri-column-twice",
+        CAL,
+        {**BASE, "r.csv": "node_id,total_restart_secs,total_restart_secs\n2,415,30\n"},
+        needles=("r.csv", "total_restart_secs", "twice"),
+    ),
+    Case(
+        "constants-exponent-without-dot",
+        ["run", "--constants", "k.yaml"],
+        {"k.yaml": "shared:\n  constants:\n    restore_row_secs: 1e-6\n"},
+        code=0,
+    ),
+    Case(
+        "sweep-factor-leading-zero",
+        ["sweep", "z.yaml", "-w", "1", "-o", "z.csv"],
+        {**BASE, "z.yaml": "base: s.yaml\nfactors: {data.tables: [010]}\n"},
+        code=0,
+        outputs=("z.csv",),
+    ),
+    Case("set-key-named-in-error", ["run", "--set", "data.size=1e400"], needles=("--set data.size", "1e400")),
+)
+
+
 def _ids() -> list[str]:
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1]
@@ -784,3 +963,308 @@ def test_signal_stops_sweep_workers(sig, code, word, tmp_path):
     time.sleep(0.5)
     assert workers and not [w for w in workers if _alive(w)]
     assert sorted(x.name for x in tmp_path.iterdir()) == ["s.yaml", "sw.yaml"]
+
+
+def _wait_for_workers(p: subprocess.Popen, count: int) -> list[int]:
+    """The main process's worker processes once ``count`` of them run (bounded: 60 s)."""
+    workers: list[int] = []
+    deadline = time.monotonic() + 60
+    while len(workers) < count and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.2)
+        workers = _children(p.pid)
+    return workers
+
+
+def _none_left(pids: list[int], within: float = 5.0) -> list[int]:
+    """The pids of ``pids`` still alive after ``within`` seconds (polled, so it returns early)."""
+    deadline = time.monotonic() + within
+    left = [w for w in pids if _alive(w)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = [w for w in left if _alive(w)]
+    return left
+
+
+PARENT_DEATH_COMMANDS = {
+    "sweep": ["sweep", "sw.yaml", "-w", "2", "-o", "out.csv"],
+    "advise": ["advise", "s.yaml", "-w", "2", "-n", "400", "-o", "a.txt"],
+}
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc and ps")
+@pytest.mark.parametrize("command", sorted(PARENT_DEATH_COMMANDS))
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGKILL], ids=["SIGHUP", "SIGKILL"])
+def test_parent_death_leaves_no_worker(sig, command, tmp_path):
+    """The main process killed by SIGHUP (handled as SIGTERM is) or SIGKILL (not handled at all):
+    its workers are gone within a few seconds and no output file is left. The command runs in a
+    session and process group of its own (as ``setsid`` starts it), removed whatever happens."""
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / "sw.yaml").write_text(SWEEP + "replications: 5000\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ndbsim", *PARENT_DEATH_COMMANDS[command]],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        workers = _wait_for_workers(p, 2)
+        assert p.poll() is None and len(workers) == 2, p.communicate(timeout=30)
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=30)
+        if sig == signal.SIGHUP:
+            assert p.returncode == 128 + signal.SIGHUP, err
+            assert err.strip().splitlines()[-1] == "ndbsim: hung up", err
+            assert "Traceback" not in err
+        else:
+            assert p.returncode == -signal.SIGKILL
+        assert not _none_left(workers), "a worker outlived its parent"
+        assert sorted(x.name for x in tmp_path.iterdir()) == ["s.yaml", "sw.yaml"]
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(p.pid, signal.SIGKILL)
+        p.kill()
+        p.wait(timeout=10)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc and ps")
+def test_worker_polls_for_its_parent_without_the_kernel(tmp_path):
+    """Where the kernel cannot watch the parent (not Linux), a worker's polling thread ends it:
+    a child started as a pool worker is, with the kernel's watch left out, killed with SIGKILL."""
+    script = (
+        "import os, sys, time\n"
+        "import multiprocessing as mp\n"
+        "from ndbsim.studies.stop import watch_parent\n"
+        "def work():\n"
+        "    watch_parent(kernel=False)\n"
+        "    time.sleep(120)\n"
+        "p = mp.get_context('fork').Process(target=work)\n"
+        "p.start()\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen(
+        [sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert p.stdout is not None
+        child = int(p.stdout.readline())
+        assert _alive(child)
+        p.kill()
+        p.wait(timeout=10)
+        assert not _none_left([child]), "the child outlived its parent"
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(p.pid, signal.SIGKILL)
+
+
+# 10. A standard output that cannot take the output -------------------------------------------
+
+STDOUT_CASES = {
+    "full": ("{cmd} run > /dev/full", 2, "No space left on device"),
+    "closed": ("{cmd} run >&-", 2, "closed"),
+    "ascii": ("PYTHONIOENCODING=ascii {cmd} run u.yaml", 2, "encoding ascii cannot show '\\xdc'"),
+    "closed-sweep": ("{cmd} sweep sw.yaml -w 1 >&-", 2, "closed"),
+    "closed-validate": ("{cmd} validate u.yaml >&-", 2, "closed"),
+    "closed-with-output-file": ("{cmd} run -o x.txt >&-", 0, ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STDOUT_CASES))
+def test_broken_stdout_is_an_ordinary_error(name, tmp_path):
+    """A full, closed or narrow-encoding standard output: one line on stderr naming it, exit 2
+    (never 3), and no file left behind; a command whose output goes to a file does not need it."""
+    shell, code, needle = STDOUT_CASES[name]
+    (tmp_path / "u.yaml").write_text("name: Überlauf\n" + MEM, encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / "sw.yaml").write_text(SWEEP)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = shell.format(cmd=f"'{sys.executable}' -m ndbsim")
+    p = subprocess.run(["sh", "-c", cmd], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == code, p.stderr
+    if code:
+        errors = [ln for ln in p.stderr.splitlines() if not ln.startswith("ndbsim: warning: ")]
+        assert len(errors) == 1 and errors[0].startswith("ndbsim: error: standard output: "), p.stderr
+        assert needle in errors[0], p.stderr
+    expected = {"u.yaml", "s.yaml", "sw.yaml"} | ({"x.txt"} if code == 0 else set())
+    assert {x.name for x in tmp_path.iterdir()} == expected
+
+
+@pytest.mark.parametrize("command", [["run", "-f", "json"], ["sweep", "sw.yaml", "-w", "1"]])
+def test_reader_gone_ends_quietly(command, tmp_path):
+    """``ndbsim run | head -1`` with the reader gone before the output is written: no message, and
+    exit 141 (128 + SIGPIPE), what a shell reports for any tool SIGPIPE stops."""
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    (tmp_path / "sw.yaml").write_text(SWEEP)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ndbsim", *command],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert p.stdout is not None
+    p.stdout.close()  # before ndbsim has written anything: it takes a second to start
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 141, err
+    assert all(ln.startswith(b"ndbsim: warning: ") for ln in err.splitlines()), err  # no error, no traceback
+
+
+def _simulated(args: list[str], tmp_path: Path, files: dict[str, str], capsys) -> dict:
+    import json
+
+    _write(tmp_path, files)
+    os.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+        raise SystemExit(0)
+    out, err = capsys.readouterr()
+    assert (exc.value.code or 0) == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize(
+    "text,tables",
+    [("010", 10), ("0010", 10), ("0o10", 8), ("0x10", 16), ("1e1", 10), ("'010'", 10)],
+)
+def test_numbers_read_as_yaml_1_2(text, tables, tmp_path, monkeypatch, capsys):
+    """``data.tables: 010`` is ten tables, as YAML 1.2 and the user read it (YAML 1.1: eight)."""
+    monkeypatch.chdir(tmp_path)
+    out = _simulated(["run", "s.yaml", "-f", "json"], tmp_path, _s(MEM + f"data: {{tables: {text}}}\n"), capsys)
+    assert out["simulated"]["data"]["tables"] == tables
+
+
+def test_numbers_in_set_read_as_yaml_1_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    out = _simulated(["run", "s.yaml", "-f", "json", "--set", "data.tables=010"], tmp_path, BASE, capsys)
+    assert out["simulated"]["data"]["tables"] == 10
+
+
+def test_yes_and_dates_stay_text(tmp_path, monkeypatch, capsys):
+    """YAML 1.1 would make ``name: no`` False and ``2024-01-01`` a date; the user wrote text."""
+    monkeypatch.chdir(tmp_path)
+    assert _simulated(["run", "s.yaml", "-f", "json"], tmp_path, _s(MEM + "name: no\n"), capsys)["name"] == "no"
+
+
+def test_two_rows_for_one_node_say_how_they_were_used(tmp_path, monkeypatch, capsys):
+    """restart_info keeps one row per node: given two (exports over time), the imported case says
+    that each is an observation of its own restart, on stderr and in the case file."""
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    files = {**BASE, "r.csv": RI + "2,300,100,20\n"}
+    _write(tmp_path, files)
+    with pytest.raises(SystemExit) as exc:
+        main(CAL)
+        raise SystemExit(0)
+    _, err = capsys.readouterr()
+    assert exc.value.code in (0, None), err
+    note = "node 2 (lines 2, 3): several rows of one node, each used as an observation of its own restart"
+    assert note in err
+    assert note in yaml.safe_load((tmp_path / "cal" / "user-r.yaml").read_text())["source"]["note"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "s.yaml", "-o", "-"],
+        ["run", "s.yaml", "--output=-", "-f", "json"],
+        ["init", "-o", "-"],
+        ["solve", "redo-log", "s.yaml", "-n", "1", "-o", "-"],
+        ["sweep", "o.yaml", "-w", "1", "-o", "-"],
+    ],
+    ids=["run", "run-json", "init", "solve", "sweep-over-file-output"],
+)
+def test_dash_is_standard_output(args, tmp_path, monkeypatch, capsys):
+    """``-o -`` writes to standard output, as for most Unix tools; no file named ``-`` appears
+    (a sweep's ``-o -`` wins over its file's ``output:``)."""
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {**BASE, "o.yaml": SWEEP + "output: x.csv\n"})
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+        raise SystemExit(0)
+    out, err = capsys.readouterr()
+    assert (exc.value.code or 0) == 0, err
+    assert len(out) > 100
+    assert not (tmp_path / "-").exists() and not (tmp_path / "x.csv").exists()
+
+
+def _cli(args: list[str], capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+        raise SystemExit(0)
+    out, err = capsys.readouterr()
+    code = exc.value.code or 0
+    assert code != 3, err
+    return int(code), out, err
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_a_key_set_twice_says_which_in_every_format(fmt, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, BASE)
+    args = ["run", "s.yaml", "-f", fmt, "--set", "data.rows=1M", "--set", "data.rows=2M"]
+    args += ["--config-ini", "c.ini", "--set", "cluster.config.DataMemory=90G"]
+    code, out, err = _cli(args, capsys)
+    assert code == 0, err
+    out += err  # the table's warnings go to standard error
+    assert "data.rows is set 2 times by --set (1M, 2M); the last, 2M, is used" in out
+    assert "cluster.config.DataMemory is in the config.ini and set by --set; --set's 90G is used" in out
+
+
+def test_an_option_given_twice_says_which(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, BASE)
+    code, out, err = _cli(["run", "s.yaml", "--seed", "1", "--seed=2", "-f", "json"], capsys)
+    assert code == 0 and '"seed": 2' in out
+    assert "ndbsim: warning: --seed is given 2 times (1, 2); the last, 2, is used" in err
+
+
+def test_a_factor_also_set_says_which(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {**BASE, "f.yaml": SWEEP + "set: {cluster.config.RecoveryWork: 60}\n"})
+    code, _, err = _cli(["sweep", "f.yaml", "-w", "1"], capsys)
+    assert code == 0, err
+    assert "cluster.config.RecoveryWork is a factor and also set by set: or --set (60)" in err
+    assert "each point's factor value is used" in err
+
+
+def test_a_sweep_factor_with_a_leading_zero_is_decimal(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {**BASE, "z.yaml": "base: s.yaml\nfactors: {data.tables: [010]}\n"})
+    code, out, err = _cli(["sweep", "z.yaml", "-w", "1"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[1].split(",")[3] == "10"
+
+
+def test_sweep_options_over_the_file_say_which(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, {**BASE, "f.yaml": SWEEP + "seed: 7\noutput: f.csv\n"})
+    code, _, err = _cli(["sweep", "f.yaml", "-w", "1", "--seed", "9", "-o", "g.csv"], capsys)
+    assert code == 0, err
+    assert "--seed 9 is used, not the sweep file's seed: 7" in err
+    assert "--output g.csv is used, not the sweep file's output: f.csv" in err
+    assert (tmp_path / "g.csv").exists() and not (tmp_path / "f.csv").exists()
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_some_nodes_of_a_system_restart_say_they_are_not_used(fmt, tmp_path, monkeypatch, capsys):
+    """``--set restart.type=system`` over a scenario naming node 2: every node restarts, and every
+    format says restart.nodes was not used (JSON's simulated nodes are all of them)."""
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, BASE)
+    code, out, err = _cli(["run", "s.yaml", "-f", fmt, "--set", "restart.type=system"], capsys)
+    assert code == 0, err
+    if fmt == "table":
+        out = err  # the table's warnings go to standard error
+    assert "restart.nodes [2] is not used: a system restart restarts all 2 data nodes" in out
+    if fmt == "json":
+        import json
+
+        assert json.loads(out)["simulated"]["restart"]["nodes"] == [1, 2]

@@ -33,10 +33,10 @@ def test_config_ini_placement_parameters_are_read_silently_and_unknown_ones_list
     assert not any(name in warning[0] for name in ("DataDir", "NodeId", "HostName"))
 
 
-def test_config_ini_notes_misspellings_kept_scenario_values_and_a_missing_node_count(tmp_path):
+def test_config_ini_notes_misspellings_and_kept_scenario_values(tmp_path):
     p = run_with_ini(
         tmp_path,
-        "[ndbd default]\nDataMemory=80G\nRecoveryWrok=50\n",
+        "[ndbd default]\nDataMemory=80G\nRecoveryWrok=50\n[ndbd]\n[ndbd]\n",
         str(SCENARIOS[0].parent / "dbt2-600wh-7.6.6.yaml"),
     )
     assert p.returncode == 0, p.stderr
@@ -46,4 +46,13 @@ def test_config_ini_notes_misspellings_kept_scenario_values_and_a_missing_node_c
     assert "RecoveryWrok (did you mean 'RecoveryWork'?)" in p.stderr
     kept = next(line for line in p.stderr.splitlines() if "config.ini does not set" in line)
     assert "NoOfFragmentLogFiles" in kept and "DataMemory" not in kept
-    assert "config.ini has no [ndbd] section: the scenario's 2 data nodes kept" in p.stderr
+
+
+def test_config_ini_without_data_nodes_is_refused(tmp_path):
+    """No [ndbd] section: no data node to simulate, not an invented two-node cluster."""
+    ini = tmp_path / "config.ini"
+    ini.write_text("[ndbd default]\nDataMemory=80G\n")
+    for args in (["run"], ["init"], ["run", str(SCENARIOS[0].parent / "dbt2-600wh-7.6.6.yaml")]):
+        p = ndbsim(*args, "--config-ini", str(ini))
+        assert p.returncode == 2 and p.stdout == ""
+        assert p.stderr.count("\n") == 1 and f"{ini}: no [ndbd] section" in p.stderr

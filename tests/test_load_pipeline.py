@@ -34,7 +34,7 @@ def test_each_model_resolves_to_its_own_scenario_type():
 
 
 def test_config_ini_notes_come_before_the_fixed_rows_note(tmp_path):
-    ini = write_ini(tmp_path, "[ndbd default]\nNoOfReplicas=2\nDataMemory=200G\nHostName=x\n")
+    ini = write_ini(tmp_path, "[ndbd default]\nNoOfReplicas=2\nDataMemory=200G\nHostName=x\n[ndbd]\n[ndbd]\n")
     loaded = load(
         {**sc.load_raw(NDB_FILE), "data": {"size": "60G", "rows": 1000}},
         config_ini=ini,
@@ -57,7 +57,7 @@ def test_without_a_fix_there_is_no_rows_note():
 
 
 def test_a_config_ini_value_that_fails_names_the_file(tmp_path):
-    ini = write_ini(tmp_path, "[ndbd default]\nNoOfReplicas=1\n")
+    ini = write_ini(tmp_path, "[ndbd default]\nNoOfReplicas=1\n[ndbd]\n[ndbd]\n")
     with pytest.raises(InputError) as e:
         load(NDB_FILE, config_ini=ini)
     assert e.value.field == "cluster.config.NoOfReplicas" and f"(value from {ini})" in e.value.message

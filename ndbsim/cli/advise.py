@@ -60,10 +60,12 @@ def advise(
     Exit 4 when the restart as given would not finish (the ranking is still printed)."""
     import json
 
+    from ndbsim.output.io import stdout_if_dash
     from ndbsim.output.result import json_clean
     from ndbsim.studies.advise import advise_full
     from ndbsim.studies.advise_report import advice_table, tornado
 
+    output = stdout_if_dash(output)  # type: ignore[assignment]
     _check_advise(scenario, format, chart, replications, seed, workers, config_ini, output, constants)
     use_constants(constants)
     notes = run_warnings(scenario, config_ini, set_, seed)

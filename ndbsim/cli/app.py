@@ -1,8 +1,8 @@
 """The command line, thin: parse, call, print. Exit codes: 0 ok, 1 a check failed, 2 bad input,
 3 an internal error (a bug: rerun with --debug for the traceback), 4 the cluster would not make
 it (a run, or advise's base, whose status is redo-overload, non-converging or stuck; the result is
-still printed),
-130 interrupted."""
+still printed), 129 hung up (SIGHUP), 130 interrupted, 141 standard output's reader went away
+(``| head``), 143 terminated (SIGTERM)."""
 
 from __future__ import annotations
 
@@ -86,38 +86,48 @@ def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in args
     if debug:
         args.remove("--debug")
+    from ndbsim.output.stdout import guarded
     from ndbsim.studies import stop
 
     previous = stop.install()
     try:
-        _main(args, debug)
+        with guarded():
+            _main(args, debug)
     finally:
         stop.restore(previous)
 
 
 def _main(args: list[str], debug: bool) -> None:
+    from ndbsim.output.stdout import PIPE_EXIT, StdoutGone, say
     from ndbsim.studies import stop
 
     try:
         from ndbsim.output.io import check_output_args
 
         check_output_args(args)
+        from ndbsim.cli.options import repeated_options
+
+        for note in repeated_options(typer.main.get_command(app), args):
+            say(f"ndbsim: warning: {note}")
         rc = app(args=args, prog_name="ndbsim", standalone_mode=False)
+        sys.stdout.flush()  # a full or broken standard output fails here, not at exit
         if rc == 130:  # click turns a KeyboardInterrupt into this return code, silently
-            typer.echo("ndbsim: interrupted", err=True)
+            say("ndbsim: interrupted")
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except InputError as e:
         if debug:
             raise
-        typer.echo(f"ndbsim: error: {e}", err=True)
+        say(f"ndbsim: error: {e}")
         sys.exit(2)
+    except StdoutGone:  # the reader went away (| head): stop quietly, as Unix tools do
+        sys.exit(PIPE_EXIT)
     except KeyboardInterrupt:
-        typer.echo("ndbsim: interrupted", err=True)
+        say("ndbsim: interrupted")
         sys.exit(130)
-    except stop.Terminated:
-        typer.echo("ndbsim: terminated", err=True)
-        sys.exit(stop.TERMINATED_EXIT)
+    except stop.Terminated as t:
+        say(f"ndbsim: {t.word}")
+        sys.exit(t.exit_code)
     except Exception as e:
         code = getattr(e, "exit_code", None)
         if type(e).__name__ == "Exit":

@@ -172,7 +172,10 @@ def check_workers(workers: int | None) -> None:
 
 def emit(text: str, output: Path | None) -> None:
     """A command's whole output: into ``output`` atomically (never a partial file), announced,
-    else stdout."""
+    else stdout (also for ``-o -``)."""
+    from ndbsim.output.io import stdout_if_dash
+
+    output = stdout_if_dash(output)  # type: ignore[assignment]
     if output is None:
         sys.stdout.write(text)
         return
@@ -180,3 +183,29 @@ def emit(text: str, output: Path | None) -> None:
 
     atomic_write_text(output, text)
     wrote(output)
+
+
+def repeated_options(command: object, args: list[str]) -> list[str]:
+    """A note for each single-value option given more than once (``--seed 1 --seed 2``): the
+    command line keeps the last, as click does, and says so. ``command``: the click group."""
+    sub = (getattr(command, "commands", None) or {}).get(args[0]) if args else None
+    if sub is None:
+        return []
+    names: dict[str, str] = {}  # every spelling of a single-value option -> its long name
+    for p in sub.params:  # typer's own copy of click: its Option classes, so duck-typed
+        if getattr(p, "param_type_name", "") == "option" and not (p.multiple or p.is_flag or p.count):
+            for spelling in p.opts:
+                names[spelling] = max(p.opts, key=len)
+    given: dict[str, list[str]] = {}
+    rest = args[1:]
+    for i, arg in enumerate(rest):
+        if arg == "--":
+            break
+        option, eq, value = arg.partition("=")
+        if option in names and (eq or i + 1 < len(rest)):
+            given.setdefault(names[option], []).append(value if eq else rest[i + 1])
+    return [
+        f"{name} is given {len(values)} times ({', '.join(values)}); the last, {values[-1]}, is used"
+        for name, values in given.items()
+        if len(values) > 1
+    ]

@@ -66,7 +66,9 @@ def run(
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim.models.load import load
+    from ndbsim.output.io import stdout_if_dash
 
+    output = stdout_if_dash(output)  # type: ignore[assignment]
     format = _check_run(scenario, format, gantt, replications, seed, config_ini, output, constants)
     if timeouts and format == "csv":
         raise InputError("goes with the table or JSON, not CSV; use --format json", field="--timeouts")

@@ -50,7 +50,9 @@ def init(
     from ndbsim.models.load import prepare, read
     from ndbsim.models.registry import NDB
     from ndbsim.output.explain import FROM_DATAMEMORY
+    from ndbsim.output.io import stdout_if_dash
 
+    output = stdout_if_dash(output)  # type: ignore[assignment]
     if output is not None:
         from ndbsim.output.io import check_not_inputs, check_output_path
 
@@ -58,7 +60,7 @@ def init(
         check_not_inputs({"--output": output}, {"--config-ini": config_ini})
     loaded = read(config_ini=config_ini, overrides=set_, neutral=True)
     prepare(replace(loaded, model=NDB))  # what init writes must be a valid NDB scenario
-    notes = [n for n in loaded.notes if "has no [ndbd] section" not in n]
+    notes = list(loaded.notes)
     derived = frozenset(k for k, origin in loaded.origins.items() if origin == FROM_DATAMEMORY)
     text = init_text(loaded.raw, str(config_ini) if config_ini else None, notes, derived)
     if output is None:

@@ -135,10 +135,11 @@ def _check_solve(
     """The options of ``solve`` the command line checks before any run (the question and its
     window and parameter are the study's to check)."""
     from ndbsim.input.scenario import check_run_counts
-    from ndbsim.output.io import check_not_inputs, check_output_path
+    from ndbsim.output.io import check_not_inputs, check_output_path, stdout_if_dash
 
     if format not in ("table", "json"):
         raise InputError(f"{format!r} is not a format; use table or json", field="--format")
     check_run_counts(seed, replications)
+    output = stdout_if_dash(output)  # type: ignore[assignment]
     check_output_path(output, "--output")
     check_not_inputs({"--output": output}, {"scenario": scenario, "--config-ini": config_ini, "--constants": constants})

@@ -58,6 +58,12 @@ def sweep(
     if scheduler is not None:
         check_scheduler(scheduler)
     spec = load_sweep(sweep_file)
+    for option, value in (("--seed", seed), ("--output", output)):
+        key = option.removeprefix("--")
+        if value is not None and key in spec["given"]:  # the command line wins; say so
+            typer.echo(
+                f"ndbsim: warning: {option} {value} is used, not the sweep file's {key}: {spec['given'][key]}", err=True
+            )
     target = _sweep_target(sweep_file, output, spec, {"--config-ini": config_ini, "--constants": constants}, scheduler)
     spec["base"], notes = study_base(spec["base"], config_ini)
     warn(notes)
@@ -76,9 +82,13 @@ def _sweep_target(
     """Where the rows go (``--output``, else the sweep file's ``output``, else None: stdout),
     checked before any point runs, with the extras it and ``--scheduler`` need."""
     from ndbsim.extras import require
-    from ndbsim.output.io import check_not_inputs, check_output_path
+    from ndbsim.output.io import check_not_inputs, check_output_path, stdout_if_dash
 
-    target = output if output is not None else spec["output"]
+    target = stdout_if_dash(output if output is not None else spec["output"])  # -o - wins over the file's
+    if target is None:
+        if scheduler is not None:
+            require("dask.distributed", "--scheduler")
+        return None
     option = "--output" if output is not None else "output"
     in_file = None if output is not None else str(sweep_file)
     if target is not None and Path(target).suffix.lower() not in (".csv", ".parquet", ".pq"):

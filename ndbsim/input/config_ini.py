@@ -53,6 +53,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     node_sections: list[dict[str, Any]] = []
     node_ids: dict[int, dict[str, int]] = {}
     skipped: list[str] = []
+    seen: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), 1):
         if len(line) >= MAX_LINE_LENGTH:
             raise InputError(
@@ -66,6 +67,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
         m = _SECTION.match(stripped)
         if m:
             section = " ".join(m.group(1).lower().replace("_", " ").split())
+            seen = set()  # the parameters of this one section
             if section in _DATA_NODE:
                 node_sections.append({})
                 node_ids[len(node_sections) - 1] = {}
@@ -102,7 +104,11 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             config_params.parse_value(canon, value, field)
         except InputError as e:
             raise e.located(str(p)) from None
-        (node_sections[-1] if section in _DATA_NODE else defaults)[canon] = value
+        target = node_sections[-1] if section in _DATA_NODE else defaults
+        if canon in seen:
+            raise InputError(f"{canon} is given twice in one [{section}] section; keep one", field=field, source=str(p))
+        seen.add(canon)
+        target[canon] = value
     # node-specific values apply to all nodes only when every [ndbd] agrees
     for name in sorted({k for s in node_sections for k in s}):
         values = {s.get(name) for s in node_sections}
@@ -110,6 +116,12 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             defaults[name] = values.pop()
         else:  # ndbsim gives every data node the same configuration
             skipped.append(f"{name} (differs between [ndbd] sections)")
+    if not node_sections:  # without them the cluster would be invented: 2 nodes, NDB's defaults
+        raise InputError(
+            "no [ndbd] section, so no data node; a cluster's config.ini has one per data node: "
+            "give the whole file (or set parameters with --set cluster.config.NAME=VALUE)",
+            source=str(p),
+        )
     cluster: dict[str, Any] = {"config": defaults}
     if node_sections:
         cluster["data_nodes"] = len(node_sections)
@@ -226,10 +238,5 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
         notes.append(
             f"config.ini does not set {', '.join(kept)}: the scenario's "
             f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default"
-        )
-    if "data_nodes" not in cluster:
-        nodes = raw["cluster"].get("data_nodes")
-        notes.append(
-            f"config.ini has no [ndbd] section: the scenario's {'' if nodes is None else f'{nodes} '}data nodes kept"
         )
     return cluster

@@ -118,3 +118,66 @@ def mapping_table() -> str:
     lines.append("every other secs_ column = the simulated phase of that name")
     lines.append("total_restart_secs = that node's own restart, never a multi-node window")
     return "\n".join(lines)
+
+
+# Reading a user's export of ndbinfo.restart_info
+
+COMMENT = "#"
+"""A line whose first non-blank character is this is a comment in a restart_info export (a note
+a user adds above the header); mysql and spreadsheets write none, so nothing real is skipped."""
+
+ROUNDING_SECS = 1.0
+"""How far one restart_info column may be from the true seconds: NDB reports whole seconds
+(``Uint32`` columns, [DOC-RI]), so each phase and the total may each be up to 1 s off."""
+
+
+def without_comments(text: str) -> str:
+    """``text`` with its comment lines blanked (line numbers kept for messages)."""
+    return "\n".join("" if ln.lstrip().startswith(COMMENT) else ln for ln in text.split("\n"))
+
+
+def column_name(cell: str) -> str:
+    """A header cell as restart_info names the column: MySQL column names are case-insensitive,
+    so ``NODE_ID`` or ``Total_Restart_Secs`` from a spreadsheet are restart_info's lower-case names."""
+    return cell.strip().lower()
+
+
+def check_row(phases: dict[str, float], total: float, local_recovery: float | None, where: str) -> None:
+    """Refuse a row that contradicts itself: its phases follow one another from node failure to
+    the restart's end, so together they take at most ``total_restart_secs`` (each column rounded,
+    ``ROUNDING_SECS``); ``secs_for_local_recovery`` is the sum of its four phases (reference §1.1).
+    ``where`` names the row (line and node) in the message."""
+    from ndbsim.errors import InputError
+
+    summed = [c for c in COLUMNS if c in phases]
+    slack = ROUNDING_SECS * (len(summed) + 1)
+    if sum(phases[c] for c in summed) > total + slack:
+        raise InputError(
+            f"{where}: its phases add up to {sum(phases[c] for c in summed):.0f} s but total_restart_secs is "
+            f"{total:.0f} s; the phases follow one another within the total, so one of them is wrong: "
+            "export SELECT * FROM ndbinfo.restart_info again",
+            field="total_restart_secs",
+        )
+    parts = [c for c in LOCAL_RECOVERY if c in phases]
+    if local_recovery is None or len(parts) < len(LOCAL_RECOVERY):
+        return
+    inner = sum(phases[c] for c in parts)
+    if abs(inner - local_recovery) > ROUNDING_SECS * (len(parts) + 1):
+        raise InputError(
+            f"{where}: secs_for_local_recovery is {local_recovery:.0f} s but its four phases (restore, undo, "
+            f"REDO, index rebuild) add up to {inner:.0f} s; export SELECT * FROM ndbinfo.restart_info again",
+            field="secs_for_local_recovery",
+        )
+
+
+def check_header(header: list[str], source: str) -> None:
+    """Refuse a column named twice: which of its two values a row means cannot be known."""
+    from ndbsim.errors import InputError
+
+    twice = sorted({c for c in header if c and header.count(c) > 1})
+    if twice:
+        raise InputError(
+            f"the header names {', '.join(twice)} twice; export SELECT * FROM ndbinfo.restart_info again",
+            field=twice[0],
+            source=source,
+        )

@@ -6,13 +6,19 @@ and YAML is checked for nesting depth, alias expansion and self-reference before
 built, so a hostile file ("billion laughs", ``/dev/zero``, 5,000 nested lists) fails at once
 with one line naming the file. YAML merge keys (``<<: *defaults``) are accepted; a key given
 twice in one mapping is an error (YAML would keep the last silently).
+
+Plain values are read as YAML 1.2's core schema reads them (``CORE_RESOLVERS``), not as PyYAML's
+YAML 1.1: ``010`` is ten (1.1: eight, octal), ``1:30`` is the text "1:30" (1.1: ninety, base 60,
+which a duration then refuses), ``1e3`` is a thousand (1.1: text), and ``yes``, ``no``, ``on``,
+``off`` and dates are text (1.1: booleans and timestamps). Only ``true``/``false`` are booleans.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -184,8 +190,36 @@ class _Bounds:
             ) from None
 
 
+def _core_resolvers() -> dict[Any, Any]:
+    """The implicit tags of YAML 1.2's core schema (YAML 1.2.2 §10.3.2), plus the merge key."""
+    import yaml.resolver
+
+    class Core(yaml.resolver.BaseResolver):
+        yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {}
+
+    core = {
+        "bool": (r"true|True|TRUE|false|False|FALSE", "tTfF"),
+        "int": (r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+        "float": (
+            r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+            "-+0123456789.",
+        ),
+        "null": (r"~|null|Null|NULL|", ["~", "n", "N", ""]),
+        "merge": (r"<<", "<"),
+    }
+    for name, (pattern, first) in core.items():
+        Core.add_implicit_resolver(f"tag:yaml.org,2002:{name}", re.compile(f"^(?:{pattern})$"), list(first))
+    return Core.yaml_implicit_resolvers
+
+
+CORE_RESOLVERS = _core_resolvers()
+"""Which plain scalars are booleans, numbers and nulls: YAML 1.2's core schema, for every loader."""
+
+
 class _BoundedLoader(_Bounds, yaml.SafeLoader):
-    """PyYAML's pure-Python SafeLoader, bounded."""
+    """PyYAML's pure-Python SafeLoader, bounded, with YAML 1.2's core schema."""
+
+    yaml_implicit_resolvers = CORE_RESOLVERS
 
 
 _LIBYAML_DIFFERS = re.compile("[\t?\ufeff\x85\u2028\u2029]")
@@ -210,6 +244,7 @@ if getattr(yaml, "__with_libyaml__", False):
         check_node = Composer.check_node
         get_node = Composer.get_node
         get_single_node = Composer.get_single_node
+        yaml_implicit_resolvers = CORE_RESOLVERS
 
         def __init__(self, stream: str) -> None:
             CParser.__init__(self, stream)
@@ -267,11 +302,19 @@ def _check_expansion(root: Any) -> None:
 
 
 def _construct_int(loader: Any, node: Any) -> Any:
-    """An integer, or one line for one longer than Python converts (4,300 digits by default)."""
+    """An integer as YAML 1.2 reads it (``0o`` octal, ``0x`` hexadecimal, anything else decimal,
+    leading zeros included), or one line for one longer than Python converts (4,300 digits)."""
+    text = str(loader.construct_scalar(node))
+    body = text.lstrip("+-")
+    sign = -1 if text.startswith("-") else 1
     try:
-        return yaml.SafeLoader.construct_yaml_int(loader, node)
+        if body[:2] in ("0o", "0x"):
+            return sign * int(body[2:], 8 if body[1] == "o" else 16)
+        if not body.isdigit():
+            raise ValueError(text)  # ``!!int 1:30``, ``!!int 1_000``: not YAML 1.2 integers
+        return sign * int(body, 10)
     except ValueError:
-        if not node.value.lstrip("+-").replace("_", "").isdigit():
+        if not body.isdigit():
             raise  # not a number at all: ``_Bounds.construct_object`` says so
         m = node.start_mark
         raise InputError(
@@ -280,9 +323,28 @@ def _construct_int(loader: Any, node: Any) -> Any:
         ) from None
 
 
-_BoundedLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-if _FastLoader is not None:
-    _FastLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+def _construct_float(loader: Any, node: Any) -> float:
+    """A float as YAML 1.2 reads it: no base-60 ``1:30.5`` and no ``_`` separators (YAML 1.1's)."""
+    text = str(loader.construct_scalar(node))
+    special = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
+    if text.lower() in special:
+        return special[text.lower()]
+    if not re.fullmatch(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?", text):
+        raise ValueError(text)
+    x = float(text)
+    if math.isinf(x):  # 1e400: say what was written, not the "inf" it rounds to
+        m = node.start_mark
+        raise InputError(
+            f"line {m.line + 1}, column {m.column + 1}: {text[:40]!r} is beyond a float's range (about 1.8e308) "
+            "and any value ndbsim takes; write a realistic number"
+        )
+    return x
+
+
+for _loader in (_BoundedLoader, _FastLoader):
+    if _loader is not None:
+        _loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+        _loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
 def check_line_length(value: str, field: str) -> None:

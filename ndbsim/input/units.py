@@ -186,6 +186,11 @@ def _parse_duration(value: object) -> float:
     text = str(value).strip().replace(" ", "")
     if re.fullmatch(r"[0-9]*\.?[0-9]+", text):
         return float(text)
+    if ":" in text:  # YAML 1.1 read 1:30 as 90 (base 60); 1.2 and ndbsim leave it text
+        raise InputError(
+            f"{shown(value)} is not a duration: a clock time could be minutes:seconds or hours:minutes; "
+            "write it with units, like '1m30s' or '1h30m'"
+        )
     parts = _DURATION_PART.findall(text)
     if not parts or "".join(n + u for n, u in parts).lower() != text.lower():
         raise _fail("duration", value, "'90s', '2m4s', '1h' or '1d12h'")

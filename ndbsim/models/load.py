@@ -85,6 +85,8 @@ def read(
         origins.update(dict.fromkeys(ini_keys, origin.CONFIG_INI))
     _override(raw, overrides, overrides_field, sets, source)
     override_keys = {sc.override_key(a) for a in overrides}
+    where = overrides_field or ("set: or --set" if varied else "--set")  # only a sweep varies keys
+    notes += sc.repeated_notes(overrides, ini_keys, varied, where)
     origins = origin.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or origin.SET)
     if neutral:
         _size_from_datamemory(raw, notes, origins)

@@ -136,6 +136,13 @@ def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
     section (host, data, workload) no input gave."""
     s = resolved.scenario
     notes = []
+    listed = s.restart.nodes
+    if s.restart.type == "system" and listed and sorted(set(listed)) != list(range(1, s.cluster.data_nodes + 1)):
+        shown = [resolved.node_id(i) for i in listed]
+        notes.append(
+            f"restart.nodes {shown} is not used: a system restart restarts all {s.cluster.data_nodes} data nodes; "
+            "drop restart.nodes, or use restart.type node or rolling for some of them"
+        )
     during = s.workload.during_restart
     for k in RATE_KEYS:
         origin = where.get(f"workload.{k}", "")
@@ -186,7 +193,7 @@ def _restarted(resolved: Resolved) -> list[int]:
     initial restart and every node for a system or rolling one (engine/run.py's plan)."""
     s = resolved.scenario
     n = s.cluster.data_nodes
-    if s.restart.nodes:
+    if s.restart.nodes and s.restart.type != "system":  # a system restart restarts them all
         picked = s.restart.nodes
     elif s.restart.type in ("system", "rolling"):
         picked = list(range(1, n + 1))

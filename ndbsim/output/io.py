@@ -12,13 +12,29 @@ from pathlib import Path
 
 from ndbsim.errors import InputError
 
+STDOUT_NAME = "-"
+"""An output path that means standard output, as for cat, tar -f and curl -o: ``-o -`` writes
+there. A file of that name is ``./-``."""
+
+
+def stdout_if_dash(path: str | Path | None) -> str | Path | None:
+    """None (standard output) for ``-``, else ``path``: what ``--output`` means for text outputs."""
+    return None if path is not None and str(path) == STDOUT_NAME else path
+
 
 def check_output_path(path: str | Path | None, option: str = "--output") -> Path | None:
     """Refuse, before any work, an output path that cannot be written. Returns the file to
-    write: a symlink's target, as a shell redirection would write through it."""
+    write: a symlink's target, as a shell redirection would write through it. ``-`` reaches here
+    only for an output that must be a file (a chart, the constants): refused."""
     if path is None:
         return None
     shown = str(path)
+    if shown == STDOUT_NAME:
+        raise InputError(
+            "'-' means standard output, but this writes a file (a chart or the constants); name the file, "
+            "or ./- for a file called -",
+            field=option,
+        )
     if not shown.strip():
         raise InputError("'' is not a file name; give one", field=option)
     try:

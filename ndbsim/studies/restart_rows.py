@@ -25,7 +25,7 @@ from typing import Any
 
 from ndbsim.errors import InputError
 from ndbsim.input import restart_info as ri
-from ndbsim.input.restart_info import COLUMN_PHASES
+from ndbsim.input.restart_info import COLUMN_PHASES, COLUMNS, check_header, check_row, column_name, without_comments
 from ndbsim.input.safe_load import MAX_TEXT_BYTES, read_limited
 
 MAX_SECS = 1e6
@@ -116,7 +116,7 @@ def _csv_text(p: Path) -> str:
         text = None
     if text is None or "\x00" in text:
         raise InputError("not a UTF-8 text file; export SELECT * FROM ndbinfo.restart_info as CSV text", source=src)
-    return text
+    return without_comments(text)
 
 
 def _delimiter(text: str, src: str) -> str:
@@ -124,9 +124,11 @@ def _delimiter(text: str, src: str) -> str:
     head = next((ln for ln in text.splitlines() if ln.strip()), None)
     if head is None:
         raise InputError("no rows; export SELECT * FROM ndbinfo.restart_info with a header line", source=src)
-    found = next((d for d in DELIMITERS if "node_id" in [c.strip() for c in next(csv.reader([head], delimiter=d))]), "")
+    found = next(
+        (d for d in DELIMITERS if "node_id" in [column_name(c) for c in next(csv.reader([head], delimiter=d))]), ""
+    )
     if not found:
-        spaced = "node_id" in head.split()
+        spaced = "node_id" in head.lower().split()
         raise InputError(
             "the header line has no node_id column"
             + (" (its columns are separated by spaces)" if spaced else "")
@@ -151,7 +153,8 @@ def _read_csv(csv_path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]
             if not any(f.strip() for f in fields_):
                 continue
             if header is None:
-                header = [f.strip() for f in fields_]
+                header = [column_name(f) for f in fields_]
+                check_header(header, src)
                 continue
             if len(fields_) > len(header) and any(f.strip() for f in fields_[len(header) :]):
                 raise InputError(
@@ -191,6 +194,7 @@ def observations(csv_path: Path, node_id: int | None = None) -> list[dict[str, A
         seen.append((node, line, cell))
         if (node_id is not None and node != node_id) or not total:
             continue
+        _check_row(row, header, total, line, node, src)
         phases = {c: _seconds(row[c], c, line, src) for c in COMPARED if c in header and row[c] not in NULLS}
         out.append({"node_id": node, "line": line, "total_restart_secs": total, "phases": phases})
     if out:
@@ -205,6 +209,17 @@ def observations(csv_path: Path, node_id: int | None = None) -> list[dict[str, A
         field="total_restart_secs",
         source=src,
     )
+
+
+def _check_row(row: dict[str, str], header: list[str], total: float, line: int, node: int, src: str) -> None:
+    """Refuse a row that contradicts itself (``restart_info.check_row``), naming its line and node."""
+    phases = {c: _seconds(row[c], c, line, src) for c in COLUMNS if c in header and row[c] not in NULLS}
+    lr = row.get("secs_for_local_recovery", "")
+    local = None if lr in NULLS else _seconds(lr, "secs_for_local_recovery", line, src)
+    try:
+        check_row(phases, total, local, f"line {line} (node {node})")
+    except InputError as e:
+        raise e.located(src) from None
 
 
 def check_nodes(rows: list[dict[str, Any]], restarted: list[int], src: str, scenario: str) -> None:
@@ -235,8 +250,12 @@ def case_from_rows(rows: list[dict[str, Any]], csv_path: Path, scenario_path: Pa
         }
         for r in rows
     ]
+    source = {"restart_info": str(csv_path), "scenario": str(scenario_path)}
+    note = _several_rows_note(rows)
+    if note:
+        source["note"] = note
     return {
-        "source": {"restart_info": str(csv_path), "scenario": str(scenario_path)},
+        "source": source,
         "role": "fit",
         # restart_info does not say where in the LCP cycle the node stopped: compare the median
         # over landing points spread by the seed, as the published cases without a pinned phase do
@@ -246,6 +265,18 @@ def case_from_rows(rows: list[dict[str, Any]], csv_path: Path, scenario_path: Pa
         "scenario": raw,
         "published": {"nodes": nodes},
     }
+
+
+def _several_rows_note(rows: list[dict[str, Any]]) -> str:
+    """What is done with several rows of one node (restart_info keeps the last restart per node;
+    exports taken over time hold more): each is used, as an observation of its own restart."""
+    lines: dict[int, list[int]] = {}
+    for r in rows:
+        lines.setdefault(r["node_id"], []).append(r["line"])
+    twice = [f"node {n} (lines {', '.join(map(str, ls))})" for n, ls in sorted(lines.items()) if len(ls) > 1]
+    if not twice:
+        return ""
+    return f"{'; '.join(twice)}: several rows of one node, each used as an observation of its own restart"
 
 
 def restarted_nodes(raw: dict[str, Any], source: str) -> list[int]:

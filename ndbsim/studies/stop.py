@@ -1,55 +1,142 @@
-"""Stopping cleanly on SIGTERM and SIGINT: the signal becomes an exception in the main process,
-so ``finally`` blocks run (atomic writes remove their temporary file) and a sweep, advise or
-solve stops its worker processes; the workers ignore SIGINT, which a terminal sends to the
-whole process group, and leave it to the main process to stop them, so one line is printed,
-not one per worker."""
+"""Stopping cleanly on SIGTERM, SIGHUP and SIGINT, and never leaving a worker behind.
+
+In the main process SIGTERM and SIGHUP (the terminal or ssh session went away, or ``kill -HUP``)
+become an exception, as SIGINT becomes ``KeyboardInterrupt``, so ``finally`` blocks run (atomic
+writes remove their temporary file) and a sweep, advise or solve stops its worker processes.
+The workers ignore SIGINT and SIGHUP, which a terminal sends to the whole process group, and
+leave it to the main process to stop them, so one line is printed, not one per worker.
+
+A main process that dies without running its handler (SIGKILL, the out-of-memory killer, a
+crash) cannot stop its workers, so each worker watches its parent: on Linux the kernel kills it
+when its parent dies (``prctl(PR_SET_PDEATHSIG)``); elsewhere a daemon thread polls
+``os.getppid()``, which changes once the parent is gone (the worker is re-parented), and ends
+the worker. Either way no worker outlives its parent by more than ``PARENT_POLL`` seconds."""
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
+import threading
 from typing import Any
 
 TERMINATED_EXIT = 128 + signal.SIGTERM
 """Exit code after SIGTERM: 128 + the signal number (143), the shell's convention."""
 
+STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
+    s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None
+)
+"""The signals that stop a run like SIGTERM does (SIGHUP does not exist on Windows)."""
+
+PARENT_POLL = 0.5
+"""Seconds between a worker's checks that its parent is alive, where the kernel cannot watch
+for it (not Linux): a dead parent's workers end within this time. A choice of ours: a check
+costs a system call, so twice a second is nothing beside a worker's work."""
+
+PR_SET_PDEATHSIG = 1
+"""``prctl`` option: the signal the kernel sends this process when its parent thread exits
+(linux/prctl.h)."""
+
 
 class Terminated(BaseException):
-    """SIGTERM arrived: unwind like KeyboardInterrupt does for SIGINT."""
+    """SIGTERM or SIGHUP arrived: unwind like KeyboardInterrupt does for SIGINT."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal number: 143 after SIGTERM, 129 after SIGHUP."""
+        return 128 + self.signum
+
+    @property
+    def word(self) -> str:
+        """What the one line on stderr says stopped the run."""
+        return "hung up" if self.signum == getattr(signal, "SIGHUP", None) else "terminated"
 
 
 def _raise_terminated(signum: int, frame: Any) -> None:
-    raise Terminated
+    raise Terminated(signum)
 
 
 def install() -> Any:
-    """Turn SIGTERM into ``Terminated`` in this (the main) process; returns the handler it replaced
-    (None off the main thread, where signals cannot be handled)."""
+    """Turn SIGTERM and SIGHUP into ``Terminated`` in this (the main) process; returns the
+    handlers it replaced (None off the main thread, where signals cannot be handled)."""
     try:
-        return signal.signal(signal.SIGTERM, _raise_terminated)
+        return {s: signal.signal(s, _raise_terminated) for s in STOP_SIGNALS}
     except ValueError:
         return None
 
 
 def restore(previous: Any) -> None:
-    """Put back the SIGTERM handler ``install`` replaced (the CLI can run inside another program)."""
-    if previous is not None:
-        signal.signal(signal.SIGTERM, previous)
+    """Put back the handlers ``install`` replaced (the CLI can run inside another program)."""
+    for s, handler in (previous or {}).items():
+        if handler is not None:
+            signal.signal(s, handler)
 
 
 def pool_context() -> Any:
     """How worker processes start: fork where it is safe (Linux), spawn elsewhere (macOS's
     system libraries are not fork-safe, so Python spawns there by default)."""
     import multiprocessing as mp
-    import sys
 
     fork = "fork" in mp.get_all_start_methods() and sys.platform != "darwin"
     return mp.get_context("fork" if fork else "spawn")
 
 
 def worker_init() -> None:
-    """Pool worker initializer: SIGINT is the main process's to handle, SIGTERM kills at once."""
+    """Pool worker initializer: SIGINT and SIGHUP are the main process's to handle, SIGTERM
+    kills at once, and the worker ends when its parent does (``watch_parent``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    watch_parent()
+
+
+def watch_parent(kernel: bool = True) -> None:
+    """End this process when its parent dies: by the kernel on Linux (``kernel``), else by a
+    polling thread. The parent may already be gone when this runs (it died between starting
+    the worker and now), so the parent's id is checked after the kernel is asked to watch."""
+    parent = _parent_at_start()
+    if kernel and _kernel_watches():
+        if os.getppid() != parent:
+            os._exit(1)
+        return
+    t = threading.Thread(target=_poll_parent, args=(parent,), name="ndbsim-parent-watch", daemon=True)
+    t.start()
+
+
+def _parent_at_start() -> int:
+    """The parent this worker was started by: multiprocessing records it (a forked worker's
+    ``os.getppid()`` may already be a reaper's if the parent died before the worker ran)."""
+    import multiprocessing as mp
+
+    ppid = getattr(mp.current_process(), "_parent_pid", None)
+    return int(ppid) if ppid else os.getppid()
+
+
+def _kernel_watches() -> bool:
+    """Ask Linux to SIGKILL this process when its parent exits; False where it cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _poll_parent(parent: int) -> None:
+    """Exit at once (no cleanup: a worker holds no file of the user's) once ``parent`` is gone."""
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL)
+    os._exit(1)
 
 
 def stop_pool(executor: Any) -> None:

@@ -91,6 +91,9 @@ def import_rows(csv: Path, scenario: Path, node: int | None, directory: Path) ->
 
 
 def write_case(imported: Imported, report: Report) -> None:
+    note = imported.data["source"].get("note")
+    if note:
+        report.wrote(f"ndbsim: note: {imported.data['source']['restart_info']}: {note}")
     imported.path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(imported.path, yaml.safe_dump(imported.data, sort_keys=False, allow_unicode=True), "--cases")
     if imported.replaces is not None:

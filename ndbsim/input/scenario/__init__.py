@@ -24,7 +24,14 @@ from ndbsim.input.scenario.loading import (
     sections_of,
 )
 from ndbsim.input.scenario.model import Resolved, Scenario
-from ndbsim.input.scenario.overrides import copy_raw, fixed_rows_note, override_key, set_override, set_path
+from ndbsim.input.scenario.overrides import (
+    copy_raw,
+    fixed_rows_note,
+    override_key,
+    repeated_notes,
+    set_override,
+    set_path,
+)
 from ndbsim.input.scenario.resolving import (
     LOG_PARTS_80,
     LOG_PARTS_PER_LDM,
@@ -81,6 +88,7 @@ __all__ = [
     "override_key",
     "raw_from",
     "read_yaml",
+    "repeated_notes",
     "resolve",
     "scenario_from_dict",
     "scenario_reusing",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ndbsim.errors import InputError
@@ -13,6 +14,39 @@ from ndbsim.input.scenario.validation import shown_value
 def override_key(assignment: str) -> str:
     """The dotted key a ``dotted.path=value`` assignment sets."""
     return assignment.split("=", 1)[0].strip()
+
+
+def repeated_notes(
+    overrides: Sequence[str], ini_keys: Iterable[str] = (), varied: Iterable[str] = (), where: str = "--set"
+) -> list[str]:
+    """What the user is told when two inputs give one key a value: an override given twice (the
+    last is used, as for any repeated option), an override of a value the config.ini set (the
+    override is used) and an override of a swept factor (each point's factor value is used)."""
+    from ndbsim.input import config_params
+
+    def canonical(key: str) -> str:
+        head, _, name = key.rpartition(".")
+        if head == "cluster.config":
+            return f"{head}.{config_params.canonical_name(name) or name}"
+        return key
+
+    given: dict[str, list[str]] = {}
+    for assignment in overrides:
+        given.setdefault(canonical(override_key(assignment)), []).append(assignment.partition("=")[2].strip())
+    notes = [
+        f"{key} is set {len(values)} times by {where} ({', '.join(values)}); the last, {values[-1]}, is used"
+        for key, values in given.items()
+        if len(values) > 1
+    ]
+    notes += [
+        f"{key} is in the config.ini and set by {where}; {where}'s {given[key][-1]} is used"
+        for key in sorted({canonical(k) for k in ini_keys} & set(given))
+    ]
+    notes += [
+        f"{key} is a factor and also set by {where} ({given[key][-1]}); each point's factor value is used"
+        for key in sorted({canonical(k) for k in varied} & set(given))
+    ]
+    return notes
 
 
 def fixed_rows_note(raw: dict[str, Any], changed: set[str] | dict[str, Any], fix: str) -> str | None:
@@ -42,7 +76,8 @@ def set_override(raw: dict[str, Any], assignment: str) -> None:
     except MalformedYaml:
         value = text
     except InputError as e:
-        raise InputError(f"{shown_value(text)}: {e.message}", field="--set") from None
+        why = e.message.removeprefix("line 1, column 1: ") if "\n" not in text else e.message
+        raise InputError(f"{shown_value(text)}: {why}", field=f"--set {path}") from None
     if value is None and text.strip() not in ("null", "Null", "NULL", "~"):
         value = text  # e.g. '#x' is a YAML comment, not null: keep what the user typed
     set_path(raw, path, value)

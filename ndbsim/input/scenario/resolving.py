@@ -116,6 +116,7 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_
             "or change cluster.config.NoOfReplicas",
             field="cluster.data_nodes",
         )
+    _check_node_list(s)
     seen: set[int] = set()
     for n in s.restart.nodes or []:
         if not 1 <= n <= nodes:
@@ -169,10 +170,32 @@ def _check_data_fits(s: Scenario, cfg: dict[str, Any]) -> None:
         )
 
 
+def _check_node_list(s: Scenario) -> None:
+    """A node list that names no node would be run as the default node instead: refused. (Some
+    nodes of a system restart, which restarts them all, get a warning: ``--set restart.type=system``
+    over a scenario naming its node is common.)"""
+    if s.restart.nodes is not None and not s.restart.nodes:
+        raise InputError(
+            "[] names no node to restart; list the node ids, e.g. [2], or drop restart.nodes for the default",
+            field="restart.nodes",
+        )
+
+
 def check_within_horizon(s: Scenario) -> None:
     """The node's downtime is part of its restart, which must fit in the horizon: a restart that
-    cannot even start before the horizon is a typo, not a stuck restart."""
+    cannot even start before the horizon is a typo, not a stuck restart. The message names the
+    value the user set (a horizon of 0 is the horizon's fault, not the downtime's)."""
     horizon = s.simulation.horizon
+    if horizon <= 0:
+        raise InputError(
+            f"{horizon:.6g} s leaves no time to simulate; give a positive duration, e.g. 7d (the default)",
+            field="simulation.horizon",
+        )
+    if s.restart.downtime >= horizon and "downtime" not in s.restart.model_fields_set:
+        raise InputError(
+            f"{secs_text(horizon)} is not after restart.downtime ({s.restart.downtime:.6g} s); raise it",
+            field="simulation.horizon",
+        )
     if s.restart.downtime >= horizon:
         raise InputError(
             f"{s.restart.downtime:.6g} s is not within simulation.horizon ({secs_text(horizon)}); "

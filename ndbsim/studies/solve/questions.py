@@ -111,7 +111,10 @@ def _window(question: str, window: float | str | None) -> float | None:
             return None
     elif window is None:
         raise InputError(f"{question} needs a restart window; add e.g. --window 10m", field="--window")
-    secs = parse_duration(window)
+    try:
+        secs = parse_duration(window)
+    except InputError as e:  # the unit parser knows no field: this value is --window's
+        raise InputError(e.message, field="--window") from None
     if not secs > 0 or not math.isfinite(secs):
         raise InputError(f"{window!r} is not a window; give a duration such as 10m", field="--window")
     return secs

@@ -55,6 +55,7 @@ def load_sweep(path: str | Path) -> dict[str, Any]:
         "output": here / out if out else None,
         "source": src,
         "overrides": [f"{k}={_yaml_scalar(v)}" for k, v in sets.items()],
+        "given": {k: raw[k] for k in ("seed", "output") if raw.get(k) is not None},
     }
     if kwargs["factors"] is None:
         raise InputError("no factors; add e.g. factors: {data.size: [10GB, 60GB]}", field="factors", source=src)
@@ -62,10 +63,18 @@ def load_sweep(path: str | Path) -> dict[str, Any]:
 
 
 def _yaml_scalar(value: Any) -> str:
-    """A value as ``--set`` text (YAML flow style), so file and command-line overrides meet."""
+    """A value as ``--set`` text, so file and command-line overrides meet: JSON, which YAML 1.2
+    reads back as the same value (PyYAML's dumper quotes only the text YAML 1.1 would read
+    otherwise, so ``'1e3'`` would come back a number); YAML flow style for what JSON cannot
+    write (``.inf``, ``.nan``)."""
+    import json
+
     import yaml
 
-    return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
 
 
 def write_frame(df: pd.DataFrame, path: str | Path) -> None:

@@ -28,11 +28,15 @@ CONFIG_INI = "config.ini"
 """Origin of a value read from ``--config-ini``."""
 SET = "--set"
 """Origin of a value given with ``--set``."""
+VERSION_OPTION = "--version"
+"""Origin of the NDB release given with ``--version`` (a config.ini names no release)."""
+NDBINFO = "ndbinfo export"
+"""Origin of a value read from a running cluster's ndbinfo export (``ndbsim init --ndbinfo``)."""
 PYTHON_ARG = "simulate() argument"
 """Origin of a value given to ``ndbsim.simulate()``: in ``overrides=`` or as a keyword argument."""
 OVERRIDES = (SET, PYTHON_ARG)
 """The origins of a value set on top of the scenario (and of the sections it creates)."""
-GIVEN = (SCENARIO, CONFIG_INI, *OVERRIDES)
+GIVEN = (SCENARIO, CONFIG_INI, VERSION_OPTION, NDBINFO, *OVERRIDES)
 """The origins of a value the user gave; any other origin is listed under ``defaulted``."""
 KEEP_DURING_RESTART = {
     SET: "add --set workload.during_restart.{key}=null",

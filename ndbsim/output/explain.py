@@ -13,12 +13,15 @@ import textwrap
 from collections.abc import Callable, Iterable
 from functools import cache
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from ndbsim.input.scenario import Resolved, Scenario
 from ndbsim.input.units import format_bytes, format_secs
+
+if TYPE_CHECKING:
+    from ndbsim.input.threads import ThreadLayout
 
 SCENARIO = "scenario"
 """Origin of a value written in the scenario file (or mapping) the user gave."""
@@ -184,9 +187,12 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
         burst["duration"] = w.before_restart.duration
     tables = s.data.table_amounts()
     mech = resolved.profile.mechanisms
-    ldm = layout(cfg, mech.multithreaded, mech.query_threads, s.host.cpu_cores * s.host.threads_per_core).ldm
+    hw = s.host.cpu_cores * s.host.threads_per_core
+    threads = layout(cfg, mech.multithreaded, mech.query_threads, hw)
+    up = resolved.upgrade
     simulated = {
         "version": s.version,
+        "version_from": _origin("version", given, where),
         "profile": resolved.profile.name,
         "data_nodes": s.cluster.data_nodes,
         "node_ids": node_ids,
@@ -214,11 +220,8 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
             "disk_write": s.host.disk_write,
             "network": s.host.network,
         },
-        "threads": {
-            "ldm": ldm,
-            "MaxNoOfExecutionThreads": cfg["MaxNoOfExecutionThreads"],
-            "ThreadConfig": cfg["ThreadConfig"] or None,
-        },
+        "threads": _threads(cfg, threads),
+        **({"upgrade_to": up.scenario.version, "upgrade_threads": _threads(up.config, _layout_of(up))} if up else {}),
         "workload": {"steady": steady, "before_restart": burst, "during_restart": during},
     }
     defaulted = []
@@ -233,6 +236,35 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
     if version not in GIVEN and not any(d["key"] == "version" for d in defaulted):
         defaulted.insert(0, {"key": "version", "value": s.version, "from": version})
     return {"simulated": simulated, "defaulted": defaulted}
+
+
+def _layout_of(resolved: Resolved) -> ThreadLayout:
+    from ndbsim.input.threads import layout
+
+    mech, h = resolved.profile.mechanisms, resolved.scenario.host
+    return layout(resolved.config, mech.multithreaded, mech.query_threads, h.cpu_cores * h.threads_per_core)
+
+
+def _threads(cfg: dict[str, Any], t: ThreadLayout) -> dict[str, Any]:
+    """A node's thread layout as a result states it: each NDB thread type's count, the threads that
+    restore LCP fragments, the setting that gave the layout, and the settings themselves."""
+    return {
+        **{k: v for k, v in t.counts().items() if k != "requested"},
+        "restore_threads": t.restore_threads,
+        "source": t.source,
+        "MaxNoOfExecutionThreads": cfg.get("MaxNoOfExecutionThreads"),
+        "ThreadConfig": cfg.get("ThreadConfig") or None,
+        "AutomaticThreadConfig": bool(cfg.get("AutomaticThreadConfig")),
+        "NumCPUs": cfg.get("NumCPUs"),
+    }
+
+
+def threads_text(t: dict[str, Any]) -> str:
+    """``4 LDM, 4 query, 4 recover, 2 tc, 1 main, 1 rep, 1 send, 1 recv threads (AutomaticThreadConfig,
+    NumCPUs=16)``: the layout a header shows, from a result's ``simulated.threads``."""
+    kinds = ("ldm", "query", "recover", "tc", "main", "rep", "send", "recv")
+    counts = ", ".join(f"{t[k]} {'LDM' if k == 'ldm' else k}" for k in kinds)
+    return f"{counts} threads ({t['source']})"
 
 
 def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
@@ -396,21 +428,14 @@ def header_lines(explained: dict[str, Any]) -> list[str]:
         ", ".join(map(str, r["nodes"])) if r["nodes"] else ("all" if r["type"] in ("system", "rolling") else "the last")
     )
     disk_data = f"{format_bytes(d['disk_data_size'])} disk data" if d["disk_data_size"] else "no disk data"
-    threads = (
-        f"{t['ldm']} LDM thread{'s' if t['ldm'] != 1 else ''} ("
-        + (
-            f"ThreadConfig={t['ThreadConfig']}"
-            if t["ThreadConfig"]
-            else f"MaxNoOfExecutionThreads={t['MaxNoOfExecutionThreads']}"
-        )
-        + ")"
-    )
+    threads = threads_text(t)
     wl = sim["workload"]
     burst = wl["before_restart"]
     before = f"{rates_text(burst)} for the last {format_secs(burst['duration'])}" if burst else "no burst"
     plural = "s" if len(r["nodes"]) != 1 else ""
     lines = [
-        f"simulated: NDB {sim['version']} (profile {sim['profile']}) · {nodes}, NoOfReplicas={sim['NoOfReplicas']} · "
+        f"simulated: NDB {sim['version']} (release from {sim.get('version_from', SCENARIO)}; profile "
+        f"{sim['profile']}) · {nodes}, NoOfReplicas={sim['NoOfReplicas']} · "
         f"{r['type']} restart of node{plural} {restart_nodes} ({r['cause']}, down {format_secs(r['downtime'])})",
         f"data per node: {format_bytes(d['size'])} in {_rate(d['rows'])} rows"
         + (" (from data.row_size)" if d["rows_from_row_size"] else "")
@@ -419,7 +444,13 @@ def header_lines(explained: dict[str, Any]) -> list[str]:
         f"host: {h['cpu_cores']} cores × {h['threads_per_core']} threads"
         + (f" at {h['core_speed']:g}× speed" if h["core_speed"] != 1 else "")
         + f", disk read {format_bytes(h['disk_read'])}/s, write {format_bytes(h['disk_write'])}/s, "
-        f"network {_network(h['network'])}; {threads}",
+        f"network {_network(h['network'])}",
+        f"threads per data node: {threads}"
+        + (
+            f"; nodes restarted onto NDB {sim['upgrade_to']}: {threads_text(sim['upgrade_threads'])}"
+            if sim.get("upgrade_to")
+            else ""
+        ),
         f"workload (cluster-wide): steady {rates_text(wl['steady'])}; before the restart {before}; "
         f"during it {rates_text(wl['during_restart'])}",
     ]

@@ -127,9 +127,10 @@ def _config(ex: Export, ids: list[int], out: FromExport) -> tuple[dict[str, Any]
         except InputError as e:
             raise ex.fail("config_values", e.message) from None
         kind = config_params.PARAMS[name].kind
-        config[name] = {"size": exact_size_text, "rate": exact_size_text, "int": int, "bool": bool}.get(
-            kind, lambda _: value
-        )(parsed)
+        if kind in ("size", "rate"):
+            config[name] = exact_size_text(parsed)
+        else:
+            config[name] = int(parsed) if kind == "int" else parsed
         out.sources[f"cluster.config.{name}"] = "ndbinfo.config_values"
     return config, groups
 
@@ -212,8 +213,8 @@ def _speeds_note(ex: Export, out: FromExport) -> None:
     lcp = max(number(ex, "disk_write_speed_aggregate", r, "lcp_bytes_per_sec") for r in rows)
     redo = max(number(ex, "disk_write_speed_aggregate", r, "redo_bytes_per_sec") for r in rows)
     out.notes.append(
-        f"ndbinfo.disk_write_speed_aggregate: over the last minute the busiest node wrote LCPs at {format_bytes(lcp)}/s "
-        f"and REDO at {format_bytes(redo)}/s; host.disk_write must allow at least their sum"
+        "ndbinfo.disk_write_speed_aggregate: over the last minute the busiest node wrote LCPs at "
+        f"{format_bytes(lcp)}/s and REDO at {format_bytes(redo)}/s; host.disk_write must allow at least their sum"
     )
 
 

@@ -82,7 +82,7 @@ class Export:
 
 def script_text() -> str:
     """The SQL script a DBA runs with ``mysql --batch`` (``ndbsim ndbinfo-sql`` prints it)."""
-    return resources.files("ndbsim.input").joinpath("data", SCRIPT).read_text(encoding="utf-8")
+    return resources.files("ndbsim.input").joinpath("data").joinpath(SCRIPT).read_text(encoding="utf-8")
 
 
 def unescape(value: str) -> str | None:

@@ -98,3 +98,6 @@ class Replication:
     checkpoint: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     events: int = 0
+    setting_flags: list[str] = field(default_factory=list)
+    """What the configuration sits on that a run warns about: an oversubscribed host, a cliff
+    (``cliffs``); advise flags a candidate with these."""

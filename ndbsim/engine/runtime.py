@@ -24,6 +24,7 @@ from ndbsim.engine.workload import Rates
 from ndbsim.engine.write_speed import WriteSpeeds
 from ndbsim.input.features import features_of
 from ndbsim.input.scenario import Resolved, Scenario
+from ndbsim.input.threads import oversubscribed
 
 
 class Runtime:
@@ -42,7 +43,7 @@ class Runtime:
         self.warnings: list[str] = list(self.plan.warnings)
         s = self.scenario
         own = self.restarted_as  # the cliffs are the restarting node's own configuration's
-        self.warnings += cliff_warnings(
+        cliffs = cliff_warnings(
             own.cfg,
             {"rolling": "node", "initial-rolling": "initial"}.get(s.restart.type, s.restart.type),
             own.ldm,
@@ -50,6 +51,14 @@ class Runtime:
             s.data.index_entries > 0,
             (up or resolved).profile.mechanisms.partial_lcp_available,
         )
+        self.warnings += cliffs
+        hw = s.host.cpu_cores * s.host.threads_per_core
+        crowded = oversubscribed(self.sz.threads, hw) or (up is not None and oversubscribed(own.threads, hw))
+        self.setting_flags: list[str] = [
+            *(["oversubscribed"] if crowded else []),
+            *(f"cliff: {c.split('=', 1)[0]}" for c in cliffs),
+        ]
+        """Flags for advise: the host oversubscribed, each cliff by its parameter."""
         self.env = simpy.Environment()
         self.fluid = FluidSystem(self.env)
         sz = self.sz

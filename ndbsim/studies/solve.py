@@ -123,7 +123,7 @@ def _describe(o: VariantRun) -> str:
     also = ", and error 410" if o.redo_overloaded and o.status != "redo-overload" else ""
     if o.status == "ok":
         return f"{format_secs(o.median)}, ok{also}"
-    return f"{format_secs(o.median)}, {o.flag or o.status}{also}"
+    return f"{format_secs(o.median)}, {o.status_flag or o.status}{also}"
 
 
 class _Sim:
@@ -370,8 +370,8 @@ def _update_rate(sim: _Sim, resolved: Any) -> Answer:
     if shown > good or not passes(shown):
         shown = good
     notes = [f"the copy converges up to {good:,.0f}/s and not at {bad:,.0f}/s (bisection)"]
-    if run(shown).flag:
-        notes.append(f"at this rate the restart ends {run(shown).flag}: {run(shown).reason}")
+    if run(shown).status_flag:
+        notes.append(f"at this rate the restart ends {run(shown).status_flag}: {run(shown).reason}")
     return Answer(
         question="update-rate",
         parameter=key,

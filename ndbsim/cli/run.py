@@ -1,0 +1,154 @@
+"""``ndbsim run``: one scenario, simulated, as a phase table, JSON or CSV (and a Gantt chart)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, SET_HELP
+from ndbsim.cli.options import CHART_SUFFIXES, CONSTANTS_OPTION, EXIT_NOT_MADE_IT, emit, use_constants
+from ndbsim.errors import InputError
+
+if TYPE_CHECKING:
+    from ndbsim.models.load import Loaded
+
+FORMATS = ("table", "json", "csv")
+"""Output formats of ``ndbsim run --format``: the phase table (output/table.py), JSON and CSV
+(``Result.to_json`` / ``to_csv``). ``table`` is the default."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``run`` to the command line."""
+    app.command(epilog=EXAMPLES["run"])(run)
+
+
+def run(
+    scenario: Path | None = typer.Argument(
+        None, metavar="SCENARIO.yaml", help="Scenario file; omit for the built-in default (seed 003's DBT2)."
+    ),
+    set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
+    format: str | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        metavar="[table|json|csv]",
+        help="Output format (default: from --output's .json/.csv suffix, else table).",
+    ),
+    gantt: Path | None = typer.Option(
+        None, "--gantt", metavar="CHART.png", help="Also draw a Gantt chart (.png, .svg or .pdf)."
+    ),
+    replications: int | None = typer.Option(
+        None, "--replications", "-n", metavar="N", help="Replications, for p5/p50/p95 (default: the scenario's, 1)."
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", metavar="N", help="Root seed; 0 draws one and prints it (default: the scenario's, 1)."
+    ),
+    config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write the output to FILE (default: standard output)."
+    ),
+    constants: Path | None = CONSTANTS_OPTION,
+) -> None:
+    """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
+    from ndbsim.models.load import load
+
+    format = _check_run(scenario, format, gantt, replications, seed, config_ini, output, constants)
+    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
+    if seed == 0:
+        import secrets
+
+        seed = secrets.randbelow(2**31 - 1) + 1
+        typer.echo(f"ndbsim: seed {seed}", err=True)
+    from ndbsim.input.budget import showing_progress
+
+    with showing_progress(sys.stderr.isatty()):
+        result = loaded.run(seed, replications, explained=False)
+    loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
+    text = _render(result, loaded, format, config_ini, set_)
+    if gantt is not None:
+        from ndbsim.output.plot import gantt as draw
+
+        draw(result, gantt)
+    emit(text, output)
+    if result.status != "ok":
+        raise typer.Exit(EXIT_NOT_MADE_IT)
+
+
+def _check_run(
+    scenario: Path | None,
+    format: str | None,
+    gantt: Path | None,
+    replications: int | None,
+    seed: int | None,
+    config_ini: Path | None,
+    output: Path | None,
+    constants: Path | None,
+) -> str:
+    """Every option of ``run`` checked before any work (bad ones exit 2, nothing written); the
+    output format it will write."""
+    from ndbsim.input.scenario import check_run_counts
+    from ndbsim.output.io import check_not_inputs, check_output_path
+
+    format = _run_format(format, output)
+    use_constants(constants)
+    check_run_counts(seed, replications)
+    _announce(replications)
+    check_output_path(output, "--output")
+    if gantt is not None:
+        check_output_path(gantt, "--gantt")
+        if gantt.suffix.lower() not in CHART_SUFFIXES:
+            raise InputError(
+                f"{str(gantt)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png", field="--gantt"
+            )
+    check_not_inputs(
+        {"--output": output, "--gantt": gantt},
+        {"scenario": scenario, "--config-ini": config_ini, "--constants": constants},
+    )
+    return format
+
+
+def _render(result: Any, loaded: Loaded, format: str, config_ini: Path | None, sets: list[str]) -> str:
+    """The run's output text in ``format`` (``result``: the model's, an NDB or an InnoDB result)."""
+    if format == "json":
+        return result.to_json() + "\n"
+    if format == "csv":
+        return result.to_csv()
+    ini = str(config_ini) if config_ini else None
+    return loaded.model.table(result, loaded.notes, sets, ini)
+
+
+def _changes(config_ini: Path | None, sets: list[str]) -> list[str]:
+    """What changed the scenario in this run, as a title shows it."""
+    return ([f"--config-ini {config_ini}"] if config_ini else []) + [f"--set {a.strip()}" for a in sets]
+
+
+def _announce(replications: int | None) -> None:
+    from ndbsim.input.budget import announcement
+
+    notice = announcement(replications or 1, 1, "replications")
+    if notice:
+        typer.echo(notice, err=True)
+
+
+def _run_format(format: str | None, output: Path | None) -> str:
+    """--format, or the one --output's suffix names (.json, .csv); binary suffixes are refused."""
+    by_suffix = {".json": "json", ".csv": "csv"}
+    suffix = output.suffix.lower() if output is not None else ""
+    if format is not None and format not in FORMATS:
+        raise InputError(f"{format!r} is not a format; use one of {', '.join(FORMATS)}", field="--format")
+    if suffix in (".xlsx", ".xls", ".parquet", ".pq", ".png", ".svg", ".pdf"):
+        raise InputError(
+            f"{str(output)!r}: ndbsim run writes text (a table, JSON or CSV); name it .txt, .json or "
+            ".csv (charts: --gantt; Parquet: ndbsim sweep)",
+            field="--output",
+        )
+    if format is None:
+        return by_suffix.get(suffix, "table")
+    if suffix in by_suffix and by_suffix[suffix] != format:
+        raise InputError(
+            f"{str(output)!r} names {by_suffix[suffix]} but --format is {format}; make them agree", field="--output"
+        )
+    return format

@@ -1,0 +1,128 @@
+"""``ndbsim validate``, ``init`` and ``params``: check a scenario, write one for a cluster, list the
+config.ini parameters a version has."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, SET_HELP
+
+if TYPE_CHECKING:
+    from ndbsim.input.profiles import Profile
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``validate``, ``init`` and ``params`` to the command line."""
+    app.command(epilog=EXAMPLES["validate"])(validate)
+    app.command(epilog=EXAMPLES["init"])(init)
+    app.command(epilog=EXAMPLES["params"])(params)
+
+
+def validate(
+    scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario file to check."),
+    set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
+    config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
+) -> None:
+    """Check a scenario file, with the --set and --config-ini a run would use; print what is
+    wrong (exit 2) or that it is valid (exit 0), and the warnings a run would print."""
+    from ndbsim.models.load import load
+
+    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
+    typer.echo(f"{scenario}: valid ({loaded.model.summary(loaded.prepared)})")
+    for w in dict.fromkeys([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins)]):
+        typer.echo(f"warning: {w}")
+
+
+def init(
+    config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
+    set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", metavar="FILE.yaml", help="Write the scenario to FILE.yaml (default: stdout)."
+    ),
+) -> None:
+    """Write a commented scenario for your cluster: every key with its meaning and default,
+    filled from --config-ini (an idle cluster; data.size from DataMemory until you give it)."""
+    from dataclasses import replace
+
+    from ndbsim.input.init_scenario import init_text
+    from ndbsim.models.load import prepare, read
+    from ndbsim.models.registry import NDB
+    from ndbsim.output.explain import FROM_DATAMEMORY
+
+    if output is not None:
+        from ndbsim.output.io import check_not_inputs, check_output_path
+
+        check_output_path(output, "--output")
+        check_not_inputs({"--output": output}, {"--config-ini": config_ini})
+    loaded = read(config_ini=config_ini, overrides=set_, neutral=True)
+    prepare(replace(loaded, model=NDB))  # what init writes must be a valid NDB scenario
+    notes = [n for n in loaded.notes if "has no [ndbd] section" not in n]
+    derived = frozenset(k for k, origin in loaded.origins.items() if origin == FROM_DATAMEMORY)
+    text = init_text(loaded.raw, str(config_ini) if config_ini else None, notes, derived)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from ndbsim.output.io import atomic_write_text
+
+    atomic_write_text(output, text)
+    typer.echo(f"wrote {output}; check it with ndbsim validate {output}, run it with ndbsim run {output}", err=True)
+
+
+def params(
+    version: str = typer.Option("7.6.6", "--version", metavar="X.Y.Z", help="NDB version.", show_default=True),
+    diff: str | None = typer.Option(
+        None, "--diff", metavar="X.Y.Z", help="Another NDB version: list what differs, with sources."
+    ),
+) -> None:
+    """List the config.ini parameters ndbsim models, with this version's defaults and thread layout."""
+    from ndbsim.input.config_params import PARAMS, show
+    from ndbsim.input.profiles import parse_version, profile_for, unused_params
+
+    prof = profile_for(version)
+    if diff is not None:
+        from ndbsim.input.profiles import differences
+
+        other = profile_for(diff)
+        (old_v, old), (new_v, new) = sorted(((version, prof), (diff, other)), key=lambda x: parse_version(x[0]))
+        rows = differences(old, new)
+        for note in (*prof.notes, *other.notes):
+            typer.echo(f"note: {note}")
+        if not rows:
+            typer.echo(f"NDB {old_v} and {new_v}: no modelled default or mechanism differs")
+            for key in ("line",):
+                if key in new.sources:
+                    typer.echo(f"  source: {new.sources[key]}")
+            return
+        typer.echo(f"{'parameter or mechanism':32s} {version:>10s} {diff:>10s}  source")
+        for name, a_val, b_val, source in rows:
+            mine, theirs = (a_val, b_val) if version == old_v else (b_val, a_val)
+            typer.echo(f"{name:32s} {mine!s:>10s} {theirs!s:>10s}  {source or '-'}")
+        return
+    unused = unused_params(prof.mechanisms)
+    typer.echo(f"{'parameter':38s} {'default':>10s}  {'kind':5s} range")
+    for name in sorted(PARAMS):
+        if name in unused:
+            continue
+        p = PARAMS[name]
+        rng = f"{show(p.kind, p.lo)}–{show(p.kind, p.hi)}" if p.lo is not None else ""
+        typer.echo(f"{name:38s} {prof.defaults.get(name, '')!s:>10s}  {p.kind:5s} {rng}")
+    if unused:
+        typer.echo(f"not in NDB {version}, ignored if set: {', '.join(unused)}")
+    typer.echo(f"thread layout at these defaults: {_default_layout(prof)}")
+    for note in prof.notes:
+        typer.echo(f"note: {note}")
+
+
+def _default_layout(prof: Profile) -> str:
+    """The thread layout NDB derives from a profile's defaults (threads.layout), described."""
+    from ndbsim.input.config_params import resolve
+    from ndbsim.input.threads import layout
+
+    cfg = resolve(prof.defaults, {})
+    mech = prof.mechanisms
+    lay = layout(cfg, mech.multithreaded, mech.query_threads, host_threads=1)
+    return f"{lay.describe()} ({lay.source}; restore threads {lay.restore_threads})"

@@ -1,0 +1,122 @@
+"""``ndbsim sweep``: a sweep file's points run locally, on a Dask scheduler or one shard at a time,
+one row per point and replication as CSV or Parquet."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ndbsim.cli.help import EXAMPLES
+from ndbsim.cli.options import CONSTANTS_OPTION, check_workers, use_constants
+from ndbsim.errors import InputError
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``sweep`` to the command line."""
+    app.command(epilog=EXAMPLES["sweep"])(sweep)
+
+
+def sweep(
+    sweep_file: Path = typer.Argument(
+        ..., metavar="SWEEP.yaml", help="Sweep file: base, factors, mode, samples, replications, seed."
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write rows to FILE.csv or FILE.parquet (default: CSV to stdout)."
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", "-w", metavar="N", help="Local worker processes (default: all cores)."
+    ),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", metavar="tcp://HOST:PORT", help="Run on a Dask scheduler (needs ndbsim[cluster])."
+    ),
+    shard: str | None = typer.Option(None, "--shard", metavar="I/N", help="Run only shard I of N (1-based)."),
+    seed: int | None = typer.Option(None, "--seed", metavar="N", help="Root seed (default: the sweep file's)."),
+    set_: list[str] = typer.Option(
+        [], "--set", "-s", metavar="KEY=VALUE", help="Set a base key for every point (repeatable)."
+    ),
+    constants: Path | None = CONSTANTS_OPTION,
+) -> None:
+    """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
+    from ndbsim.input.scenario import check_run_counts
+    from ndbsim.studies.sweep import check_scheduler, load_sweep, parse_shard, write_frame
+
+    check_run_counts(seed, None)
+    check_workers(workers)
+    parse_shard(shard)
+    use_constants(constants)
+    if scheduler is not None:
+        check_scheduler(scheduler)
+    spec = load_sweep(sweep_file)
+    target = _sweep_target(sweep_file, output, spec, constants, scheduler)
+    df = _run_points(spec, set_, seed, workers, scheduler, shard)
+    if target is not None:
+        write_frame(df, target)
+        bad = int((df["status"] != "ok").sum())
+        typer.echo(f"ndbsim: {len(df)} rows ({bad} not ok) written to {target}", err=True)
+    else:
+        sys.stdout.write(df.to_csv(index=False))
+
+
+def _sweep_target(
+    sweep_file: Path, output: Path | None, spec: dict[str, Any], constants: Path | None, scheduler: str | None
+) -> Any:
+    """Where the rows go (``--output``, else the sweep file's ``output``, else None: stdout),
+    checked before any point runs, with the extras it and ``--scheduler`` need."""
+    from ndbsim.extras import require
+    from ndbsim.output.io import check_not_inputs, check_output_path
+
+    target = output if output is not None else spec["output"]
+    option = "--output" if output is not None else "output"
+    in_file = None if output is not None else str(sweep_file)
+    if target is not None and Path(target).suffix.lower() not in (".csv", ".parquet", ".pq"):
+        raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field=option, source=in_file)
+    try:
+        check_output_path(target, option)
+        check_not_inputs(
+            {option: target}, {"sweep": sweep_file, "base scenario": spec["base"], "--constants": constants}
+        )
+    except InputError as e:
+        raise (e.located(in_file) if in_file else e) from None
+    if target is not None and Path(target).suffix.lower() != ".csv":
+        require("pyarrow", option)
+    if scheduler is not None:
+        require("dask.distributed", "--scheduler")
+    return target
+
+
+def _run_points(
+    spec: dict[str, Any],
+    sets: list[str],
+    seed: int | None,
+    workers: int | None,
+    scheduler: str | None,
+    shard: str | None,
+) -> Any:
+    """The sweep's rows (a DataFrame); each warning its runs raise printed on stderr."""
+    import warnings
+
+    from ndbsim.studies.sweep import sweep as run_sweep
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        df = run_sweep(
+            spec["base"],
+            spec["factors"],
+            mode=spec["mode"],
+            samples=spec["samples"],
+            replications=spec["replications"],
+            seed=spec["seed"] if seed is None else seed,
+            workers=workers,
+            scheduler=scheduler,
+            shard=shard,
+            progress=sys.stderr.isatty(),
+            source=spec["source"],
+            overrides=[*spec["overrides"], *sets],
+        )
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            typer.echo(f"ndbsim: warning: {w.message}", err=True)
+    return df

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, SET_HELP
+from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, RELEASE_HELP, SET_HELP
 from ndbsim.cli.options import CHART_SUFFIXES, CONSTANTS_OPTION, EXIT_NOT_MADE_IT, emit, use_constants
 from ndbsim.errors import InputError
 
@@ -47,6 +47,7 @@ def run(
         None, "--seed", metavar="N", help="Root seed; 0 draws one and prints it (default: the scenario's, 1)."
     ),
     config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
+    release: str | None = typer.Option(None, "--version", metavar="X.Y.Z", help=RELEASE_HELP),
     output: Path | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write the output to FILE (default: standard output)."
     ),
@@ -56,7 +57,7 @@ def run(
     from ndbsim.models.load import load
 
     format = _check_run(scenario, format, gantt, replications, seed, config_ini, output, constants)
-    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
+    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null", version=release)
     if seed == 0:
         import secrets
 
@@ -66,7 +67,8 @@ def run(
 
     with showing_progress(sys.stderr.isatty()):
         result = loaded.run(seed, replications, explained=False)
-    loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
+    changes = ([f"--version {release}"] if release else []) + _changes(config_ini, set_)
+    loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
     text = _render(result, loaded, format, config_ini, set_)
     if gantt is not None:
         from ndbsim.output.plot import gantt as draw

@@ -67,6 +67,12 @@ def init_from_ndbinfo(
         atomic_write_text(csv_path, found.restart_info_csv)
     atomic_write_text(output, text)
     typer.echo(f"wrote {output}; check it with ndbsim validate {output}, run it with ndbsim run {output}", err=True)
+    if csv_path is not None:
+        typer.echo(
+            f"wrote {csv_path} (ndbinfo.restart_info); add it as a calibration case: "
+            f"ndbsim calibrate --restart-info {csv_path} --scenario {output}",
+            err=True,
+        )
 
 
 def _layout_check(resolved: object, started: list[int]) -> list[str]:

@@ -222,7 +222,7 @@ _BY_KIND: dict[str, list[str]] = {
         "System",
     ],
     "retry": ["MaxStartFailRetries", "StartFailRetryDelay"],
-    "placement": ["LocationDomainId", "ExecuteOnComputer"],
+    "placement": ["LocationDomainId"],
     "schema": ["MaxFKBuildBatchSize", "MaxReorgBuildBatchSize", "DefaultHashmapSize"],
     "replication": ["TimeBetweenEpochs", "MaxBufferedEpochs", "MaxBufferedEpochBytes"],
 }

@@ -173,7 +173,7 @@ def test_titles_follow_version_and_data_nodes_as_run(tmp_path):
     assert "--set version=8.0.36" in d["title"]
     table = ndbsim("run", "--set", "version=8.0.36").stdout.splitlines()
     assert "8.0.36" in table[0] and "7.6.6" not in table[0]
-    from ndbsim.output.explain import title_as_run
+    from ndbsim.output.header import title_as_run
 
     assert (
         title_as_run("Rolling restart, 4 data nodes, NDB 8.0", "8.0.36", 8) == "Rolling restart, 8 data nodes, NDB 8.0"

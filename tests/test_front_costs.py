@@ -12,8 +12,8 @@ import sys
 import ndbsim
 from ndbsim.input.scenario import DEFAULT_SCENARIO, Scenario, copy_raw
 from ndbsim.models.load import load
-from ndbsim.models.registry import run_resolved
-from ndbsim.output import explain
+from ndbsim.models.ndb import run_resolved
+from ndbsim.output import explain, origins
 
 
 def test_simulate_describes_the_scenario_once_with_its_origins(monkeypatch):
@@ -27,7 +27,7 @@ def test_simulate_describes_the_scenario_once_with_its_origins(monkeypatch):
     monkeypatch.setattr(explain, "describe", counting)
     result = ndbsim.simulate(replications=1, data__size="10GB")
     assert len(calls) == 1
-    loaded = load(None, sets={"data.size": "10GB"}, set_origin=explain.PYTHON_ARG)
+    loaded = load(None, sets={"data.size": "10GB"}, set_origin=origins.PYTHON_ARG)
     assert result.explained == real(loaded.prepared, loaded.origins, loaded.prepared.node_ids)
     assert all(d["key"] != "data.size" for d in result.explained["defaulted"])
 
@@ -42,8 +42,8 @@ def test_run_resolved_still_describes_by_default_and_skips_it_when_told():
 
 
 def test_the_keys_of_a_model_class_are_walked_once():
-    assert explain.leaf_keys(Scenario) is explain.leaf_keys(Scenario)
-    keys = explain.explained_keys(Scenario, explain.EXPLAINED_SECTIONS)
+    assert origins.leaf_keys(Scenario) is origins.leaf_keys(Scenario)
+    keys = origins.explained_keys(Scenario, explain.EXPLAINED_SECTIONS)
     assert "host.cpu_cores" in keys and "version" in keys
     assert not any(k.startswith(("simulation.", "cluster.config")) for k in keys)
 

@@ -298,12 +298,12 @@ def test_a_base_rescued_by_a_factor_does_not_depend_on_the_points_order(order):
 
 
 def test_the_last_chunks_shrink_so_the_workers_finish_together():
-    from ndbsim.studies.sweep import MIN_CHUNK, _chunk_size, _chunks
+    from ndbsim.studies.sweep.chunks import MIN_CHUNK, chunks, default_chunk_size
 
-    chunks = list(_chunks(range(10_000), _chunk_size(10_000, 2), 10_000, 2))
-    assert [x for c in chunks for x in c] == list(range(10_000))  # every point once, in order
-    sizes = [len(c) for c in chunks]
+    planned = list(chunks(range(10_000), default_chunk_size(10_000, 2), 10_000, 2))
+    assert [x for c in planned for x in c] == list(range(10_000))  # every point once, in order
+    sizes = [len(c) for c in planned]
     assert sizes[0] == 500 and max(sizes) == 500
     assert sizes == sorted(sizes, reverse=True)
     assert min(sizes[:-1]) == MIN_CHUNK  # the tail is cut fine, but never below MIN_CHUNK
-    assert [len(c) for c in _chunks(range(10), 3)] == [3, 3, 3, 1]  # a given chunk size stays
+    assert [len(c) for c in chunks(range(10), 3)] == [3, 3, 3, 1]  # a given chunk size stays

@@ -58,7 +58,7 @@ def test_an_innodb_sweep_row_equals_ndbsim_run_with_its_seed():
 def test_ndb_streams_are_the_root_seeds_spawned_children(seed):
     import numpy as np
 
-    from ndbsim.models.registry import streams
+    from ndbsim.models.ndb import streams
 
     children = np.random.SeedSequence(seed).spawn(3)
     for made, child in zip(streams(seed, 3), children, strict=True):

@@ -2,7 +2,7 @@
 log), storage rates, the workload before the crash, and which values came from a default rather
 than from the user (the scenario file or ``--set``).
 
-The InnoDB counterpart of ``ndbsim.explain``: every InnoDB run states this under its title, in
+The InnoDB counterpart of ``ndbsim.output.explain``: every InnoDB run states this under its title, in
 JSON (``simulated``, ``defaulted``) and in CSV (one column per fact).
 """
 
@@ -12,16 +12,8 @@ from typing import Any
 
 from ndbsim.innodb.scenario import InnodbScenario
 from ndbsim.input.units import format_bytes, format_secs
-from ndbsim.output.explain import (
-    GIVEN,
-    _cell,
-    _origin,
-    _rate,
-    _value_at,
-    defaulted_lines,
-    explained_keys,
-    given_keys,
-)
+from ndbsim.output.header import csv_cell, defaulted_lines, short_rate
+from ndbsim.output.origins import GIVEN, explained_keys, given_keys, origin_of, value_at
 
 EXPLAINED_SECTIONS = ("server", "storage", "workload", "simulation.jitter")
 """Keys whose defaulted values a run names: every modelled input (``simulation.jitter`` spreads
@@ -47,7 +39,7 @@ def describe(s: InnodbScenario, where: dict[str, str] | None = None) -> dict[str
     """The ``simulated`` fields of an InnoDB result (every modelled input as run, optional ones
     resolved: the effective redo rate, data size and read latency), and ``defaulted``: each key
     no input gave, with its value and origin. ``where`` maps dotted keys to their origin
-    (``ndbsim.output.explain.origins``); without it, the keys the scenario set count as given."""
+    (``ndbsim.output.origins.origins``); without it, the keys the scenario set count as given."""
     given = given_keys(s) if where is None else set()  # ``where`` says what was given, when known
     sv, st, w = s.server, s.storage, s.workload
     simulated = {
@@ -77,14 +69,14 @@ def describe(s: InnodbScenario, where: dict[str, str] | None = None) -> dict[str
         "jitter": s.simulation.jitter,
     }
     keys = explained_keys(InnodbScenario, EXPLAINED_SECTIONS)
-    origin = {k: _origin(k, given, where) for k in keys}
+    origin = {k: origin_of(k, given, where) for k in keys}
     defaulted = []
     for key in keys:
         if origin[key] in GIVEN:
             continue
         if any(origin[a] in GIVEN for a in ALTERNATIVES.get(key, ())):
             continue
-        defaulted.append({"key": key, "value": _value_at(s, key), "from": origin[key]})
+        defaulted.append({"key": key, "value": value_at(s, key), "from": origin[key]})
     return {"simulated": simulated, "defaulted": defaulted}
 
 
@@ -101,7 +93,7 @@ def _shown(key: str, value: Any) -> str:
     if leaf == "read_latency":
         return f"{value * 1e3:g} ms"
     if leaf in ("read_iops", "write_iops", "tps", "uncommitted_txn_rows"):
-        return _rate(value)
+        return short_rate(value)
     if isinstance(value, float) and value.is_integer():
         return f"{value:.0f}"
     return str(value)
@@ -113,15 +105,15 @@ def header_lines(explained: dict[str, Any]) -> list[str]:
     sv, st, w = sim["server"], sim["storage"], sim["workload"]
     rate = f"{format_bytes(w['redo_rate'])}/s of redo"
     if w["tps"] is not None and w["redo_per_txn"] is not None:
-        rate += f" ({_rate(w['tps'])} txn/s × {format_bytes(w['redo_per_txn'])})"
+        rate += f" ({short_rate(w['tps'])} txn/s × {format_bytes(w['redo_per_txn'])})"
     lines = [
         f"simulated: InnoDB {sim['version']} crash recovery · buffer pool {format_bytes(sv['buffer_pool_size'])} · "
         f"redo log {sv['innodb_log_files_in_group']} × {format_bytes(sv['innodb_log_file_size'])} "
         f"= {format_bytes(sv['log_capacity'])}",
-        f"storage: {st['kind']}, {_rate(st['read_iops'])} read IOPS, {_rate(st['write_iops'])} write IOPS, "
+        f"storage: {st['kind']}, {short_rate(st['read_iops'])} read IOPS, {short_rate(st['write_iops'])} write IOPS, "
         f"sequential read {format_bytes(st['seq_read'])}/s, read latency {st['read_latency'] * 1e3:g} ms",
         f"workload before the crash: {rate} for {format_secs(w['run_time'])}, {w['dirty_pct']:g}% dirty pages",
-        f"data {format_bytes(w['data_size'])}, {_rate(w['uncommitted_txn_rows'])} uncommitted rows at the crash; "
+        f"data {format_bytes(w['data_size'])}, {short_rate(w['uncommitted_txn_rows'])} uncommitted rows at the crash; "
         f"redo rate jitter {sim['jitter']:g} between replications",
     ]
     return lines + defaulted_lines(explained["defaulted"], _shown)
@@ -134,9 +126,9 @@ def csv_fields(explained: dict[str, Any], warnings: list[str]) -> dict[str, Any]
     out: dict[str, Any] = {}
     for key, value in (explained.get("simulated") or {}).items():
         if isinstance(value, dict):
-            out.update({f"{key}_{k}": _cell(v) for k, v in value.items()})
+            out.update({f"{key}_{k}": csv_cell(v) for k, v in value.items()})
         else:
-            out[key] = _cell(value)
+            out[key] = csv_cell(value)
     out["defaulted"] = ";".join(d["key"] for d in explained.get("defaulted") or [])
     out["warnings"] = " | ".join(warnings)
     return out

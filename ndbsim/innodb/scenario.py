@@ -127,14 +127,14 @@ def scenario_from_dict(raw: Any, source: str | None = None) -> InnodbScenario:
     try:
         return InnodbScenario.model_validate(raw)
     except ValidationError as err:
-        from ndbsim.input.scenario import error_from_validation
+        from ndbsim.input.scenario.validation import error_from_validation
 
         e = error_from_validation(err, InnodbScenario)
         raise (e.located(source) if source else e) from None
 
 
 def load_raw(path: str | Path) -> dict[str, Any]:
-    from ndbsim.input.scenario import read_yaml
+    from ndbsim.input.scenario.loading import read_yaml
 
     raw = read_yaml(path)
     if not isinstance(raw, dict):

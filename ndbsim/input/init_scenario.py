@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel
 
 from ndbsim.input import config_params
-from ndbsim.input.scenario import Scenario
+from ndbsim.input.scenario.model import Scenario
 from ndbsim.input.units import exact_size_text, parse_bytes
 
 COMMENT_WIDTH = 100

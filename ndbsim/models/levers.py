@@ -20,7 +20,7 @@ from typing import Any
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input.config_params import PARAMS, G, M
 from ndbsim.input.profiles import parse_version, unused_params
-from ndbsim.input.scenario import Resolved
+from ndbsim.input.scenario.model import Resolved
 from ndbsim.input.threads import LDM_TABLE, from_thread_config, ldm_threads, with_count
 from ndbsim.input.units import exact_size_text
 

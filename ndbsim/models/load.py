@@ -33,7 +33,7 @@ class Loaded:
     override_keys: set[str] = field(default_factory=set)
     config_ini: str | Path | None = None
     origins: dict[str, str] = field(default_factory=dict)
-    """Where each given dotted key came from (``explain.origins``): the scenario file, the
+    """Where each given dotted key came from (``origins.origins``): the scenario file, the
     built-in default scenario, the config.ini, ``--set``, or DataMemory for a derived data.size."""
 
     def run(self, seed: int | None = None, replications: int | None = None, *, explained: bool = True) -> Any:
@@ -65,12 +65,12 @@ def read(
     ``source``: the file errors name, when not the scenario's own. ``overrides``: ``--set``
     assignments; with ``overrides_field`` an error in the i-th names ``FIELD[i]``. ``sets``:
     dotted keys to values. ``set_origin``: the origin ``overrides`` and ``sets`` are given
-    (``explain.SET`` unless told, ``explain.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when
+    (``origins.SET`` unless told, ``origins.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when
     given, a note that ``data.rows`` stays fixed while ``data.size`` changes (by an override or
     a ``varied`` key) ends with this fix. ``version``: the NDB release ``--version`` names; a
     config.ini without a scenario needs it (or ``--set version=``), as no config.ini names its release.
     """
-    from ndbsim.output import explain
+    from ndbsim.output import origins as origin
 
     neutral = scenario is None and (neutral or config_ini is not None)
     if neutral:  # a config.ini alone: an idle cluster, not the built-in DBT2 benchmark
@@ -79,38 +79,22 @@ def read(
         scenario = neutral_base(config_ini)
     raw, own = sc.raw_from(scenario)
     source = source or own
-    origins = explain.origins(raw, builtin=scenario is None)
+    origins = origin.origins(raw, builtin=scenario is None)
     notes: list[str] = []
     ini_keys: set[str] = set()
     if config_ini is not None:
-        from ndbsim.input.config_ini import merge_config_ini
-
-        model_of(raw).check_config_ini(config_ini, source)
-        cluster = merge_config_ini(raw, config_ini, source, notes)
-        ini_keys = {f"cluster.config.{k}" for k in cluster["config"]}
-        ini_keys |= {f"cluster.{k}" for k in ("data_nodes", "node_ids") if k in cluster}
-        origins.update(dict.fromkeys(ini_keys, explain.CONFIG_INI))
-    for i, assignment in enumerate(overrides):
-        try:
-            sc.set_override(raw, assignment)
-        except InputError as e:
-            if overrides_field is None:
-                raise
-            raise InputError(e.message, field=f"{overrides_field}[{i}]", source=source) from None
-    for key, value in (sets or {}).items():
-        sc.set_path(raw, key, value)
+        ini_keys = _overlay_config_ini(raw, config_ini, source, notes)
+        origins.update(dict.fromkeys(ini_keys, origin.CONFIG_INI))
+    _override(raw, overrides, overrides_field, sets, source)
     override_keys = {sc.override_key(a) for a in overrides}
-    origins = explain.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or explain.SET)
+    origins = origin.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or origin.SET)
     if version is not None:
         raw["version"] = version
-        origins["version"] = explain.VERSION_OPTION
+        origins["version"] = origin.VERSION_OPTION
     if neutral and config_ini is not None and "version" not in raw:
         raise InputError(release_needed(), field="--version")
     if neutral:
-        from ndbsim.input.init_scenario import data_size_from_datamemory
-
-        if data_size_from_datamemory(raw, raw.get("version"), notes):
-            origins["data.size"] = explain.FROM_DATAMEMORY
+        _size_from_datamemory(raw, notes, origins)
     if rows_fix is not None:
         note = sc.fixed_rows_note(raw, {*varied, *override_keys}, rows_fix)
         if note:
@@ -135,6 +119,46 @@ def release_needed() -> str:
         "a config.ini does not say which NDB release the cluster runs, and ndbsim assumes none; give it with "
         f"--version X.Y.Z (e.g. --version 8.0.35; release lines ndbsim simulates: {', '.join(KNOWN_VERSIONS)})"
     )
+
+
+def _overlay_config_ini(raw: dict[str, Any], config_ini: str | Path, source: str | None, notes: list[str]) -> set[str]:
+    """Lay the config.ini over ``raw`` (its notes go to ``notes``); the dotted keys it set."""
+    from ndbsim.input.config_ini import merge_config_ini
+
+    model_of(raw).check_config_ini(config_ini, source)
+    cluster = merge_config_ini(raw, config_ini, source, notes)
+    ini_keys = {f"cluster.config.{k}" for k in cluster["config"]}
+    ini_keys |= {f"cluster.{k}" for k in ("data_nodes", "node_ids") if k in cluster}
+    return ini_keys
+
+
+def _override(
+    raw: dict[str, Any],
+    overrides: Sequence[str],
+    overrides_field: str | None,
+    sets: Mapping[str, Any] | None,
+    source: str | None,
+) -> None:
+    """Apply the ``--set`` assignments, then the dotted ``sets``; with ``overrides_field`` an
+    error in the i-th assignment names ``FIELD[i]``."""
+    for i, assignment in enumerate(overrides):
+        try:
+            sc.set_override(raw, assignment)
+        except InputError as e:
+            if overrides_field is None:
+                raise
+            raise InputError(e.message, field=f"{overrides_field}[{i}]", source=source) from None
+    for key, value in (sets or {}).items():
+        sc.set_path(raw, key, value)
+
+
+def _size_from_datamemory(raw: dict[str, Any], notes: list[str], origins: dict[str, str]) -> None:
+    """A neutral base without data.size takes it from DataMemory, and says so."""
+    from ndbsim.input.init_scenario import data_size_from_datamemory
+    from ndbsim.output.origins import FROM_DATAMEMORY
+
+    if data_size_from_datamemory(raw, raw.get("version"), notes):
+        origins["data.size"] = FROM_DATAMEMORY
 
 
 def prepare(loaded: Loaded) -> Loaded:

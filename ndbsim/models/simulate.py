@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.models.load import load
-from ndbsim.models.registry import run_resolved, streams
+from ndbsim.models.ndb import run_resolved, streams
 
 if TYPE_CHECKING:
     from ndbsim.innodb import InnodbResult
-    from ndbsim.input.scenario import Scenario
+    from ndbsim.input.scenario.model import Scenario
     from ndbsim.output.result import Result
 
 __all__ = ["run_resolved", "simulate", "streams"]
@@ -31,7 +31,7 @@ def simulate(
     ``__`` for dots do the same (``data__size="1TB"``).
     """
     dotted = {k.replace("__", "."): v for k, v in sets.items()}
-    from ndbsim.output.explain import PYTHON_ARG
+    from ndbsim.output.origins import PYTHON_ARG
 
     loaded = load(scenario, overrides=overrides, sets=dotted, set_origin=PYTHON_ARG)
     result = loaded.run(seed, replications, explained=False)  # annotate describes it, with origins

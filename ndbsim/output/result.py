@@ -122,7 +122,7 @@ class Result(ReplicatedSummary):
     @property
     def title(self) -> str:
         """The scenario's name made to agree with the run (version, data nodes), with its changes."""
-        from ndbsim.output.explain import title_as_run
+        from ndbsim.output.header import title_as_run
 
         return title_as_run(self.name, self.version, self.data_nodes, self.changes)
 
@@ -264,7 +264,7 @@ class Result(ReplicatedSummary):
         """One row per node and phase (medians): the node's own total, and the restart's total
         (for several nodes, the whole window: a rolling restart's waves one after another) with
         its p5/p95 over the replications, and the status."""
-        from ndbsim.output.explain import csv_fields
+        from ndbsim.output.header import csv_fields
 
         extra = csv_fields(self.explained, self.warnings)
         lines = [

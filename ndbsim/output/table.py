@@ -14,8 +14,8 @@ def phase_table(
 ) -> str:
     """The phase table. Under the title (the scenario's name made to agree with the run), the
     ``--config-ini`` file and ``overrides`` (the ``--set`` assignments), then what was simulated
-    and which values were defaulted (``explain.header_lines``)."""
-    from ndbsim.output.explain import header_lines, title_as_run
+    and which values were defaulted (``header.header_lines``)."""
+    from ndbsim.output.header import header_lines, title_as_run
 
     ids = result.node_ids()
     per_node = {nid: result.phases(nid) for nid in ids}

@@ -225,43 +225,8 @@ def advise_full(
     base = evaluate(raw, (), seed, n)
     cands = [c for lv in found for c in lv.candidates]
     outs = evaluate_many(raw, [c.sets for c in cands], seed, n, workers=workers, progress=progress, desc="advise")
-    by_lever: dict[str, list[tuple[Any, VariantRun]]] = {}
+    rows = _ranked(found, cands, outs, base)
     outcome_of = {c.sets: o for c, o in zip(cands, outs)}
-    for c, o in zip(cands, outs):
-        if not o.invalid:
-            by_lever.setdefault(c.lever, []).append((c, o))
-    rows: list[dict[str, Any]] = []
-    for lv in found:
-        tried = by_lever.get(lv.name)
-        if not tried:
-            continue
-        c, o = min(tried, key=lambda x: _order_key(base, x[1]))
-        wc, wo = min(tried, key=lambda x: _savings(base, x[1])[0])
-        saving, p5, p95 = _savings(base, o)
-        rows.append(
-            {
-                "lever": lv.name,
-                "kind": lv.kind,
-                "current": lv.current,
-                "value": c.value,
-                "set": " ".join(c.sets),
-                "sets": c.sets,
-                "saving_secs": saving,
-                "saving_p5": p5,
-                "saving_p95": p95,
-                "total_secs": o.median,
-                "flag": o.flag,
-                **prices(o),
-                "worst_value": wc.value,
-                "worst_saving_secs": _savings(base, wo)[0],
-                "flagged": "; ".join(
-                    f"{x.value}: {y.flag}" for x, y in tried if y.flag and y.flag != base.flag and x is not c
-                ),
-            }
-        )
-    rows.sort(key=lambda r: (1 if r["flag"] else 0, -r["saving_secs"]))
-    for i, r in enumerate(rows, 1):
-        r["rank"] = i
     first = outcome_of.get(rows[0]["sets"]) if rows else None
     combo, combo_levers = _combination(raw, base, rows, first, seed, n)
     frame = pd.DataFrame([{k: r[k] for k in COLUMNS} for r in rows], columns=list(COLUMNS))
@@ -283,3 +248,42 @@ def advise_full(
     )
     frame.attrs["advice"] = advice.to_dict()
     return advice
+
+
+def _ranked(found: list[Lever], cands: list[Any], outs: list[VariantRun], base: VariantRun) -> list[dict[str, Any]]:
+    """One row per lever with a valid candidate, ranked: unflagged before flagged, then the larger
+    saving (``rank`` from 1)."""
+    by_lever: dict[str, list[tuple[Any, VariantRun]]] = {}
+    for c, o in zip(cands, outs):
+        if not o.invalid:
+            by_lever.setdefault(c.lever, []).append((c, o))
+    rows = [_row(lv, by_lever[lv.name], base) for lv in found if by_lever.get(lv.name)]
+    rows.sort(key=lambda r: (1 if r["flag"] else 0, -r["saving_secs"]))
+    for i, r in enumerate(rows, 1):
+        r["rank"] = i
+    return rows
+
+
+def _row(lv: Lever, tried: list[tuple[Any, VariantRun]], base: VariantRun) -> dict[str, Any]:
+    """A lever's table row: its best candidate (``_order_key``), the saving's spread, the prices,
+    its worst candidate and the other candidates that end flagged."""
+    c, o = min(tried, key=lambda x: _order_key(base, x[1]))
+    wc, wo = min(tried, key=lambda x: _savings(base, x[1])[0])
+    saving, p5, p95 = _savings(base, o)
+    return {
+        "lever": lv.name,
+        "kind": lv.kind,
+        "current": lv.current,
+        "value": c.value,
+        "set": " ".join(c.sets),
+        "sets": c.sets,
+        "saving_secs": saving,
+        "saving_p5": p5,
+        "saving_p95": p95,
+        "total_secs": o.median,
+        "flag": o.flag,
+        **prices(o),
+        "worst_value": wc.value,
+        "worst_saving_secs": _savings(base, wo)[0],
+        "flagged": "; ".join(f"{x.value}: {y.flag}" for x, y in tried if y.flag and y.flag != base.flag and x is not c),
+    }

@@ -1,0 +1,76 @@
+"""``solve lcp-speed``: the restart LCP write speed (MaxDiskWriteSpeedOtherNodeRestart and
+MaxDiskWriteSpeedOwnRestart together, or DiskCheckpointSpeedInRestart before 7.4) that a restart
+window needs."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ndbsim.errors import InputError
+from ndbsim.input.config_params import M
+from ndbsim.input.units import format_bytes, format_secs
+from ndbsim.studies.runs import VariantRun
+from ndbsim.studies.solve.answer import Answer
+from ndbsim.studies.solve.search import Sim, brent_steps, quantile_total, step_search
+
+
+def _restart_speed_keys(resolved: Any) -> tuple[str, ...]:
+    """The parameters that set the LCP write speed during a restart in this version."""
+    if resolved.profile.mechanisms.legacy_speed_parameters:
+        return ("DiskCheckpointSpeedInRestart",)
+    return ("MaxDiskWriteSpeedOtherNodeRestart", "MaxDiskWriteSpeedOwnRestart")
+
+
+def lcp_speed(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
+    """The least restart LCP write speed, in whole megabytes per second up to the disk's, whose
+    ``q`` quantile restart fits ``window``."""
+    keys = _restart_speed_keys(resolved)
+    disk = resolved.scenario.host.disk_write
+    lo, hi = 1, max(1, int(disk // M))
+
+    def sets(mb: int) -> tuple[str, ...]:
+        return tuple(f"cluster.config.{k}={mb}M" for k in keys)
+
+    def run(mb: int) -> VariantRun:
+        return sim(sets(mb))
+
+    def fits(o: VariantRun) -> bool:
+        return quantile_total(o, q) <= window
+
+    def f(x: float) -> float:
+        t = quantile_total(run(max(lo, round(x))), q)
+        return (min(t, 10 * window) - window) / window
+
+    which = "median" if q == 0.5 else f"p{100 * q:g}"
+    target = (
+        f"the restart LCP write speed ({' and '.join(keys)}) at which the {which} restart fits {format_secs(window)}"
+    )
+    if not fits(run(hi)):
+        raise InputError(
+            f"no LCP write speed up to the disk's {format_bytes(disk)}/s (host.disk_write) brings the {which} "
+            f"restart within {format_secs(window)} (at that speed: {format_secs(quantile_total(run(hi), q))}); "
+            "give a longer --window or see ndbsim advise for other levers",
+            field="--window",
+        )
+    if fits(run(lo)):
+        mb = lo
+    else:
+        guess = brent_steps(f, lo, hi) if f(lo) * f(hi) < 0 else hi
+        mb = step_search(run, fits, math.ceil(guess), lo, hi, smallest=True)
+    return Answer(
+        question="lcp-speed",
+        parameter=" and ".join(keys),
+        value=float(mb * M),
+        shown=f"{mb}M",
+        sets=sets(mb),
+        outcome=run(mb),
+        short=f"{mb - 1}M" if mb > lo else "none: 1M is the least the search tries",
+        short_outcome=run(mb - 1) if mb > lo else None,
+        target=target,
+        runs=0,
+        seed=0,
+        replications=0,
+        passed=fits(run(mb)),
+        short_passed=fits(run(mb - 1)) if mb > lo else None,
+    )

@@ -97,7 +97,7 @@ def print_layout(config_ini: Path, version: str | None) -> None:
     from ndbsim.input.threads import layout
     from ndbsim.models.load import prepare, read, release_needed
     from ndbsim.models.registry import NDB
-    from ndbsim.output.explain import threads_text
+    from ndbsim.output.header import threads_text
 
     if version is None:
         raise InputError(release_needed(), field="--version")

@@ -91,7 +91,8 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         return VariantRun(tuple(sets), invalid=str(e))
     res = loaded.run(seed, replications, explained=False)  # a variant's figures, never its header
     out = VariantRun(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
-    out.warned = ", ".join(dict.fromkeys(f for r in getattr(res, "replications", ()) for f in r.setting_flags))
+    flags = (f for r in getattr(res, "replications", ()) for f in getattr(r, "setting_flags", ()))
+    out.warned = ", ".join(dict.fromkeys(flags))  # InnoDB recoveries have no such settings
     if isinstance(loaded.prepared, Resolved):
         out.checkpoint = dict(res.first.checkpoint)
         out.redo_overloaded = out.status == "redo-overload" or any(

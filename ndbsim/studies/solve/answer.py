@@ -89,4 +89,4 @@ def _describe(o: VariantRun) -> str:
     also = ", and error 410" if o.redo_overloaded and o.status != "redo-overload" else ""
     if o.status == "ok":
         return f"{format_secs(o.median)}, ok{also}"
-    return f"{format_secs(o.median)}, {o.flag or o.status}{also}"
+    return f"{format_secs(o.median)}, {o.status_flag or o.status}{also}"

@@ -59,8 +59,8 @@ def update_rate(sim: Sim, resolved: Any) -> Answer:
     if shown > good or not passes(shown):
         shown = good
     notes = [f"the copy converges up to {good:,.0f}/s and not at {bad:,.0f}/s (bisection)"]
-    if run(shown).flag:
-        notes.append(f"at this rate the restart ends {run(shown).flag}: {run(shown).reason}")
+    if run(shown).status_flag:
+        notes.append(f"at this rate the restart ends {run(shown).status_flag}: {run(shown).reason}")
     return Answer(
         question="update-rate",
         parameter=key,

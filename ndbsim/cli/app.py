@@ -30,7 +30,8 @@ app = typer.Typer(
     help="Simulate MySQL NDB Cluster data-node restarts.",
     epilog=(
         "\b\nStart here:\n  ndbsim run                               the built-in default scenario (seed 003)\n"
-        "  ndbsim init --config-ini config.ini -o my.yaml   a scenario for your cluster\n"
+        "  ndbsim init --config-ini config.ini --version 8.0.35 -o my.yaml   a scenario for your cluster\n"
+        "  ndbsim init --ndbinfo export.tsv -o my.yaml   one from the running cluster (ndbsim ndbinfo-sql)\n"
         "  ndbsim run my.yaml                       its phase table\n"
         "\b\nExit codes: 0 ok, 1 a check failed, 2 bad input, 3 internal error,\n"
         "  4 the cluster would not make it (redo-overload, non-converging, stuck; result still printed)."

@@ -174,7 +174,7 @@ def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
     if DEFAULT_SCENARIO in where.values():
         notes.append(
             "no scenario given: this is the built-in default scenario (seed 003's DBT2 600 warehouses), not "
-            "your cluster; start one with ndbsim init --config-ini YOUR.ini"
+            "your cluster; start one with ndbsim init --config-ini YOUR.ini --version X.Y.Z (or --ndbinfo EXPORT)"
         )
     else:
         notes.extend(

@@ -239,3 +239,15 @@ def test_ndbsim_run_warns_about_the_layout_advise_flags(tmp_path):
     p = ndbsim("run", str(f))
     assert p.returncode == 0, p.stderr
     assert "hardware threads" in p.stdout
+
+
+def test_advise_tries_the_ldm_count_of_a_thread_config_the_cluster_uses(tmp_path):
+    f = tmp_path / "tc.yaml"
+    f.write_text(
+        ADVISE.replace("MaxNoOfExecutionThreads: 16", "ThreadConfig: 'ldm={count=4},main,rep,recv,tc={count=2}'")
+    )
+    p = ndbsim("advise", str(f), "-n", "1", "-f", "json", "-w", "1", "--lever", "ThreadConfig")
+    assert p.returncode == 0, p.stderr
+    (row,) = json.loads(p.stdout)["levers"]
+    assert row["current"] == "ldm 4" and row["value"] in ("ldm 2", "ldm 8")
+    assert "cluster.config.ThreadConfig=ldm={count=" in row["set"]

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from ndbsim.engine.pipeline import NodeRestart
+from ndbsim.engine.node_restart import NodeRestart
+from ndbsim.engine.prepare import prepare
 from ndbsim.engine.records import NodeRun
 from ndbsim.engine.restart import copy_features
 from ndbsim.engine.runtime import Runtime
@@ -91,7 +92,8 @@ def test_two_pass_copy_needs_equal_lqh_workers():
     """The starting node's DIH turns TwoPassInitialNodeRestartCopy off when a live node runs another
     number of LQH workers (Dbdih::execREAD_NODESCONF)."""
     resolved = load(UPGRADE).prepared
-    rt = Runtime(resolved, np.random.default_rng(1))
+    rng = np.random.default_rng(1)
+    rt = Runtime(prepare(resolved, rng), rng)
     node = rt.nodes[0]
     r = NodeRestart(rt, node, NodeRun(node_id=1, kind="initial", start=0.0), crash=0.0, initial=True)
     node.restarting = True

@@ -1,5 +1,6 @@
-"""The copy phase (synchronisation with a live node of the group) and the offline
-ordered-index rebuild, the two phases that move rows and index entries of a whole fragment."""
+"""The copy phase: synchronisation with a live node of the node group, table by table, the
+live node scanning every row and shipping the changed ones while the target moves (the offline
+ordered-index rebuild is ``engine.local_recovery``'s)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from simpy.events import Event
 
 from ndbsim.engine.node import Node
-from ndbsim.engine.pipeline import NodeRestart
+from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.engine.records import Status
 from ndbsim.input.profiles import SCAN_ROW_SECS
 from ndbsim.input.restart_info import TO_SYNCHRONIZE_STARTING_NODE
@@ -20,24 +21,6 @@ COPY_STEPS_MAX = 32
 moving target); beyond this many tables, tables are grouped into this many equal steps so that
 the events per copy stay bounded. A numerical resolution, not an NDB value: with up to 32
 tables every table is its own step."""
-
-
-def rebuild_indexes(r: NodeRestart) -> Generator[Event, Any, None]:
-    """Build every ordered index offline, over the node's own BuildIndexThreads threads (or its LDM
-    threads). DBLQH builds one index after the other (DblqhMain.cpp, ``Dblqh::rebuildOrderedIndexes``:
-    BUILD_INDX_IMPL_REQ, the next index on its CONF); DBTUP adds every row of the table's fragments, in
-    the LDM thread (DbtupIndex.cpp, ``Dbtup::buildIndex``) or, with BuildIndexThreads > 0, fragments in
-    parallel on idxbld threads (``Dbtup::buildIndexOffline``). Only per-row work: no schema
-    transaction and no wait (``engine.fixed_costs``)."""
-    sz, own, s = r.rt.sz, r.own, r.rt.scenario
-    entries = s.data.index_entries  # per table, its rows x its ordered indexes
-    if entries <= 0:
-        return
-    fragments = s.data.table_count * own.ldm * sz.replicas
-    hw = s.host.cpu_cores * s.host.threads_per_core
-    build = own.cfg["BuildIndexThreads"]
-    threads = min(build, fragments, hw) if build > 0 and fragments > 1 else own.ldm
-    yield from r.work(entries, sz.k.index_entry_secs, threads, name="index")
 
 
 def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> Generator[Event, Any, None]:

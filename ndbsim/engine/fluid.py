@@ -20,17 +20,13 @@ from __future__ import annotations
 
 import heapq
 import math
-import operator
 from collections.abc import Callable, Sequence
 
 import simpy
 from simpy.events import Event, Timeout
 
-EPS = 1e-9
-"""Relative tolerance below which a flow counts as finished (float round-off, not a model value)."""
-
-UNBOUNDED_RATE = 1e30
-"""Rate given to a flow that no resource and no cap limits (a numeric stand-in for infinity)."""
+from ndbsim.engine.flow import EPS, START_ORDER, Alarm, Flow, end_flow
+from ndbsim.engine.max_min import fill_group, own_bottleneck
 
 HEAP_SLACK = 4
 """The heap of finish times is rebuilt from the live flows once it holds this many entries per
@@ -39,79 +35,6 @@ flow (entries of rates since changed are dropped lazily; a memory bound, not a m
 CANDIDATE_MARGIN = 1e-12
 """Relative margin on the finish times that pick the flows tested for finishing: the round-off
 of ``since + remaining / rate`` (float round-off, not a model value; the exact test decides)."""
-
-
-class Flow:
-    done: Event
-    """Fires with the end time when the flow ends (a flow with ``on_end`` has none)."""
-
-    __slots__ = (
-        "cap",
-        "demand",
-        "done",
-        "end",
-        "keys",
-        "lcp_size",
-        "name",
-        "on_end",
-        "rate",
-        "remaining",
-        "seq",
-        "since",
-        "token",
-        "tolerance",
-    )
-
-    def __init__(
-        self,
-        env: simpy.Environment,
-        amount: float,
-        demand: dict[str, float],
-        cap: float,
-        name: str,
-        seq: int = 0,
-        on_end: Callable[[], None] | None = None,
-    ):
-        self.remaining = amount
-        """Work left at time ``since`` (progress since then is ``rate * (now - since)``)."""
-        self.since = env._now
-        self.tolerance = EPS * amount if amount > 1.0 else EPS
-        """Left over below this, the flow is finished."""
-        self.demand = demand
-        self.keys = tuple(demand)
-        self.cap = cap
-        self.rate = 0.0
-        if on_end is None:
-            self.done = Event(env)
-        self.name = name
-        self.lcp_size = 0.0
-        """Bytes an LCP flow writes (set by ``LcpWrites.flow``; 0 for other flows)."""
-        self.seq = seq
-        """Start order: groups are filled and finished flows reaped in this order."""
-        self.token = -1
-        """Which heap entries are this flow's current ones (-1: none)."""
-        self.on_end = on_end
-        """Called when the flow ends, instead of firing ``done``: a caller that waits for many
-        flows together (the LCP loop) counts them off without an event each."""
-        self.end = math.nan
-        """When the flow ended (the value ``done`` fires with)."""
-
-
-class _Alarm:
-    __slots__ = ("at", "first", "flows", "fn")
-
-    def __init__(self, at: float, fn: Callable[[], None], flows: tuple[Flow, ...]):
-        self.at, self.fn, self.flows = at, fn, flows
-        self.first = 0
-        """Index of the first of ``flows`` still running when last looked (a flow never restarts)."""
-
-    def watching(self, running: dict[Flow, None]) -> bool:
-        """Whether one of the alarm's flows still runs."""
-        flows, i = self.flows, self.first
-        while i < len(flows) and flows[i] not in running:
-            i += 1
-        self.first = i
-        return i < len(flows)
 
 
 class FluidSystem:
@@ -142,7 +65,7 @@ class FluidSystem:
         self._deferred = False
         self._timer: Timeout | None = None
         self._pending = math.nan
-        self._alarms: list[_Alarm] = []
+        self._alarms: list[Alarm] = []
         self.on_change: Callable[[], None] | None = None
         """Called before any change to the flows or loads (the LCP loop's skip settles on it)."""
         self.batch = _Batch(self)
@@ -214,7 +137,7 @@ class FluidSystem:
         self._seq += 1
         flow = Flow(self.env, amount if amount > 0.0 else 0.0, demand, cap, name, self._seq, on_end)
         if flow.remaining <= EPS:
-            _end(flow, 0.0)
+            end_flow(flow, 0.0)
             return flow
         self.flows[flow] = None
         users, dirty = self._users, self._dirty
@@ -235,7 +158,7 @@ class FluidSystem:
             self.on_change()
         if flow in self.flows:
             self._remove(flow)
-            _end(flow, self.env._now)
+            end_flow(flow, self.env._now)
             self.flush()
 
     def set_cap(self, flow: Flow, cap: float) -> None:
@@ -252,7 +175,7 @@ class FluidSystem:
     def alarm(self, at: float, fn: Callable[[], None], flows: Sequence[Flow]) -> None:
         """Call ``fn`` at time ``at`` if one of ``flows`` is still running then. The alarm shares
         the flows' timer, so an alarm whose flows all finish first costs no event."""
-        self._alarms.append(_Alarm(at, fn, tuple(flows)))
+        self._alarms.append(Alarm(at, fn, tuple(flows)))
         self._arm()
 
     def flush(self) -> None:
@@ -350,11 +273,11 @@ class FluidSystem:
     def _reap(self, done: list[Flow], now: float) -> None:
         """Finish ``done``, in start order."""
         if len(done) > 1:
-            done.sort(key=_SEQ)
+            done.sort(key=START_ORDER)
         for f in done:
             self._remove(f)
         for f in done:
-            _end(f, now)
+            end_flow(f, now)
 
     def _reallocate(self, now: float) -> None:
         """Share out again the groups of flows linked to the changed resources, and the changed
@@ -366,7 +289,7 @@ class FluidSystem:
             lone, self._lone = self._lone, []
             for f in lone:
                 if f in self.flows:
-                    retime(f, f.rate, _own_bottleneck(f, free), now)
+                    retime(f, f.rate, own_bottleneck(f, free), now)
         if not self._dirty:
             return
         dirty, self._dirty = self._dirty, {}
@@ -386,7 +309,7 @@ class FluidSystem:
                         break
                 else:
                     seen.update(keys)
-                    rate = _own_bottleneck(f, free)
+                    rate = own_bottleneck(f, free)
                     if rate != f.rate or f.token < 0:
                         retime(f, f.rate, rate, now)
                     continue
@@ -401,9 +324,9 @@ class FluidSystem:
                             if q not in seen:
                                 seen.add(q)
                                 stack.append(q)
-            members = sorted(group, key=_SEQ)
+            members = sorted(group, key=START_ORDER)
             old = [f.rate for f in members]
-            _fill_group(members, self.capacity, free)
+            fill_group(members, self.capacity, free)
             for f, was in zip(members, old):
                 if f.rate != was or f.token < 0:
                     retime(f, was, f.rate, now)
@@ -452,80 +375,6 @@ class FluidSystem:
                     if a.watching(self.flows):
                         a.fn()
         self.flush()
-
-
-def _end(flow: Flow, at: float) -> None:
-    flow.end = at
-    on_end = flow.on_end
-    if on_end is None:
-        flow.done.succeed(at)
-    else:
-        flow.on_end = None  # the caller's bookkeeping may hold the flow: no cycle left for the GC
-        on_end()
-
-
-_SEQ = operator.attrgetter("seq")
-"""A flow's start order, the sort key of groups and of flows finishing together."""
-
-
-def _own_bottleneck(f: Flow, free: dict[str, float]) -> float:
-    """The rate of a flow that shares no resource: its cap or its tightest resource."""
-    rate = f.cap
-    for r, d in f.demand.items():
-        if d > 0 and r in free:
-            x = free[r] / d
-            if x < rate:
-                rate = x
-    return rate if rate < UNBOUNDED_RATE else UNBOUNDED_RATE
-
-
-def _fill_group(active: list[Flow], capacity: dict[str, float], free: dict[str, float]) -> None:
-    """Max-min fair rates of one group of flows (in start order) by progressive filling. Per
-    round, each resource's use is the sum of the group's active flows' demands in start order
-    (zero terms skipped: adding 0.0 changes nothing), as in the plain double loop over the
-    group, only cheaper."""
-    left = {r: free[r] for f in active for r in f.keys if r in free}
-    for f in active:
-        f.rate = 0.0
-    while active:
-        use: dict[str, float] = {}
-        for f in active:
-            for r, d in f.demand.items():
-                if r in left:
-                    u = use.get(r)
-                    use[r] = d if u is None else u + d
-        step = math.inf
-        for r, u in use.items():
-            if u > 0:
-                x = left[r] / u
-                if x < step:
-                    step = x
-        for f in active:
-            x = f.cap - f.rate
-            if x < step:
-                step = x
-        if step == math.inf:  # unconstrained flows: nothing limits them
-            step = UNBOUNDED_RATE
-        saturated = set()
-        for r, u in use.items():
-            if u > 0:
-                x = left[r] - step * u
-                left[r] = x
-                if x <= EPS * max(1.0, capacity[r]):
-                    saturated.add(r)
-        still = []
-        for f in active:
-            f.rate += step
-            if f.rate >= f.cap * (1 - 1e-12):
-                continue
-            if saturated:
-                need = f.demand
-                if any(r in saturated and need[r] > 0 for r in need):
-                    continue
-            still.append(f)
-        if len(still) == len(active):
-            break
-        active = still
 
 
 class _Batch:

@@ -8,7 +8,8 @@ from collections.abc import Callable
 import simpy
 
 from ndbsim.engine import clock
-from ndbsim.engine.fluid import Flow, FluidSystem
+from ndbsim.engine.flow import Flow
+from ndbsim.engine.fluid import FluidSystem
 from ndbsim.engine.node import Node
 from ndbsim.engine.plan import Plan
 from ndbsim.engine.redo import RedoLog

@@ -1,7 +1,7 @@
-"""The restart's plan, built once from the resolved scenario before anything is simulated: the
+"""The restart's plan, the last step of ``engine.prepare`` before anything is simulated: the
 transaction stream over time (the base load, a burst before the restart, the load during it),
-the steady LCP cycle of each, the warm-up that lands the crash at a random (seeded) point of
-the LCP cycle, and the LCP history every node starts with.
+the warm-up in the steady LCP cycle that lands the crash at a random (seeded) point of it, and
+the LCP history every node starts with.
 
 Simulated time starts with a warm-up of a few LCP cycles under the pre-restart workload
 (the LCP loop runs most of them by arithmetic, ``LcpMaster._fast_forward``); ``t_crash`` is
@@ -14,20 +14,15 @@ import copy
 import math
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from ndbsim.engine.checkpoint import Era, LcpRecord
 from ndbsim.engine.sizing import Sizing
 from ndbsim.engine.steady import SteadyCycle, SteadyCycles
+from ndbsim.engine.stream import Stream
 from ndbsim.engine.workload import Changes, Rates, Traffic
 from ndbsim.engine.write_speed import WriteSpeeds
 from ndbsim.input.profiles import unused_params
-from ndbsim.input.scenario import PartialRates, Resolved, Workload
+from ndbsim.input.scenario import Resolved
 from ndbsim.input.threads import oversubscribed
-
-WARM_UP_CYCLES = 2.0
-"""Whole steady LCP cycles simulated before the crash's point in its cycle, so that the LCP
-histories and the REDO the nodes keep are those of the steady state (a numerical choice)."""
 
 
 @dataclass(frozen=True)
@@ -87,50 +82,6 @@ class Plan:
         return c
 
 
-def _merged(base: Rates, over: PartialRates | None) -> Rates:
-    """``over``'s rates where it gives them, else ``base``'s."""
-    if over is None:
-        return base
-
-    def given(value: float | None, default: float) -> float:
-        return default if value is None else value
-
-    return Rates(
-        given(over.updates_per_s, base.updates),
-        given(over.inserts_per_s, base.inserts),
-        given(over.deletes_per_s, base.deletes),
-        given(over.bytes_per_change, base.bytes_per_change),
-    )
-
-
-def _stream_rates(resolved: Resolved, sz: Sizing, warnings: list[str]) -> tuple[Rates, Rates | None, float, Rates]:
-    """(base, burst or None, burst seconds, during the restart) from ``workload``."""
-    s = resolved.scenario
-    w: Workload = s.workload
-    base = Rates(w.updates_per_s, w.inserts_per_s, w.deletes_per_s, w.bytes_per_change)
-    burst = _merged(base, w.before_restart) if w.before_restart else None
-    burst_secs = w.before_restart.duration if w.before_restart else 0.0
-    if burst is not None:
-        grown = (burst.inserts - burst.deletes) * burst_secs
-        if sz.rows and grown > 0.5 * sz.rows:
-            warnings.append(
-                f"workload.before_restart inserts {grown:,.0f} rows net, {grown / sz.rows:.0%} of data.rows "
-                f"({sz.rows:,.0f}): ndbsim models the data at its size at the crash throughout, so the "
-                "LCPs of the burst are sized as if the table had been that big all along; raise data.rows "
-                "or shorten the burst"
-            )
-    during = _merged(base, w.during_restart)
-    if s.restart.type == "system":
-        # the whole cluster is down: no transaction runs until the system restart completes
-        if w.during_restart is not None and during.rows > 0:
-            warnings.append(
-                "workload.during_restart is ignored for a system restart: the cluster "
-                "runs no transactions until it has restarted"
-            )
-        during = Rates(bytes_per_change=base.bytes_per_change)
-    return base, burst, burst_secs, during
-
-
 def _ignored_params(resolved: Resolved) -> list[str]:
     """Parameters this release does not have; in an upgrade, those only the new release uses are
     named as such (the nodes restarted onto it use them, ``Runtime.restarted_as``)."""
@@ -162,36 +113,21 @@ def _crowded(sz: Sizing) -> list[str]:
     return [crowded] if crowded else []
 
 
-def make_plan(resolved: Resolved, sz: Sizing, speeds: WriteSpeeds, rng: np.random.Generator) -> Plan:
-    """The plan of one replication; draws the crash's point in the LCP cycle from ``rng``
-    (unless ``simulation.lcp_phase`` pins it)."""
-    warnings = [*resolved.profile.notes, *_crowded(sz), *_ignored_params(resolved)]
-    base, burst, burst_secs, during = _stream_rates(resolved, sz, warnings)
-    cycles = SteadyCycles(sz, speeds, resolved.scenario.simulation.horizon)
-    base_steady = cycles.of(base, settled=True)
-    # The warm-up starts a few LCP cycles before the crash, in the steady state of the
-    # rates in force then; the crash lands at a random (seeded) point of the cycle.
-    drawn = float(rng.random())
-    pinned = resolved.scenario.simulation.lcp_phase
-    phase = drawn if pinned is None else pinned
-    pre, steady, cycle = base, base_steady.record, base_steady.cycle
-    warm = WARM_UP_CYCLES + phase
-    bursting = burst is not None and burst_secs > 0
-    burst_cycle = None
-    if burst is not None and bursting:
-        b = cycles.of(burst)
-        if math.isfinite(b.cycle) and burst_secs >= warm * b.cycle:
-            # a burst that lasts the whole warm-up has also run long enough for
-            # EnableRedoControl to have acted on its REDO fill
-            b = cycles.of(burst, settled=True)
-            pre, steady, cycle, burst_cycle = burst, b.record, b.cycle, b.cycle
+def make_plan(
+    resolved: Resolved, sz: Sizing, stream: Stream, speeds: WriteSpeeds, cycles: SteadyCycles, phase: float, warm: float
+) -> Plan:
+    """The plan of one replication, the last step of ``engine.prepare``: the warm-up of ``warm``
+    steady cycles (``cycles.pre``) lands the crash at ``phase`` of its cycle."""
+    warnings = [*resolved.profile.notes, *_crowded(sz), *_ignored_params(resolved), *stream.warnings]
+    base, burst, burst_secs, during = stream.base, stream.burst, stream.burst_secs, stream.during
+    pre, steady, cycle = cycles.pre_rates, cycles.pre.record, cycles.pre.cycle
     span = warm * cycle if math.isfinite(cycle) else 0.0
     t_crash = span + burst_secs if pre is base else span
     first_lcp_start: float | None = None
-    if pre is base and not math.isfinite(base_steady.cycle) and burst is not None and bursting:
+    if pre is base and not math.isfinite(cycles.base.cycle) and burst is not None and stream.bursting:
         t_crash, first_lcp_start = _first_lcp(sz, speeds, burst, burst_secs, phase, t_crash)
     segments = [(0.0, pre)]
-    if pre is base and burst is not None and bursting:
+    if pre is base and burst is not None and stream.bursting:
         segments.append((t_crash - burst_secs, burst))
     segments.append((t_crash, during))
     if math.isfinite(cycle):
@@ -206,13 +142,13 @@ def make_plan(resolved: Resolved, sz: Sizing, speeds: WriteSpeeds, rng: np.rando
         burst_secs=burst_secs,
         restart_rates=during,
         pre_rates=pre,
-        base=base_steady,
+        base=cycles.base,
         steady=steady,
         t_crash=t_crash,
         first_lcp_start=first_lcp_start,
         last_lcp_start=start,
         start_record=record,
-        burst_cycle=burst_cycle,
+        burst_cycle=cycles.burst_cycle,
         traffic=Traffic(segments, 1.0 / sz.groups),
         groups=sz.groups,
         warnings=tuple(warnings),
@@ -229,7 +165,7 @@ def _first_lcp(
     crash, or as many whole lengths earlier as fit in the burst. A full LCP longer than the
     burst began before it (an LCP started by earlier writes)."""
     size, _ = sz.policy.lcp_size(sz.data_bytes, sz.rows, Changes())
-    first = size / speeds.normal(burst) + sz.lcp_overhead_secs()
+    first = size / speeds.normal(burst) + sz.lcp_overhead_secs
     back = phase * first
     back += math.floor(max(0.0, burst_secs - back) / first) * first
     t_crash = max(t_crash, back)

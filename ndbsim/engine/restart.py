@@ -2,7 +2,10 @@
 (reference §1.1, §1.4). Each restart type is a table of steps, one small function per
 restart_info column; each phase's duration comes from its mechanism (reference §10): work
 amounts in bytes, rows and index entries flow through the node's fluid resources. A rolling
-restart is node restarts in waves (``engine.run``).
+restart is node restarts in waves (``engine.run``). The steps of local recovery (restore, UNDO,
+REDO, index rebuild) are ``engine.local_recovery``'s and the copy phase ``engine.copy``'s; here
+are the protocol's steps (failure handling, heartbeats, NDBCNTR, the LCP that ends a restart)
+and the tables that order them.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from simpy.events import Event
 
 from ndbsim.engine import fixed_costs
 from ndbsim.engine.checkpoint import LcpRecord
-from ndbsim.engine.copy import copy_phase, rebuild_indexes
+from ndbsim.engine.copy import copy_phase
+from ndbsim.engine.local_recovery import exec_redo_log, index_rebuild, restore_fragments, undo_disk_data
 from ndbsim.engine.node import Node
-from ndbsim.engine.pipeline import NodeRestart
+from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.engine.records import NodeRun, Status
 from ndbsim.engine.runtime import Runtime
 from ndbsim.input import restart_info as ri
@@ -137,60 +141,6 @@ def copy_meta_data(r: NodeRestart) -> Generator[Event, Any, None]:
 def include_node(r: NodeRestart) -> Generator[Event, Any, None]:
     """Inclusion in the GCP protocol waits for the next global checkpoint."""
     yield from r.timed(ri.TO_INCLUDE_NODE, float(r.rt.rng.random()) * r.rt.sz.gcp)
-
-
-# -- local recovery -------------------------------------------------------------------------
-def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
-    """Restore the LCP(s) on disk, written under the cluster's checkpoint policy: one fragment at a
-    time per restoring thread of the node's own release, each fragment's file requests first
-    (``fixed_costs.restore_setup_secs``), then its rows."""
-    rt = r.rt
-    sz = rt.sz
-    work = sz.policy.restore_of(sz.data_bytes, sz.rows, r.node.history, rt.plan.steady, rt.plan.older_eras())
-    f = r.run.facts
-    f.restore_bytes, f.restore_rows, f.restore_lcps = work.bytes_read, work.rows_applied, work.lcps
-    t0 = rt.env.now
-    restorers = min(r.own.threads.restore_threads, max(1, sz.fragments))
-    ops = fixed_costs.restore_file_ops(sz.features.partial_lcp, work.data_files)
-    yield rt.env.timeout(fixed_costs.restore_setup_secs(sz.fragments, restorers, ops, sz.host.disk_latency))
-    k = sz.k
-    cpu = (work.rows_applied - work.change_rows) * k.restore_row_secs + work.change_rows * k.change_row_secs
-    per_byte = cpu / work.bytes_read
-    yield from r.work(work.bytes_read, per_byte, restorers, 1.0 / sz.host.disk_read, "restore")
-    r.span(ri.RESTORE_FRAGMENTS, t0)
-
-
-def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
-    """REDO written since the restored LCP started; disk-data pages also need UNDO, its share."""
-    rt = r.rt
-    sz, data = rt.sz, rt.scenario.data
-    redo = rt.redo.since(r.redo_from, r.crash)
-    if redo > sz.redo_capacity:  # the log cannot hold more: writes had aborted with error 410
-        r.run.facts.redo_bytes_wanted = redo
-        redo = sz.redo_capacity
-    undo = redo * (data.disk_data_size / (data.disk_data_size + sz.data_bytes))
-    r.redo_bytes = r.run.facts.redo_bytes = redo
-    r.run.facts.undo_bytes = undo
-    t0 = rt.env.now
-    if undo > 0:
-        threads = r.own.ldm if r.own.features.parallel_undo else 1
-        yield from r.work(undo, sz.k.redo_byte_secs, threads, 1.0 / sz.host.disk_read, "undo")
-    r.span(ri.UNDO_DISK_DATA, t0)
-
-
-def exec_redo_log(r: NodeRestart) -> Generator[Event, Any, None]:
-    """Apply the REDO logged since the restored LCP started, on every LDM thread."""
-    sz = r.rt.sz
-    t0 = r.rt.env.now
-    yield from r.work(r.redo_bytes, sz.k.redo_byte_secs, r.own.ldm, 1.0 / sz.host.disk_read, "redo")
-    r.span(ri.EXEC_REDO_LOG, t0)
-
-
-def index_rebuild(r: NodeRestart) -> Generator[Event, Any, None]:
-    """Rebuild the ordered indexes offline (they are not in the LCP)."""
-    t0 = r.rt.env.now
-    yield from rebuild_indexes(r)
-    r.span(ri.INDEX_REBUILD, t0)
 
 
 # -- synchronisation ------------------------------------------------------------------------

@@ -10,10 +10,10 @@ import numpy as np
 from simpy.events import Event
 
 from ndbsim.engine import clock
+from ndbsim.engine.prepare import prepare
 from ndbsim.engine.records import NodeRun, Replication, Status
 from ndbsim.engine.restart import restart
 from ndbsim.engine.runtime import Runtime
-from ndbsim.engine.steady import steady_redo_bytes
 from ndbsim.input.scenario import ROLLING_TYPES, Resolved
 from ndbsim.input.units import format_bytes
 
@@ -77,7 +77,7 @@ class _Orchestra:
 
 
 def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
-    rt = Runtime(resolved, rng)
+    rt = Runtime(prepare(resolved, rng), rng)
     env = rt.env
     s = resolved.scenario
     kind, waves = restart_plan(rt)
@@ -176,7 +176,7 @@ def _warn_data_memory_fills(rt: Runtime, total: float, warnings: list[str]) -> N
 def _speed_fix(rt: Runtime) -> str:
     """The parameters that make this version's LCPs write faster, for the error-410 advice."""
     f, plan = rt.sz.features, rt.plan
-    if plan.base.speed >= rt.speeds.disk_write_left(plan.base_rates) * (1.0 - 1e-9):
+    if plan.base.speed >= rt.speeds.at(plan.base_rates).disk_left * (1.0 - 1e-9):
         return "use a faster disk (host.disk_write): the LCPs already write as fast as the disk allows beside the REDO"
     if f.legacy_speed_parameters:
         return "DiskCheckpointSpeed (shorter LCPs release REDO sooner)"
@@ -192,10 +192,10 @@ def _speed_fix(rt: Runtime) -> str:
 def checkpoint_figures(rt: Runtime) -> dict[str, Any]:
     """Steady-state checkpoint figures under the pre-restart workload (per node)."""
     base = rt.plan.base
-    steady, base_cycle = base.record, base.cycle
+    steady = base.record
     lcp_secs = steady.end - steady.start
-    cycle = base_cycle if math.isfinite(base_cycle) else 0.0
-    needed = max(steady_redo_bytes(rt.sz, rt.plan.base_rates, steady, base_cycle), base.redo_floor)
+    cycle = base.cycle if math.isfinite(base.cycle) else 0.0
+    needed = max(base.redo_bytes, base.redo_floor)
     return {
         "policy": rt.sz.policy.name,
         "lcp_secs": lcp_secs,

@@ -1,6 +1,7 @@
 """The simulated cluster while it runs: the SimPy environment, the hosts as fluid resources,
 the nodes, the live transaction stream, the DIH master's LCP loop, and the gates every
-starting node passes one at a time. Built from the plan; the restart pipelines act on it."""
+starting node passes one at a time. Built from what ``engine.prepare`` worked out; the restart
+pipelines act on it."""
 
 from __future__ import annotations
 
@@ -12,52 +13,33 @@ import numpy as np
 import simpy
 from simpy.events import Event
 
-from ndbsim.engine.cliffs import cliff_warnings
 from ndbsim.engine.fluid import FluidSystem
-from ndbsim.engine.lcp_master import LcpMaster, settles_first
+from ndbsim.engine.lcp_master import LcpMaster
+from ndbsim.engine.lcp_state import settles_first
 from ndbsim.engine.lcp_writes import LcpWrites
 from ndbsim.engine.node import Node
-from ndbsim.engine.plan import Plan, make_plan
+from ndbsim.engine.plan import Plan
+from ndbsim.engine.prepare import Prepared
 from ndbsim.engine.redo import RedoLog
-from ndbsim.engine.sizing import Sizing, sizing_of
+from ndbsim.engine.sizing import Sizing
 from ndbsim.engine.workload import Rates
 from ndbsim.engine.write_speed import WriteSpeeds
-from ndbsim.input.features import features_of
-from ndbsim.input.scenario import Resolved, Scenario
-from ndbsim.input.threads import oversubscribed
+from ndbsim.input.scenario import Scenario
 
 
 class Runtime:
     """One replication's running cluster."""
 
-    def __init__(self, resolved: Resolved, rng: np.random.Generator):
-        self.scenario: Scenario = resolved.scenario
+    def __init__(self, prepared: Prepared, rng: np.random.Generator):
+        self.scenario: Scenario = prepared.scenario
         self.rng = rng
-        self.sz: Sizing = sizing_of(resolved, features_of(resolved.profile.mechanisms, resolved.config))
-        up = resolved.upgrade
-        self.restarted_as: Sizing = sizing_of(up, features_of(up.profile.mechanisms, up.config)) if up else self.sz
-        """The release and config a restarted node comes back with: restart.upgrade_to's, else the
-        cluster's own. Its own work follows it; the cluster-wide protocols stay with ``sz``."""
-        self.speeds = WriteSpeeds(self.sz, self.scenario.simulation.horizon)
-        self.plan: Plan = make_plan(resolved, self.sz, self.speeds, rng)
-        self.warnings: list[str] = list(self.plan.warnings)
-        s = self.scenario
-        own = self.restarted_as  # the cliffs are the restarting node's own configuration's
-        cliffs = cliff_warnings(
-            own.cfg,
-            {"rolling": "node", "initial-rolling": "initial"}.get(s.restart.type, s.restart.type),
-            own.ldm,
-            s.host.cpu_cores * s.host.threads_per_core,
-            s.data.index_entries > 0,
-            (up or resolved).profile.mechanisms.partial_lcp_available,
-        )
-        self.warnings += cliffs
-        hw = s.host.cpu_cores * s.host.threads_per_core
-        crowded = oversubscribed(self.sz.threads, hw) or (up is not None and oversubscribed(own.threads, hw))
-        self.setting_flags: list[str] = [
-            *(["oversubscribed"] if crowded else []),
-            *(f"cliff: {c.split('=', 1)[0]}" for c in cliffs),
-        ]
+        self.sz: Sizing = prepared.sz
+        self.restarted_as: Sizing = prepared.restarted_as
+        """The release and config a restarted node comes back with (``Prepared.restarted_as``)."""
+        self.speeds: WriteSpeeds = prepared.speeds
+        self.plan: Plan = prepared.plan
+        self.warnings: list[str] = list(prepared.warnings)
+        self.setting_flags: list[str] = list(prepared.setting_flags)
         """Flags for advise: the host oversubscribed, each cliff by its parameter."""
         self.env = simpy.Environment()
         self.fluid = FluidSystem(self.env)

@@ -102,6 +102,7 @@ class Sizing:
         speed = cfg["DiskCheckpointSpeed"] if self.features.legacy_speed_parameters else cfg["MaxDiskWriteSpeed"]
         return scan + self.data_bytes / speed
 
+    @cached_property
     def lcp_overhead_secs(self) -> float:
         """Per-LCP cost besides writing: one GCP must pass between LCPs, the LDM threads scan
         every row, and the fixed per-fragment and per-table work is done (``lcp_fixed_secs``)."""

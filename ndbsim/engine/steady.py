@@ -1,5 +1,9 @@
 """The steady LCP cycle a workload settles into, and the write speed EnableRedoControl holds
-it at (reference §2.4, §3)."""
+it at (reference §2.4, §3).
+
+The step of ``engine.prepare`` after the write speeds: ``steady_cycles_of`` works out the base
+load's cycle (the checkpoint figures of results) and the one the warm-up runs in (the base's,
+or a burst's that lasts the whole warm-up); the plan starts the simulation in them."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from dataclasses import dataclass
 
 from ndbsim.engine.checkpoint import LcpRecord
 from ndbsim.engine.sizing import Sizing
+from ndbsim.engine.stream import Stream
 from ndbsim.engine.workload import Changes, Rates
 from ndbsim.engine.write_speed import WriteSpeeds
 
@@ -42,6 +47,22 @@ class SteadyCycle:
     redo_floor: float
     """The least REDO a node keeps in the cycle: EnableRedoControl speeds an LCP up only once
     the REDO has reached an alert level, so the level's share of the log, else 0."""
+    redo_bytes: float
+    """REDO a node keeps at worst in the cycle (``steady_redo_bytes``)."""
+
+
+@dataclass(frozen=True)
+class SteadyCycles:
+    """The steady cycles the simulation starts from."""
+
+    base: SteadyCycle
+    """The base load's, EnableRedoControl settled (the checkpoint figures of results)."""
+    pre_rates: Rates
+    """The rates the warm-up runs at: the burst's if it lasts the whole warm-up, else the base's."""
+    pre: SteadyCycle
+    """The cycle the warm-up runs in (``pre_rates``'s)."""
+    burst_cycle: float | None
+    """The burst's steady LCP cycle when the warm-up runs in it, else None."""
 
 
 def steady_redo_bytes(sz: Sizing, rates: Rates, rec: LcpRecord, cycle: float) -> float:
@@ -52,9 +73,9 @@ def steady_redo_bytes(sz: Sizing, rates: Rates, rec: LcpRecord, cycle: float) ->
     return rates.bytes / sz.groups * (sz.features.redo_lcps_kept * cycle + (rec.end - rec.start))
 
 
-class SteadyCycles:
-    """Steady cycles of one cluster under any workload; ``horizon``: a cycle longer than this
-    counts as idle."""
+class _Cycles:
+    """Steady cycles of one cluster under the stream's rates; ``horizon``: a cycle longer than
+    this counts as idle."""
 
     def __init__(self, sz: Sizing, speeds: WriteSpeeds, horizon: float):
         self.sz, self.speeds, self.horizon = sz, speeds, horizon
@@ -69,7 +90,7 @@ class SteadyCycles:
         trigger = sz.lcp_trigger_bytes / rates.bytes if rates.bytes > 0 else math.inf
         if trigger > self.horizon:  # an LCP cycle longer than the horizon: idle
             trigger = math.inf
-        overhead = sz.lcp_overhead_secs()
+        overhead = sz.lcp_overhead_secs
 
         def cycle_at(v: float) -> tuple[LcpRecord, float]:
             return sz.policy.steady_state(sz.data_bytes, sz.rows, node_rates, v, overhead, trigger)
@@ -77,19 +98,21 @@ class SteadyCycles:
         speed = self.speeds.normal(rates)
         rec, cycle = cycle_at(speed)
         if settled and sz.features.redo_control and sz.redo_capacity:
-            return _held_by_redo_control(sz, self.speeds, rates, cycle_at, SteadyCycle(rec, cycle, speed, 0.0))
-        return SteadyCycle(rec, cycle, speed, 0.0)
+            speed, rec, cycle, floor = _held_by_redo_control(sz, self.speeds, rates, cycle_at, speed, rec, cycle)
+            return SteadyCycle(rec, cycle, speed, floor, steady_redo_bytes(sz, rates, rec, cycle))
+        return SteadyCycle(rec, cycle, speed, 0.0, steady_redo_bytes(sz, rates, rec, cycle))
 
 
 def _held_by_redo_control(
-    sz: Sizing, speeds: WriteSpeeds, rates: Rates, cycle_at: CycleAt, plain: SteadyCycle
-) -> SteadyCycle:
+    sz: Sizing, speeds: WriteSpeeds, rates: Rates, cycle_at: CycleAt, speed: float, rec: LcpRecord, cycle: float
+) -> tuple[float, LcpRecord, float, float]:
     """EnableRedoControl (reference §2.4): while the REDO fills the log beyond an alert level,
     the LCP writes faster; once an LCP has released REDO below the level, at the normal speed
     again. So the fill hovers at the first level whose faster speed can hold it there, and the
     cycle runs at the average of the two speeds that keeps the level's share of the log (found
-    by bisection); beyond the last level, at the fastest speed."""
-    speed, rec, cycle, floor = plain.speed, plain.record, plain.cycle, 0.0
+    by bisection); beyond the last level, at the fastest speed. Returns (speed, record, cycle,
+    REDO floor), starting from the plain cycle's ``speed``, ``rec`` and ``cycle``."""
+    floor = 0.0
     for level, faster in (
         (REDO_ALERT_HIGH, sz.cfg["MaxDiskWriteSpeedOtherNodeRestart"]),
         (REDO_ALERT_CRITICAL, sz.cfg["MaxDiskWriteSpeedOwnRestart"]),
@@ -116,4 +139,19 @@ def _held_by_redo_control(
         speed = hi
         rec, cycle = cycle_at(hi)
         break
-    return SteadyCycle(rec, cycle, speed, floor)
+    return speed, rec, cycle, floor
+
+
+def steady_cycles_of(sz: Sizing, speeds: WriteSpeeds, stream: Stream, warm: float, horizon: float) -> SteadyCycles:
+    """The base load's steady cycle, and the one the warm-up of ``warm`` LCP cycles before the
+    crash runs in: a burst's, if it lasts the whole warm-up (it has then also run long enough
+    for EnableRedoControl to have acted on its REDO fill), else the base's."""
+    cycles = _Cycles(sz, speeds, horizon)
+    base = cycles.of(stream.base, settled=True)
+    burst = stream.burst
+    if burst is not None and stream.bursting:
+        b = cycles.of(burst)
+        if math.isfinite(b.cycle) and stream.burst_secs >= warm * b.cycle:
+            b = cycles.of(burst, settled=True)
+            return SteadyCycles(base, burst, b, b.cycle)
+    return SteadyCycles(base, stream.base, base, None)

@@ -1,0 +1,104 @@
+"""A flow of the fluid system: an amount of work that needs so much of each resource per unit of
+progress, capped or not, and the alarm that rings while given flows run (``engine.fluid``)."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+
+import simpy
+from simpy.events import Event
+
+EPS = 1e-9
+"""Relative tolerance below which a flow counts as finished (float round-off, not a model value)."""
+
+UNBOUNDED_RATE = 1e30
+"""Rate given to a flow that no resource and no cap limits (a numeric stand-in for infinity)."""
+
+
+class Flow:
+    done: Event
+    """Fires with the end time when the flow ends (a flow with ``on_end`` has none)."""
+
+    __slots__ = (
+        "cap",
+        "demand",
+        "done",
+        "end",
+        "keys",
+        "lcp_size",
+        "name",
+        "on_end",
+        "rate",
+        "remaining",
+        "seq",
+        "since",
+        "token",
+        "tolerance",
+    )
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        amount: float,
+        demand: dict[str, float],
+        cap: float,
+        name: str,
+        seq: int = 0,
+        on_end: Callable[[], None] | None = None,
+    ):
+        self.remaining = amount
+        """Work left at time ``since`` (progress since then is ``rate * (now - since)``)."""
+        self.since = env._now
+        self.tolerance = EPS * amount if amount > 1.0 else EPS
+        """Left over below this, the flow is finished."""
+        self.demand = demand
+        self.keys = tuple(demand)
+        self.cap = cap
+        self.rate = 0.0
+        if on_end is None:
+            self.done = Event(env)
+        self.name = name
+        self.lcp_size = 0.0
+        """Bytes an LCP flow writes (set by ``LcpWrites.flow``; 0 for other flows)."""
+        self.seq = seq
+        """Start order: groups are filled and finished flows reaped in this order."""
+        self.token = -1
+        """Which heap entries are this flow's current ones (-1: none)."""
+        self.on_end = on_end
+        """Called when the flow ends, instead of firing ``done``: a caller that waits for many
+        flows together (the LCP loop) counts them off without an event each."""
+        self.end = math.nan
+        """When the flow ended (the value ``done`` fires with)."""
+
+
+class Alarm:
+    __slots__ = ("at", "first", "flows", "fn")
+
+    def __init__(self, at: float, fn: Callable[[], None], flows: tuple[Flow, ...]):
+        self.at, self.fn, self.flows = at, fn, flows
+        self.first = 0
+        """Index of the first of ``flows`` still running when last looked (a flow never restarts)."""
+
+    def watching(self, running: dict[Flow, None]) -> bool:
+        """Whether one of the alarm's flows still runs."""
+        flows, i = self.flows, self.first
+        while i < len(flows) and flows[i] not in running:
+            i += 1
+        self.first = i
+        return i < len(flows)
+
+
+def end_flow(flow: Flow, at: float) -> None:
+    flow.end = at
+    on_end = flow.on_end
+    if on_end is None:
+        flow.done.succeed(at)
+    else:
+        flow.on_end = None  # the caller's bookkeeping may hold the flow: no cycle left for the GC
+        on_end()
+
+
+START_ORDER = operator.attrgetter("seq")
+"""A flow's start order, the sort key of groups and of flows finishing together."""

@@ -21,7 +21,7 @@ def test_config_ini_parameters_that_differ_per_node_are_reported(tmp_path):
         "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\n[ndbd]\nMaxNoOfExecutionThreads=8\n"
         "[ndbd]\nMaxNoOfExecutionThreads=16\n",
     )
-    assert "config.ini: MaxNoOfExecutionThreads differs between [ndbd] sections" in p.stdout
+    assert "config.ini: MaxNoOfExecutionThreads differs between [ndbd] sections" in p.stderr
 
 
 def test_config_ini_placement_parameters_are_read_silently_and_unused_ones_listed(tmp_path):
@@ -30,9 +30,9 @@ def test_config_ini_placement_parameters_are_read_silently_and_unused_ones_liste
         "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\nDataDir=/var/lib/ndb\n"
         "MaxNoOfTables=400\n[ndbd]\nNodeId=1\nHostName=a\n[ndbd]\nNodeId=2\nHostName=b\n",
     )
-    notes = [line for line in p.stdout.splitlines() if "config.ini: " in line and "not simulated" in line]
+    notes = [line for line in p.stderr.splitlines() if "config.ini: " in line and "not simulated" in line]
     assert len(notes) == 1 and "MaxNoOfTables is not simulated: sizes a record pool" in notes[0]
-    assert not any(name in p.stdout for name in ("DataDir is", "NodeId is", "HostName is"))
+    assert not any(name in p.stdout + p.stderr for name in ("DataDir is", "NodeId is", "HostName is"))
 
 
 def test_config_ini_refuses_a_misspelt_parameter_and_keeps_scenario_values(tmp_path):
@@ -43,11 +43,10 @@ def test_config_ini_refuses_a_misspelt_parameter_and_keeps_scenario_values(tmp_p
     assert bad.returncode == 2 and "RecoveryWrok (line 3): unknown data-node parameter" in bad.stderr
     assert "did you mean 'RecoveryWork'?" in bad.stderr
     p = run_with_ini(tmp_path, "[ndbd default]\nDataMemory=80G\n", scenario)
-    lines = p.stdout.splitlines()
-    assert lines[2].startswith("with --config-ini ")
-    kept = next(line for line in lines if "config.ini does not set" in line)
+    assert p.stdout.splitlines()[2].startswith("with --config-ini ")
+    kept = next(line for line in p.stderr.splitlines() if "config.ini does not set" in line)
     assert "NoOfFragmentLogFiles" in kept and "DataMemory" not in kept
-    assert "config.ini has no [ndbd] section: the scenario's 2 data nodes kept" in p.stdout
+    assert "config.ini has no [ndbd] section: the scenario's 2 data nodes kept" in p.stderr
 
 
 def test_unknown_parameters_outside_data_node_sections_are_not_ndbsims_business(tmp_path):
@@ -55,4 +54,4 @@ def test_unknown_parameters_outside_data_node_sections_are_not_ndbsims_business(
         tmp_path,
         "[ndbd default]\nNoOfReplicas=2\nDataMemory=8G\n[ndbd]\n[ndbd]\n[mysqld]\nSomethingElse=1\n",
     )
-    assert "SomethingElse" not in p.stdout
+    assert "SomethingElse" not in p.stdout + p.stderr

@@ -49,7 +49,7 @@ def test_config_ini_alone_starts_idle_and_names_every_defaulted_value(ini):
         "threads per data node: 16 LDM, 0 query, 0 recover, 8 tc, 1 main, 1 rep, 3 send, 3 recv threads "
         "(MaxNoOfExecutionThreads=32)" in out
     )
-    assert "warning: data.size not given: DataMemory=256G taken as the data size" in out
+    assert "ndbsim: warning: data.size not given: DataMemory=256G taken as the data size" in p.stderr
     defaulted = " ".join(line for line in out.splitlines() if line.startswith(("defaulted", "  ")))
     for key in (
         "host.cpu_cores=8",
@@ -109,8 +109,8 @@ def test_csv_carries_the_simulated_fields_and_warnings(ini):
 
 def test_set_rate_overridden_during_restart_is_warned_in_every_format():
     args = ("run", "--set", "workload.updates_per_s=200000")
-    table = ndbsim(*args).stdout
-    assert "warning: workload.updates_per_s=200k (--set) runs before the restart only" in table
+    table = ndbsim(*args)
+    assert "ndbsim: warning: workload.updates_per_s=200k (--set) runs before the restart only" in table.stderr
     d = json.loads(ndbsim(*args, "-f", "json").stdout)
     assert any("workload.during_restart.updates_per_s=0 replaces it" in w for w in d["warnings"])
     rows = list(csv.DictReader(io.StringIO(ndbsim(*args, "-f", "csv").stdout)))
@@ -129,7 +129,7 @@ def test_the_overridden_rate_warning_names_where_the_rate_came_from():
     import ndbsim as api
     from ndbsim.studies.sweep import sweep
 
-    cli = ndbsim("run", "--set", "workload.updates_per_s=200000").stdout
+    cli = ndbsim("run", "--set", "workload.updates_per_s=200000").stderr
     assert "(--set) runs before" in cli and "add --set workload.during_restart.updates_per_s=null" in cli
     for r in (
         api.simulate(workload__updates_per_s=200000),
@@ -207,7 +207,11 @@ def test_config_ini_notes_reach_json_csv_and_validate(tmp_path):
     rows = list(csv.DictReader(io.StringIO(ndbsim("run", scenario, "--config-ini", str(ini), "-f", "csv").stdout)))
     assert "ODirect" in rows[0]["warnings"]
     v = ndbsim("validate", scenario, "--config-ini", str(ini))
-    assert v.returncode == 0 and "valid" in v.stdout and "warning: config.ini: ODirect is not simulated" in v.stdout
+    assert (
+        v.returncode == 0
+        and "valid" in v.stdout
+        and "ndbsim: warning: config.ini: ODirect is not simulated" in v.stderr
+    )
 
 
 def test_config_ini_node_ids_name_the_nodes(ini):
@@ -301,7 +305,7 @@ def test_calibrate_writes_a_user_file_by_default(tmp_path):
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "ndbsim-constants.yaml").exists()
     assert CALIBRATED_FILE.read_bytes() == before
-    assert "--constants ndbsim-constants.yaml" in p.stdout
+    assert "wrote ndbsim-constants.yaml; use it with --constants ndbsim-constants.yaml" in p.stderr
     bad = ndbsim("calibrate", "--output", str(CALIBRATED_FILE), cwd=tmp_path)
     assert bad.returncode == 2 and "--replace-packaged" in bad.stderr
     assert CALIBRATED_FILE.read_bytes() == before

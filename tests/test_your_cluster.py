@@ -192,7 +192,7 @@ def test_every_unused_parameter_is_listed_with_its_effect_on_a_restart(ini):
     ini.write_text(CONFIG_INI.replace("[ndb_mgmd]", "\n".join(f"{n}=1" for n in names) + "\n[ndb_mgmd]"))
     p = ndbsim("run", "--config-ini", str(ini), "--version", "8.0.35", "--set", "data.size=10G")
     assert p.returncode == 0, p.stderr
-    lines = [ln for ln in p.stdout.splitlines() if "config.ini: " in ln and " is not simulated: " in ln]
+    lines = [ln for ln in p.stderr.splitlines() if "config.ini: " in ln and " is not simulated: " in ln]
     listed = {ln.split("config.ini: ", 1)[1].split(" is not simulated", 1)[0] for ln in lines}
     assert listed == set(names)
     assert "…" not in "".join(lines)
@@ -238,7 +238,7 @@ def test_ndbsim_run_warns_about_the_layout_advise_flags(tmp_path):
     f.write_text(ADVISE.replace("MaxNoOfExecutionThreads: 16", "MaxNoOfExecutionThreads: 72"))
     p = ndbsim("run", str(f))
     assert p.returncode == 0, p.stderr
-    assert "hardware threads" in p.stdout
+    assert "hardware threads" in p.stderr
 
 
 def test_advise_tries_the_ldm_count_of_a_thread_config_the_cluster_uses(tmp_path):

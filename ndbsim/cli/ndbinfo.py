@@ -8,13 +8,13 @@ from pathlib import Path
 
 import typer
 
-from ndbsim.cli.help import EXAMPLES
+from ndbsim.cli.options import add_commands, wrote
 from ndbsim.errors import InputError
 
 
 def register(app: typer.Typer) -> None:
     """Add ``ndbinfo-sql`` to the command line."""
-    app.command("ndbinfo-sql", epilog=EXAMPLES["ndbinfo-sql"])(ndbinfo_sql)
+    add_commands(app, ndbinfo_sql)
 
 
 def ndbinfo_sql() -> None:
@@ -66,12 +66,12 @@ def init_from_ndbinfo(
     if csv_path is not None and found.restart_info_csv is not None:
         atomic_write_text(csv_path, found.restart_info_csv)
     atomic_write_text(output, text)
-    typer.echo(f"wrote {output}; check it with ndbsim validate {output}, run it with ndbsim run {output}", err=True)
+    wrote(output, f"; check it with ndbsim validate {output}, run it with ndbsim run {output}")
     if csv_path is not None:
-        typer.echo(
-            f"wrote {csv_path} (ndbinfo.restart_info); add it as a calibration case: "
+        wrote(
+            csv_path,
+            f" (ndbinfo.restart_info); add it as a calibration case: "
             f"ndbsim calibrate --restart-info {csv_path} --scenario {output}",
-            err=True,
         )
 
 

@@ -69,11 +69,14 @@ EXAMPLES = {
         "mysql --batch -h SQLNODE -u USER -p < ndbinfo.sql > export.tsv",
         "ndbsim init --ndbinfo export.tsv -o my.yaml",
     ),
-    "check": _examples("ndbsim check", "ndbsim check --constants ndbsim-constants.yaml"),
+    "check": _examples(
+        "ndbsim check", "ndbsim check --cross   # leave-one-out", "ndbsim check --constants ndbsim-constants.yaml"
+    ),
     "calibrate": _examples(
-        "ndbsim calibrate                          # writes ./ndbsim-constants.yaml",
+        "ndbsim calibrate --restart-info restart_info.csv --scenario my.yaml   # fits my.yaml's host",
+        "ndbsim check --cases ndbsim-cases        # your own restarts, within tolerance?",
+        "ndbsim calibrate                          # shared constants into ./ndbsim-constants.yaml",
         "ndbsim run my.yaml --constants ndbsim-constants.yaml",
-        "ndbsim calibrate --restart-info restart_info.csv --scenario my.yaml --cases my-cases/",
         "ndbsim calibrate --replace-packaged       # refit the constants every run uses",
     ),
     "advise": _examples(

@@ -75,7 +75,7 @@ def test_output_files_get_the_umask_mode_not_the_temp_files_0600(tmp_path):
 def test_set_override_and_config_ini(tmp_path):
     ini = tmp_path / "config.ini"
     ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=200G\nHostName=x\n[ndbd]\n[ndbd]\n[ndbd]\n[ndbd]\n")
-    p = ndbsim("run", "--config-ini", str(ini), "--set", "data.size=100G", "--format", "json")
+    p = ndbsim("run", "--config-ini", str(ini), "--version", "7.6.6", "--set", "data.size=100G", "--format", "json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert d["scenario"]["cluster"]["data_nodes"] == 4

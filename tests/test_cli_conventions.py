@@ -14,7 +14,7 @@ from _helpers import ndbsim
 from conftest import ROOT
 
 TINY = str(ROOT / "scenarios" / "lab-2node-7.5.4-tiny.yaml")
-COMMANDS = ("run", "validate", "init", "params", "check", "calibrate", "sweep", "advise", "solve", "report")
+COMMANDS = ("run", "validate", "init", "params", "ndbinfo-sql", "check", "calibrate", "sweep", "advise", "solve", "report")
 CROWDED_INI = "[ndbd default]\nNoOfReplicas=2\nMaxNoOfExecutionThreads=16\n[ndbd]\n[ndbd]\n"
 """A config.ini that changes the tiny scenario's total (16 execution threads on its 2 hardware
 threads) and makes a run warn that the threads crowd the host."""
@@ -107,15 +107,15 @@ def test_run_warns_on_stderr_in_every_format_and_keeps_them_in_json_and_csv():
 
 
 def test_validate_advise_and_solve_warn_on_stderr(tmp_path):
-    ini = tmp_path / "no-nodes.ini"
-    ini.write_text("[ndbd default]\nNoOfReplicas=2\nMaxNoOfExecutionThreads=2\n")
+    ini = tmp_path / "odirect.ini"
+    ini.write_text("[ndbd default]\nNoOfReplicas=2\nMaxNoOfExecutionThreads=2\nODirect=1\n[ndbd]\n[ndbd]\n")
     given = (TINY, "--config-ini", str(ini))
-    no_nodes = "ndbsim: warning: config.ini has no [ndbd] section: the scenario's 2 data nodes kept"
+    no_nodes = "ndbsim: warning: config.ini: ODirect is not simulated"
     v = ndbsim("validate", *given)
     assert v.returncode == 0 and no_nodes in v.stderr and "warning" not in v.stdout
     a = ndbsim("advise", *given, *QUICK_ADVICE, "-f", "json")
     assert a.returncode == 0 and no_nodes in a.stderr
-    assert any(w.startswith("config.ini has no [ndbd] section") for w in json.loads(a.stdout)["warnings"])
+    assert any(w.startswith("config.ini: ODirect is not simulated") for w in json.loads(a.stdout)["warnings"])
     s = ndbsim("solve", "redo-log", *given, "-n", "2")
     assert s.returncode == 0 and no_nodes in s.stderr and "warning" not in s.stdout
 

@@ -1,5 +1,6 @@
 """config.ini read into a scenario: parameters that differ per node, placement parameters read
-silently, unknown and misspelt ones listed, and the scenario's values kept where config.ini is silent."""
+silently, parameters ndbsim does not simulate listed with what they would do, misspelt ones
+refused as NDB refuses them, and the scenario's values kept where config.ini is silent."""
 
 from _helpers import ndbsim
 from conftest import SCENARIOS
@@ -8,7 +9,8 @@ from conftest import SCENARIOS
 def run_with_ini(tmp_path, text, *scenario):
     ini = tmp_path / "config.ini"
     ini.write_text(text)
-    p = ndbsim("run", *scenario, "--config-ini", str(ini))
+    release = () if scenario else ("--version", "7.6.6")
+    p = ndbsim("run", *scenario, "--config-ini", str(ini), *release)
     assert p.returncode == 0, p.stderr
     return p
 
@@ -19,33 +21,39 @@ def test_config_ini_parameters_that_differ_per_node_are_reported(tmp_path):
         "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\n[ndbd]\nMaxNoOfExecutionThreads=8\n"
         "[ndbd]\nMaxNoOfExecutionThreads=16\n",
     )
-    assert "MaxNoOfExecutionThreads (differs between [ndbd] sections)" in p.stderr
+    assert "config.ini: MaxNoOfExecutionThreads differs between [ndbd] sections" in p.stderr
 
 
-def test_config_ini_placement_parameters_are_read_silently_and_unknown_ones_listed(tmp_path):
+def test_config_ini_placement_parameters_are_read_silently_and_unused_ones_listed(tmp_path):
     p = run_with_ini(
         tmp_path,
         "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\nDataDir=/var/lib/ndb\n"
-        "MadeUpParameter=3\n[ndbd]\nNodeId=1\nHostName=a\n[ndbd]\nNodeId=2\nHostName=b\n",
+        "MaxNoOfTables=400\n[ndbd]\nNodeId=1\nHostName=a\n[ndbd]\nNodeId=2\nHostName=b\n",
     )
-    warning = [line for line in p.stderr.splitlines() if "config.ini: skipped" in line]
-    assert len(warning) == 1 and "MadeUpParameter" in warning[0]
-    assert not any(name in warning[0] for name in ("DataDir", "NodeId", "HostName"))
+    notes = [line for line in p.stderr.splitlines() if "config.ini: " in line and "not simulated" in line]
+    assert len(notes) == 1 and "MaxNoOfTables is not simulated: sizes a record pool" in notes[0]
+    assert not any(name in p.stdout + p.stderr for name in ("DataDir is", "NodeId is", "HostName is"))
 
 
-def test_config_ini_notes_misspellings_and_kept_scenario_values(tmp_path):
-    p = run_with_ini(
-        tmp_path,
-        "[ndbd default]\nDataMemory=80G\nRecoveryWrok=50\n[ndbd]\n[ndbd]\n",
-        str(SCENARIOS[0].parent / "dbt2-600wh-7.6.6.yaml"),
-    )
-    assert p.returncode == 0, p.stderr
-    lines = p.stdout.splitlines()
-    assert lines[2].startswith("with --config-ini ")
-    assert "ndbsim: warning: config.ini: skipped 1 parameter that" in p.stderr
-    assert "RecoveryWrok (did you mean 'RecoveryWork'?)" in p.stderr
+def test_config_ini_refuses_a_misspelt_parameter_and_keeps_scenario_values(tmp_path):
+    ini = tmp_path / "config.ini"
+    scenario = str(SCENARIOS[0].parent / "dbt2-600wh-7.6.6.yaml")
+    ini.write_text("[ndbd default]\nDataMemory=80G\nRecoveryWrok=50\n")
+    bad = ndbsim("run", scenario, "--config-ini", str(ini))
+    assert bad.returncode == 2 and "RecoveryWrok (line 3): unknown data-node parameter" in bad.stderr
+    assert "did you mean 'RecoveryWork'?" in bad.stderr
+    p = run_with_ini(tmp_path, "[ndbd default]\nDataMemory=80G\n[ndbd]\n[ndbd]\n", scenario)
+    assert p.stdout.splitlines()[2].startswith("with --config-ini ")
     kept = next(line for line in p.stderr.splitlines() if "config.ini does not set" in line)
     assert "NoOfFragmentLogFiles" in kept and "DataMemory" not in kept
+
+
+def test_unknown_parameters_outside_data_node_sections_are_not_ndbsims_business(tmp_path):
+    p = run_with_ini(
+        tmp_path,
+        "[ndbd default]\nNoOfReplicas=2\nDataMemory=8G\n[ndbd]\n[ndbd]\n[mysqld]\nSomethingElse=1\n",
+    )
+    assert "SomethingElse" not in p.stdout + p.stderr
 
 
 def test_config_ini_without_data_nodes_is_refused(tmp_path):

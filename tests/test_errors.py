@@ -130,7 +130,7 @@ INI_CASES = [
 def test_config_ini_errors(text, needle, capsys, tmp_path):
     ini = tmp_path / "config.ini"
     ini.write_text(text)
-    err = run_cli(["run", "--config-ini", str(ini)], capsys, tmp_path)
+    err = run_cli(["run", "--config-ini", str(ini), "--version", "7.6.6"], capsys, tmp_path)
     assert "config.ini" in err and needle in err
 
 

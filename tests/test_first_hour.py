@@ -39,13 +39,16 @@ def ini(tmp_path):
 
 
 def test_config_ini_alone_starts_idle_and_names_every_defaulted_value(ini):
-    p = ndbsim("run", "--config-ini", str(ini))
+    p = ndbsim("run", "--config-ini", str(ini), "--version", "7.6.6")
     assert p.returncode == 0, p.stderr
     out = p.stdout
     assert "DBT2" not in out.splitlines()[0]
     assert "data per node: 256.0G" in out  # from DataMemory, not the default scenario's 60G
     assert "before the restart no burst; during it idle" in out
-    assert "16 LDM threads (MaxNoOfExecutionThreads=32)" in out
+    assert (
+        "threads per data node: 16 LDM, 0 query, 0 recover, 8 tc, 1 main, 1 rep, 3 send, 3 recv threads "
+        "(MaxNoOfExecutionThreads=32)" in out
+    )
     assert "ndbsim: warning: data.size not given: DataMemory=256G taken as the data size" in p.stderr
     defaulted = " ".join(line for line in out.splitlines() if line.startswith(("defaulted", "  ")))
     for key in (
@@ -60,7 +63,7 @@ def test_config_ini_alone_starts_idle_and_names_every_defaulted_value(ini):
 
 
 def test_config_ini_alone_json_has_the_same_as_fields(ini):
-    p = ndbsim("run", "--config-ini", str(ini), "-f", "json")
+    p = ndbsim("run", "--config-ini", str(ini), "--version", "7.6.6", "-f", "json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     sim = d["simulated"]
@@ -92,7 +95,7 @@ def test_python_api_results_explain_themselves_too():
 
 
 def test_csv_carries_the_simulated_fields_and_warnings(ini):
-    p = ndbsim("run", "--config-ini", str(ini), "-f", "csv")
+    p = ndbsim("run", "--config-ini", str(ini), "--version", "7.6.6", "-f", "csv")
     assert p.returncode == 0, p.stderr
     rows = list(csv.DictReader(io.StringIO(p.stdout)))
     assert rows and all(float(r["data_size"]) == 256 * 2**30 for r in rows)
@@ -197,29 +200,59 @@ def test_gantt_title_follows_the_run(tmp_path):
 
 def test_config_ini_notes_reach_json_csv_and_validate(tmp_path):
     ini = tmp_path / "c.ini"
-    ini.write_text("[ndbd default]\nDataMemory=80G\nRecoveryWrok=50\n[ndbd]\n[ndbd]\n")
+    ini.write_text("[ndbd default]\nDataMemory=80G\nODirect=1\n[ndbd]\n[ndbd]\n")
     scenario = str(ROOT / "scenarios/dbt2-600wh-7.6.6.yaml")
     d = json.loads(ndbsim("run", scenario, "--config-ini", str(ini), "-f", "json").stdout)
-    assert any("RecoveryWrok" in w for w in d["warnings"])
+    assert any("ODirect is not simulated" in w for w in d["warnings"])
     rows = list(csv.DictReader(io.StringIO(ndbsim("run", scenario, "--config-ini", str(ini), "-f", "csv").stdout)))
-    assert "RecoveryWrok" in rows[0]["warnings"]
+    assert "ODirect" in rows[0]["warnings"]
     v = ndbsim("validate", scenario, "--config-ini", str(ini))
-    assert v.returncode == 0 and "valid" in v.stdout and "ndbsim: warning: config.ini: skipped 1 parameter" in v.stderr
+    assert (
+        v.returncode == 0
+        and "valid" in v.stdout
+        and "ndbsim: warning: config.ini: ODirect is not simulated" in v.stderr
+    )
 
 
 def test_config_ini_node_ids_name_the_nodes(ini):
-    p = ndbsim("run", "--config-ini", str(ini), "--set", "data.size=10G", "--set", "restart.type=rolling", "-f", "json")
+    p = ndbsim(
+        "run",
+        "--config-ini",
+        str(ini),
+        "--version",
+        "7.6.6",
+        "--set",
+        "data.size=10G",
+        "--set",
+        "restart.type=rolling",
+        "-f",
+        "json",
+    )
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert [n["node_id"] for n in d["nodes"]] == [11, 13, 12, 14]  # one member of each node group per wave
     assert d["scenario"]["cluster"]["node_ids"] == [11, 12, 13, 14]
-    p = ndbsim("run", "--config-ini", str(ini), "--set", "data.size=10G", "--set", "restart.nodes=[13]")
+    p = ndbsim(
+        "run", "--config-ini", str(ini), "--version", "7.6.6", "--set", "data.size=10G", "--set", "restart.nodes=[13]"
+    )
     assert p.returncode == 0, p.stderr
     assert "node 13" in p.stdout.split("phase (ndbinfo.restart_info)")[1].splitlines()[0]
-    bad = ndbsim("run", "--config-ini", str(ini), "--set", "data.size=10G", "--set", "restart.nodes=[2]")
+    bad = ndbsim(
+        "run", "--config-ini", str(ini), "--version", "7.6.6", "--set", "data.size=10G", "--set", "restart.nodes=[2]"
+    )
     assert bad.returncode == 2
     assert "restart.nodes: node 2 is not a data node; use NodeIds 11, 12, 13, 14" in bad.stderr
-    group = ndbsim("run", "--config-ini", str(ini), "--set", "data.size=10G", "--set", "restart.nodes=[11,12]")
+    group = ndbsim(
+        "run",
+        "--config-ini",
+        str(ini),
+        "--version",
+        "7.6.6",
+        "--set",
+        "data.size=10G",
+        "--set",
+        "restart.nodes=[11,12]",
+    )
     assert group.returncode == 2 and "every node of node group 0 (nodes [11, 12])" in group.stderr
 
 
@@ -230,11 +263,15 @@ def test_config_ini_node_groups_form_the_groups(tmp_path):
         "[ndbd]\nNodeId=3\nNodeGroup=0\n[ndbd]\nNodeId=4\nNodeGroup=1\n"
         "[ndbd]\nNodeId=5\nNodeGroup=0\n[ndbd]\nNodeId=6\nNodeGroup=1\n"
     )
-    d = json.loads(ndbsim("run", "--config-ini", str(ini), "--set", "restart.type=rolling", "-f", "json").stdout)
+    d = json.loads(
+        ndbsim(
+            "run", "--config-ini", str(ini), "--version", "7.6.6", "--set", "restart.type=rolling", "-f", "json"
+        ).stdout
+    )
     assert d["scenario"]["cluster"]["node_ids"] == [3, 5, 4, 6]  # node group 0 = {3, 5}
     assert [n["node_id"] for n in d["nodes"]] == [3, 4, 5, 6]
     ini.write_text(ini.read_text().replace("NodeId=6\nNodeGroup=1", "NodeId=6\nNodeGroup=0"))
-    bad = ndbsim("run", "--config-ini", str(ini))
+    bad = ndbsim("run", "--config-ini", str(ini), "--version", "7.6.6")
     assert bad.returncode == 2 and "node groups of unequal size" in bad.stderr
 
 
@@ -333,12 +370,12 @@ def test_version_and_short_help():
     run = ndbsim("run", "-h").stdout
     assert "[SCENARIO.yaml]" in run and "KEY=VALUE" in run and "[table|json|csv]" in run
     assert "default: the scenario's, 1" in run
-    assert "[default: 7.6.6]" in ndbsim("params", "-h").stdout
+    assert "default 7.6.6" in ndbsim("params", "-h").stdout
 
 
 def test_init_writes_a_commented_scenario_that_runs(ini, tmp_path):
     out = tmp_path / "my.yaml"
-    p = ndbsim("init", "--config-ini", str(ini), "-o", str(out))
+    p = ndbsim("init", "--config-ini", str(ini), "--version", "7.6.6", "-o", str(out))
     assert p.returncode == 0, p.stderr
     text = out.read_text()
     assert "DataMemory: 256G   # from config.ini" in text and "node_ids: [11, 12, 13, 14]" in text
@@ -359,7 +396,7 @@ def test_init_writes_datamemory_as_the_exact_data_size(tmp_path):
 
     ini = tmp_path / "c.ini"
     ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=1234M\n[ndbd]\n[ndbd]\n")
-    p = ndbsim("init", "--config-ini", str(ini))
+    p = ndbsim("init", "--config-ini", str(ini), "--version", "7.6.6")
     assert p.returncode == 0, p.stderr
     assert parse_bytes(yaml.safe_load(p.stdout)["data"]["size"]) == 1234 * 2**20
 
@@ -369,11 +406,13 @@ def test_init_reads_the_config_ini_as_run_does(tmp_path):
     file, from ndbsim init and ndbsim run; a --set that repairs it counts for both."""
     ini = tmp_path / "bad.ini"
     ini.write_text("[ndbd default]\nNoOfReplicas=3\n[ndbd]\n[ndbd]\n")
-    init, run = (ndbsim(cmd, "--config-ini", str(ini), "--set", "data.size=1G") for cmd in ("init", "run"))
+    init, run = (
+        ndbsim(cmd, "--config-ini", str(ini), "--version", "7.6.6", "--set", "data.size=1G") for cmd in ("init", "run")
+    )
     assert init.returncode == run.returncode == 2
     assert init.stderr == run.stderr
     assert init.stderr.strip().endswith(f"(value from {ini})")
-    fixed = ndbsim("init", "--config-ini", str(ini), "--set", "cluster.config.NoOfReplicas=2")
+    fixed = ndbsim("init", "--config-ini", str(ini), "--version", "7.6.6", "--set", "cluster.config.NoOfReplicas=2")
     assert fixed.returncode == 0, fixed.stderr
     assert "NoOfReplicas: 2" in fixed.stdout
 

@@ -123,3 +123,21 @@ def test_oversubscribed_host_warns():
 def test_version_on_an_older_profile_says_so():
     r = ndbsim.simulate(None, overrides=["version=8.2.0", "cluster.config.DataMemory=65G"], seed=1, replications=1)
     assert any("8.4 profile" in w for w in r.warnings)
+
+
+def test_with_count_changes_one_thread_type_and_keeps_the_rest():
+    from ndbsim.input.threads import from_thread_config, with_count
+
+    text = "ldm={count=4,cpubind=1-4},main={cpubind=0},io,tc={count=2}"
+    halved = with_count(text, "ldm", 2)
+    assert halved == "ldm={count=2},main={cpubind=0},io,tc={count=2}"
+    assert from_thread_config(halved).ldm == 2 and from_thread_config(halved).tc == 2
+    assert from_thread_config(with_count("main,io", "ldm", 3)).ldm == 3
+
+
+def test_automatic_thread_config_for_16_cpus_follows_thr_config():
+    from ndbsim.input.threads import automatic
+
+    t = automatic(16)  # 16 CPUs, 15 used: row 1/1/4/4/2/1/1; 16 - 8 = 8 recover, 4 of them recover-only
+    assert (t.main, t.rep, t.ldm, t.query, t.tc, t.send, t.recv, t.recover) == (1, 1, 4, 4, 2, 1, 1, 4)
+    assert t.restore_threads == 12

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from ndbsim.cli import advise, calibration, report, run, scenario, solve, sweep
+from ndbsim.cli import advise, calibration, ndbinfo, report, run, scenario, solve, sweep
 from ndbsim.cli.help import DEBUG_HELP
 from ndbsim.errors import InputError
 
@@ -31,7 +31,8 @@ app = typer.Typer(
     help="Simulate MySQL NDB Cluster data-node restarts.",
     epilog=(
         "\b\nStart here:\n  ndbsim run                               the built-in default scenario (seed 003)\n"
-        "  ndbsim init --config-ini config.ini -o my.yaml   a scenario for your cluster\n"
+        "  ndbsim init --config-ini config.ini --version 8.0.35 -o my.yaml   a scenario for your cluster\n"
+        "  ndbsim init --ndbinfo export.tsv -o my.yaml   one from the running cluster (ndbsim ndbinfo-sql)\n"
         "  ndbsim run my.yaml                       its phase table\n"
         "\b\nExit codes: 0 ok, 1 a check failed, 2 bad input, 3 internal error (rerun with --debug),\n"
         "  4 the cluster would not make it (redo-overload, non-converging, stuck; result still printed)."
@@ -62,6 +63,7 @@ def _root(
 COMMANDS = (
     run.register,
     scenario.register,
+    ndbinfo.register,
     calibration.register,
     sweep.register,
     advise.register,

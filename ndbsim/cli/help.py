@@ -22,6 +22,18 @@ STUDY_REPLICATIONS = 10
 help states it: ``studies.advise.ADVISE_REPLICATIONS`` (a test holds the two equal; the help
 does not import the studies, so that ``ndbsim -h`` loads none of the simulation's libraries)."""
 
+RELEASE_HELP = (
+    "The NDB release the cluster runs (X.Y.Z): a config.ini names none, so run and init with "
+    "--config-ini and no scenario need it."
+)
+"""``--version`` of run, init and params."""
+
+NDBINFO_HELP = (
+    "An ndbinfo export of the running cluster: the output of `ndbsim ndbinfo-sql` run with mysql --batch "
+    "against an SQL node."
+)
+"""``--ndbinfo`` of init."""
+
 
 def _examples(*lines: str) -> str:
     """An epilog click prints as written (``\\b`` stops it rewrapping the lines)."""
@@ -32,7 +44,7 @@ EXAMPLES = {
     "run": _examples(
         "ndbsim run                                          # built-in default (seed 003, DBT2 on 7.6.6)",
         "ndbsim run scenarios/dbt2-600wh-7.5.10.yaml -n 200  # p5/p50/p95 over the LCP cycle",
-        "ndbsim run --config-ini config.ini --set data.size=200G --set data.rows=1.2B",
+        "ndbsim run --config-ini config.ini --version 8.0.35 --set data.size=200G --set data.rows=1.2B",
         "ndbsim run my.yaml -f json -o result.json --gantt restart.png",
         "exit 4 (result still printed): redo-overload, non-converging or stuck",
     ),
@@ -41,7 +53,9 @@ EXAMPLES = {
         "ndbsim validate my.yaml --config-ini config.ini --set version=8.0.36",
     ),
     "init": _examples(
-        "ndbsim init --config-ini /var/lib/mysql-cluster/config.ini -o my.yaml",
+        "ndbsim init --config-ini /var/lib/mysql-cluster/config.ini --version 8.0.35 -o my.yaml",
+        "ndbsim ndbinfo-sql > ndbinfo.sql; mysql --batch -h SQLNODE < ndbinfo.sql > export.tsv",
+        "ndbsim init --ndbinfo export.tsv -o my.yaml   # from the running cluster",
         "ndbsim init --set version=8.0.36 -o my.yaml   # no config.ini: every default",
         "ndbsim validate my.yaml && ndbsim run my.yaml",
     ),
@@ -50,7 +64,16 @@ EXAMPLES = {
         "ndbsim report my.yaml --config-ini config.ini -o report.html --no-advise",
         "exit 4 (report still written): redo-overload, non-converging or stuck",
     ),
-    "params": _examples("ndbsim params", "ndbsim params --version 8.0.36"),
+    "params": _examples(
+        "ndbsim params",
+        "ndbsim params --version 8.0.36",
+        "ndbsim params --config-ini config.ini --version 8.0.35   # the thread layout NDB starts with",
+    ),
+    "ndbinfo_sql": _examples(
+        "ndbsim ndbinfo-sql > ndbinfo.sql",
+        "mysql --batch -h SQLNODE -u USER -p < ndbinfo.sql > export.tsv",
+        "ndbsim init --ndbinfo export.tsv -o my.yaml",
+    ),
     "check": _examples(
         "ndbsim check", "ndbsim check --cross   # leave-one-out", "ndbsim check --constants ndbsim-constants.yaml"
     ),

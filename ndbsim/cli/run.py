@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ndbsim.cli.help import SET_HELP
+from ndbsim.cli.help import RELEASE_HELP, SET_HELP
 from ndbsim.cli.options import (
     CHART_SUFFIXES,
     CONFIG_INI_OPTION,
@@ -56,6 +56,7 @@ def run(
         None, "--seed", metavar="N", help="Root seed; 0 draws one and prints it (default: the scenario's, 1)."
     ),
     config_ini: Path | None = CONFIG_INI_OPTION,
+    release: str | None = typer.Option(None, "--version", metavar="X.Y.Z", help=RELEASE_HELP),
     output: Path | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write the output to FILE (default: standard output)."
     ),
@@ -72,7 +73,7 @@ def run(
     format = _check_run(scenario, format, gantt, replications, seed, config_ini, output, constants)
     if timeouts and format == "csv":
         raise InputError("goes with the table or JSON, not CSV; use --format json", field="--timeouts")
-    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
+    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null", version=release)
     if seed == 0:
         import secrets
 
@@ -82,7 +83,8 @@ def run(
 
     with showing_progress(sys.stderr.isatty()):
         result = loaded.run(seed, replications, explained=False)
-    loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
+    changes = ([f"--version {release}"] if release else []) + _changes(config_ini, set_)
+    loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
     text = _render(result, loaded, format, config_ini, set_)
     if timeouts:
         text = _with_timeouts(text, result, format)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ndbsim.cli.help import SET_HELP
+from ndbsim.cli.help import NDBINFO_HELP, RELEASE_HELP, SET_HELP
 from ndbsim.cli.options import CONFIG_INI_OPTION, add_commands, warn, wrote
 
 if TYPE_CHECKING:
@@ -37,13 +37,16 @@ def validate(
 
 def init(
     config_ini: Path | None = CONFIG_INI_OPTION,
+    release: str | None = typer.Option(None, "--version", metavar="X.Y.Z", help=RELEASE_HELP),
+    ndbinfo: Path | None = typer.Option(None, "--ndbinfo", metavar="EXPORT.tsv", help=NDBINFO_HELP),
     set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
     output: Path | None = typer.Option(
         None, "--output", "-o", metavar="FILE.yaml", help="Write the scenario to FILE.yaml (default: stdout)."
     ),
 ) -> None:
     """Write a commented scenario for your cluster: every key with its meaning and default,
-    filled from --config-ini (an idle cluster; data.size from DataMemory until you give it)."""
+    filled from --config-ini (an idle cluster; data.size from DataMemory until you give it) or
+    from a running cluster's --ndbinfo export."""
     from dataclasses import replace
 
     from ndbsim.input.init_scenario import init_text
@@ -57,8 +60,13 @@ def init(
         from ndbsim.output.io import check_not_inputs, check_output_path
 
         check_output_path(output, "--output")
-        check_not_inputs({"--output": output}, {"--config-ini": config_ini})
-    loaded = read(config_ini=config_ini, overrides=set_, neutral=True)
+        check_not_inputs({"--output": output}, {"--config-ini": config_ini, "--ndbinfo": ndbinfo})
+    if ndbinfo is not None:
+        from ndbsim.cli.ndbinfo import init_from_ndbinfo
+
+        init_from_ndbinfo(ndbinfo, config_ini, release, set_, output)
+        return
+    loaded = read(config_ini=config_ini, overrides=set_, neutral=True, version=release)
     prepare(replace(loaded, model=NDB))  # what init writes must be a valid NDB scenario
     notes = list(loaded.notes)
     derived = frozenset(k for k, origin in loaded.origins.items() if origin == FROM_DATAMEMORY)
@@ -73,15 +81,26 @@ def init(
 
 
 def params(
-    version: str = typer.Option("7.6.6", "--version", metavar="X.Y.Z", help="NDB version.", show_default=True),
+    version: str | None = typer.Option(
+        None, "--version", metavar="X.Y.Z", help="NDB version (default 7.6.6; needed with --config-ini)."
+    ),
     diff: str | None = typer.Option(
         None, "--diff", metavar="X.Y.Z", help="Another NDB version: list what differs, with sources."
+    ),
+    config_ini: Path | None = typer.Option(
+        None, "--config-ini", metavar="config.ini", help="Print the thread layout NDB starts this config.ini with."
     ),
 ) -> None:
     """List the config.ini parameters ndbsim models, with this version's defaults and thread layout."""
     from ndbsim.input.config_params import PARAMS, show
     from ndbsim.input.profiles import parse_version, profile_for, unused_params
 
+    if config_ini is not None:
+        from ndbsim.cli.ndbinfo import print_layout
+
+        print_layout(config_ini, version)
+        return
+    version = version or "7.6.6"
     prof = profile_for(version)
     if diff is not None:
         from ndbsim.input.profiles import differences

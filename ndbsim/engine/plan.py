@@ -83,15 +83,29 @@ class Plan:
 
 
 def _ignored_params(resolved: Resolved) -> list[str]:
+    """Parameters this release does not have; in an upgrade, those only the new release uses are
+    named as such (the nodes restarted onto it use them, ``Runtime.restarted_as``)."""
     s, mech = resolved.scenario, resolved.profile.mechanisms
+    up = resolved.upgrade
     ignored = [k for k in unused_params(mech) if k in s.cluster.config]
     if not ignored:
         return []
-    return [
-        f"{', '.join(ignored)}: not {'a parameter' if len(ignored) == 1 else 'parameters'} "
-        f"of NDB {s.version}, ignored (`ndbsim params --version {s.version}` lists "
-        "this version's)"
-    ]
+    later = [k for k in ignored if up is not None and k not in unused_params(up.profile.mechanisms)]
+    ignored = [k for k in ignored if k not in later]
+    out = []
+    if ignored:
+        out.append(
+            f"{', '.join(ignored)}: not {'a parameter' if len(ignored) == 1 else 'parameters'} "
+            f"of NDB {s.version}, ignored (`ndbsim params --version {s.version}` lists "
+            "this version's)"
+        )
+    if later and up is not None:
+        out.append(
+            f"{', '.join(later)}: not {'a parameter' if len(later) == 1 else 'parameters'} of NDB {s.version}: "
+            f"the nodes still on {s.version} ignore {'it' if len(later) == 1 else 'them'}, each node restarted "
+            f"onto {up.scenario.version} uses {'it' if len(later) == 1 else 'them'} (JSON nodes[].threads)"
+        )
+    return out
 
 
 def _crowded(sz: Sizing) -> list[str]:

@@ -26,6 +26,7 @@ from ndbsim.engine.stream import Stream, stream_of
 from ndbsim.engine.write_speed import WriteSpeeds, write_speeds_of
 from ndbsim.input.features import features_of
 from ndbsim.input.scenario import Resolved, Scenario
+from ndbsim.input.threads import oversubscribed
 
 WARM_UP_CYCLES = 2.0
 """Whole steady LCP cycles simulated before the crash's point in its cycle, so that the LCP
@@ -48,6 +49,9 @@ class Prepared:
     plan: Plan
     warnings: tuple[str, ...]
     """The plan's warnings, then the restarting node's configuration cliffs."""
+    setting_flags: tuple[str, ...] = ()
+    """What ``run`` warns the configuration sits on, as advise flags it: ``oversubscribed`` (the
+    cluster's or the restarted node's threads outnumber the hardware threads), ``cliff: NAME``."""
 
 
 def prepare(resolved: Resolved, rng: np.random.Generator) -> Prepared:
@@ -73,4 +77,7 @@ def prepare(resolved: Resolved, rng: np.random.Generator) -> Prepared:
         s.data.index_entries > 0,
         (up or resolved).profile.mechanisms.partial_lcp_available,
     )
-    return Prepared(s, sz, restarted_as, stream, speeds, cycles, plan, (*plan.warnings, *cliffs))
+    hw = s.host.cpu_cores * s.host.threads_per_core
+    crowded = oversubscribed(sz.threads, hw) or (up is not None and oversubscribed(restarted_as.threads, hw))
+    flags = (*(["oversubscribed"] if crowded else []), *(f"cliff: {c.split('=', 1)[0]}" for c in cliffs))
+    return Prepared(s, sz, restarted_as, stream, speeds, cycles, plan, (*plan.warnings, *cliffs), flags)

@@ -81,6 +81,10 @@ class NodeRun:
     facts: NodeFacts = field(default_factory=NodeFacts)
     wave: int = 1
     """The wave the node restarted in (1 for the first; every node of a one-wave restart)."""
+    release: str = ""
+    """The NDB release the node came back on (restart.upgrade_to's in an upgrade)."""
+    threads: dict[str, Any] = field(default_factory=dict)
+    """The thread layout the node came back with, by NDB thread type, and the setting that gave it."""
 
 
 @dataclass
@@ -94,3 +98,6 @@ class Replication:
     checkpoint: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     events: int = 0
+    setting_flags: list[str] = field(default_factory=list)
+    """What the configuration sits on that a run warns about: an oversubscribed host, a cliff
+    (``cliffs``); advise flags a candidate with these."""

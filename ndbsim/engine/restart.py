@@ -325,6 +325,13 @@ def restart(rt: Runtime, node: Node, kind: str, run: NodeRun) -> Generator[Event
     together), recording its phases on ``run``."""
     r = NodeRestart(rt, node, run, crash=rt.env.now, initial=kind == "initial")
     node.upgraded = rt.restarted_as is not rt.sz  # the new release's binary starts
+    run.release = rt.scenario.restart.upgrade_to or rt.scenario.version
+    own_threads = rt.restarted_as.threads
+    run.threads = {
+        **{k: v for k, v in own_threads.counts().items() if k != "requested"},
+        "restore_threads": own_threads.restore_threads,
+        "source": own_threads.source,
+    }
     for step in HEAD[kind]:
         yield from step(r)
     if kind == "node" and _falls_back_to_full_copy(r):

@@ -122,6 +122,7 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
         checkpoint=checkpoint,
         warnings=warnings,
         events=events,
+        setting_flags=list(rt.setting_flags),
     )
 
 

@@ -39,6 +39,8 @@ class Runtime:
         self.speeds: WriteSpeeds = prepared.speeds
         self.plan: Plan = prepared.plan
         self.warnings: list[str] = list(prepared.warnings)
+        self.setting_flags: list[str] = list(prepared.setting_flags)
+        """Flags for advise: the host oversubscribed, each cliff by its parameter."""
         self.env = simpy.Environment()
         self.fluid = FluidSystem(self.env)
         sz = self.sz

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ndbsim.errors import InputError, did_you_mean
-from ndbsim.input import config_params
+from ndbsim.input import config_params, ndb_params
 from ndbsim.input.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
@@ -25,6 +25,10 @@ spelling ``[db]``. Each such section counts as one data node."""
 _DATA_DEFAULT = {"ndbd default", "db default"}
 """Section names of the data-node defaults, normalised: ``[ndbd default]`` and NDB's older
 spelling ``[db default]``; their parameters become ``cluster.config``."""
+
+_SECTIONS = {"ndbd", "db", "ndb mgmd", "mgm", "mysqld", "api", "tcp", "shm", "sci", "system", "computer"}
+"""config.ini's section names, lower case with spaces for underscores, as NDB knows them
+(ConfigInfo.cpp ``m_sectionNames`` and ``m_sectionNameAliases``); each may also be ``[NAME DEFAULT]``."""
 
 _PLACEMENT = {
     "nodeid",
@@ -42,6 +46,79 @@ _PLACEMENT = {
 """Parameters that say where a data node runs and keeps its files (NDB's data-node parameter
 list, "Identifying data nodes" and "Data node directories"), lower case. Every config.ini has
 them and none bears on restart time, so they are read without a note."""
+
+
+_PLACEMENT_NAMES = [
+    "NodeId",
+    "HostName",
+    "ExecuteOnComputer",
+    "DataDir",
+    "BackupDataDir",
+    "FileSystemPath",
+    "FileSystemPathDD",
+    "FileSystemPathDataFiles",
+    "FileSystemPathUndoFiles",
+    "ServerPort",
+    "NodeGroup",
+]
+"""NDB's spelling of the placement and identity parameters, for did-you-mean hints."""
+
+_ALL_NAMES = sorted({*config_params.PARAMS, *ndb_params.IMPACT, *_PLACEMENT_NAMES})
+"""Every data-node parameter name NDB knows, for the did-you-mean of an unknown one."""
+
+_NDB_NUMBER = re.compile(r"\s*(\d+)\s*([kKMG]?)\s*")
+"""A number as NDB's config.ini parser reads it: decimal digits and at most a suffix k/K (2**10),
+M (2**20) or G (2**30) (``InitConfigFileParser::convertStringToUint64``: ``strtoll`` then a
+switch on the suffix's first letter over 'k', 'K', 'M' and 'G'; the manual: "K, M, or G as a
+suffix to indicate units of 1024, 1024×1024, or 1024×1024×1024"). NDB looks only at the suffix's
+first letter, so ``64GiB`` happens to read as 64G there; ndbsim asks for the documented form."""
+
+_SHIFT = {"": 0, "k": 10, "K": 10, "M": 20, "G": 30}
+"""config.ini suffix -> power of two it multiplies by (``convertStringToUint64``)."""
+
+_NDB_BOOL = {
+    **dict.fromkeys(("Y", "y", "Yes", "YES", "yes", "True", "TRUE", "true", "1"), "true"),
+    **dict.fromkeys(("N", "n", "No", "NO", "no", "False", "FALSE", "false", "0"), "false"),
+}
+"""The spellings of a boolean NDB's config.ini parser accepts (``convertStringToBool``)."""
+
+
+def ndb_value(name: str, value: str, field: str, path: Path) -> str:
+    """``value`` of the modelled parameter ``name`` checked against NDB's config.ini syntax: numbers
+    with at most one K/M/G suffix (k too), booleans as NDB spells them; returned in a form
+    ``config_params.parse_value`` reads to the same number (sizes and rates keep their suffix,
+    counts are written out)."""
+    kind = config_params.PARAMS[name].kind
+    if kind == "bool":
+        if value not in _NDB_BOOL:
+            raise InputError(
+                f"{value!r} is not a boolean NDB reads; write 1 or 0 (or true/false, yes/no, Y/N)",
+                field=field,
+                source=str(path),
+            )
+        return _NDB_BOOL[value]
+    if kind not in ("size", "rate", "int"):
+        return value
+    m = _NDB_NUMBER.fullmatch(value)
+    if not m:
+        digits = re.match(r"\s*\d+", value)
+        hint = f"write {digits.group().strip()}{_hint_suffix(value[digits.end() :])}" if digits else "write e.g. 64G"
+        raise InputError(
+            f"{value!r} is not a number NDB reads: config.ini takes digits and at most one suffix K, M or G "
+            f"(1024-based); {hint}",
+            field=field,
+            source=str(path),
+        )
+    number, suffix = m.groups()
+    if kind == "int":
+        return str(int(number) << _SHIFT[suffix])
+    return f"{int(number)}{suffix.upper()}"
+
+
+def _hint_suffix(rest: str) -> str:
+    """The suffix NDB's syntax has for what followed the digits (``GiB`` -> ``G``), else ''."""
+    first = rest.strip()[:1].upper()
+    return first if first in ("K", "M", "G") else ""
 
 
 def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
@@ -67,6 +144,12 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
         m = _SECTION.match(stripped)
         if m:
             section = " ".join(m.group(1).lower().replace("_", " ").split())
+            if section.removesuffix(" default") not in _SECTIONS:
+                raise InputError(
+                    f"line {lineno}, column 1: [{m.group(1)}] is not a config.ini section"
+                    f"{did_you_mean(section, sorted(_SECTIONS))}; NDB knows {', '.join(sorted(_SECTIONS))}",
+                    source=str(p),
+                )
             seen = set()  # the parameters of this one section
             if section in _DATA_NODE:
                 node_sections.append({})
@@ -94,12 +177,19 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             continue
         canon = config_params.canonical_name(name)
         if canon is None:
-            hint = did_you_mean(name, config_params.PARAMS)
-            label = f"{name}{hint}" if hint else name
-            if label not in skipped:
-                skipped.append(label)
+            unused = ndb_params.known(name)
+            if unused is None:
+                raise InputError(
+                    f"unknown data-node parameter{did_you_mean(name, _ALL_NAMES)}; NDB refuses a config.ini "
+                    "with it, so correct or remove it",
+                    field=f"[{section}] {name} (line {lineno})",
+                    source=str(p),
+                )
+            if unused not in skipped:
+                skipped.append(unused)
             continue
         field = f"[{section}] {canon} (line {lineno})"
+        value = ndb_value(canon, value, field, p)
         try:
             config_params.parse_value(canon, value, field)
         except InputError as e:
@@ -227,12 +317,7 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
         raw["cluster"]["data_nodes"] = cluster["data_nodes"]
     if "node_ids" in cluster:
         raw["cluster"]["node_ids"] = cluster["node_ids"]
-    if skipped:
-        notes.append(
-            f"config.ini: skipped {len(skipped)} parameter{'s' if len(skipped) != 1 else ''} that "
-            f"ndbsim does not model or that differ per data node "
-            f"({', '.join(skipped[:6])}{'…' if len(skipped) > 6 else ''})"
-        )
+    notes.extend(_skipped_note(label) for label in skipped)
     kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
     if kept:
         notes.append(
@@ -240,3 +325,15 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
             f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default"
         )
     return cluster
+
+
+def _skipped_note(label: str) -> str:
+    """One line per parameter the config.ini sets and ndbsim does not simulate: what it would do to
+    a restart (``ndb_params.IMPACT``), or why a per-node value was not taken."""
+    if label.endswith("(differs between [ndbd] sections)"):
+        name = label.split(" ", 1)[0]
+        return (
+            f"config.ini: {name} differs between [ndbd] sections; ndbsim gives every data node the same "
+            "value, so it keeps NDB's default"
+        )
+    return f"config.ini: {label} is not simulated: {ndb_params.restart_impact(label)}"

@@ -135,34 +135,43 @@ OPTIONAL_EXAMPLES = {
 
 
 def init_text(
-    raw: dict[str, Any], config_ini: str | None, notes: list[str], derived: frozenset[str] = frozenset()
+    raw: dict[str, Any],
+    config_ini: str | None,
+    notes: list[str],
+    derived: frozenset[str] = frozenset(),
+    sources: dict[str, str] | None = None,
+    ndbinfo: str | None = None,
 ) -> str:
     """The commented scenario ``ndbsim init`` writes: every key with its meaning and default,
     the values ``raw`` gives (from the config.ini) in place of the defaults; ``derived`` keys
-    (data.size from DataMemory) are marked for the user to replace."""
+    (data.size from DataMemory) are marked for the user to replace. ``sources``: dotted key -> where
+    its value came from (an ndbinfo export's table, ``ndbinfo``), written beside it."""
     s = Scenario.model_validate(raw)
+    given_by = f" --ndbinfo {ndbinfo}" if ndbinfo else (f" --config-ini {config_ini}" if config_ini else "")
     lines = [
-        "# An ndbsim scenario: every key, its meaning and its default (ndbsim init"
-        + (f" --config-ini {config_ini}" if config_ini else "")
-        + ").",
-        "# Values marked 'from config.ini' were read from it; replace the others with your cluster's.",
+        f"# An ndbsim scenario: every key, its meaning and its default (ndbsim init{given_by}).",
+        "# Values marked 'from config.ini' or 'ndbinfo.…' were read from there; replace the others with your "
+        "cluster's.",
         "# Check it: ndbsim validate THIS.yaml   Run it: ndbsim run THIS.yaml",
     ]
+    sources = sources or {}
     for n in notes:
         lines.extend(_comment(f"note: {n}", ""))
     lines.append(f"name: {yaml.safe_dump(s.name, default_style=None).strip().removesuffix('...').strip()}")
     lines.extend(_comment(field_docs(Scenario)["version"], ""))
-    lines.append(f'version: "{s.version}"')
+    lines.append(f'version: "{s.version}"' + (f"   # {sources['version']}" if "version" in sources else ""))
     for section in SECTIONS:
         model = getattr(s, section)
         lines.append("")
         lines.extend(_comment(field_docs(Scenario)[section], ""))
         lines.append(f"{section}:")
-        lines.extend(_section_lines(section, model, raw, derived))
+        lines.extend(_section_lines(section, model, raw, derived, sources))
     return "\n".join(lines) + "\n"
 
 
-def _section_lines(section: str, model: BaseModel, raw: dict[str, Any], derived: frozenset[str]) -> list[str]:
+def _section_lines(
+    section: str, model: BaseModel, raw: dict[str, Any], derived: frozenset[str], sources: dict[str, str]
+) -> list[str]:
     out: list[str] = []
     docs = field_docs(type(model))
     given = raw.get(section)
@@ -179,7 +188,7 @@ def _section_lines(section: str, model: BaseModel, raw: dict[str, Any], derived:
                 continue
             out.append("  config:")
             for k, v in config.items():
-                out.append(f"    {k}: {v}   # from config.ini")
+                out.append(f"    {k}: {_config_value(v)}   # {sources.get(f'cluster.config.{k}', 'from config.ini')}")
             continue
         if key in OPTIONAL_EXAMPLES and value is None:
             out.append(f"  # {name}: {OPTIONAL_EXAMPLES[key]}")
@@ -188,7 +197,18 @@ def _section_lines(section: str, model: BaseModel, raw: dict[str, Any], derived:
             out.append(f"  {name}: {yaml.safe_dump(value.model_dump(mode='json'), default_flow_style=True).strip()}")
             continue
         mark = "   # from config.ini" if section == "cluster" and name in given else ""
+        if key in sources:
+            mark = f"   # {sources[key]}"
         if key in derived:
             mark = "   # DataMemory's: replace with your data's size"
         out.append(f"  {name}: {_yaml_value(key, value)}{mark}")
     return out
+
+
+def _config_value(v: Any) -> str:
+    """A config.ini value as the scenario writes it: an empty string quoted, the rest as given."""
+    if isinstance(v, str) and not v.strip():
+        return '""'
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)

@@ -257,6 +257,24 @@ def _cpu_count(value: str) -> int:
     return n
 
 
+def with_count(text: str, kind: str, count: int) -> str:
+    """``text`` (a ThreadConfig) with ``count`` threads of ``kind``: its entries of that type become
+    one ``kind={count=N}`` (their other properties dropped, a cpu list no longer fitting the count),
+    the other entries written back as given."""
+    entries = parse_thread_config(text)
+    out: list[str] = []
+    for k, props in entries:
+        if k == kind:
+            if f"{kind}=" not in ",".join(out):
+                out.append(f"{kind}={{count={count}}}")
+            continue
+        body = ",".join(f"{key}={value}" for key, value in props.items())
+        out.append(f"{k}={{{body}}}" if body else k)
+    if not any(k == kind for k, _ in entries):
+        out.append(f"{kind}={{count={count}}}")
+    return ",".join(out)
+
+
 def check_thread_config(text: str) -> None:
     """Raise ``ValueError`` unless ``text`` follows ThreadConfig's syntax (see ``parse_thread_config``)."""
     parse_thread_config(text)

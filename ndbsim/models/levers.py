@@ -21,7 +21,7 @@ from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input.config_params import PARAMS, G, M
 from ndbsim.input.profiles import parse_version, unused_params
 from ndbsim.input.scenario.model import Resolved
-from ndbsim.input.threads import LDM_TABLE, ldm_threads
+from ndbsim.input.threads import LDM_TABLE, from_thread_config, ldm_threads, with_count
 from ndbsim.input.units import exact_size_text
 
 SPEED_FACTORS = (0.5, 2.0, 4.0)
@@ -97,8 +97,8 @@ def _param_levers(r: Resolved) -> list[Lever]:
         lacking.add("TwoPassInitialNodeRestartCopy")
     if s.restart.cause != "crash":
         lacking.add("HeartbeatIntervalDbDb")
-    if not mech.multithreaded or cfg["ThreadConfig"]:
-        lacking.add("MaxNoOfExecutionThreads")
+    if not mech.multithreaded or cfg["ThreadConfig"] or (mech.query_threads and cfg["AutomaticThreadConfig"]):
+        lacking.add("MaxNoOfExecutionThreads")  # AutomaticThreadConfig overrides it (8.0.23 manual)
     disk = s.host.disk_write
     ldm = ldm_threads(cfg["MaxNoOfExecutionThreads"], cfg["ThreadConfig"], mech.multithreaded)
     hw = s.host.cpu_cores * s.host.threads_per_core
@@ -142,6 +142,38 @@ def _param_levers(r: Resolved) -> list[Lever]:
         shown = exact_size_text(current) if PARAMS[name].kind in ("size", "rate") else str(current).lower()
         cands = tuple(Candidate(name, v, (f"cluster.config.{name}={v}",)) for v in vals)
         out.append(Lever(name, "config", shown, cands))
+    return out
+
+
+def _thread_levers(r: Resolved) -> list[Lever]:
+    """AutomaticThreadConfig on or off (8.0.23+), NumCPUs while it is on (the host's hardware
+    threads, its cores, half of them), and the LDM count of a ThreadConfig the cluster uses (half
+    and double). MaxNoOfExecutionThreads is a config lever of its own (``_param_levers``)."""
+    cfg, s, mech = r.config, r.scenario, r.profile.mechanisms
+    if not mech.multithreaded:
+        return []
+    hw = s.host.cpu_cores * s.host.threads_per_core
+    out = []
+    auto = bool(mech.query_threads and cfg["AutomaticThreadConfig"])
+    if mech.query_threads:
+        v = "false" if auto else "true"
+        switch = Candidate("AutomaticThreadConfig", v, (f"cluster.config.AutomaticThreadConfig={v}",))
+        out.append(Lever("AutomaticThreadConfig", "config", str(auto).lower(), (switch,)))
+    if auto:
+        now = cfg["NumCPUs"] or hw  # 0: NDB counts the host's CPUs (thr_config.cpp)
+        vals = [n for n in dict.fromkeys((hw, s.host.cpu_cores, max(1, hw // 2))) if n != now]
+        cands = tuple(Candidate("NumCPUs", str(n), (f"cluster.config.NumCPUs={n}",)) for n in vals)
+        if cands:
+            out.append(Lever("NumCPUs", "config", str(cfg["NumCPUs"]), cands))
+    text = str(cfg["ThreadConfig"] or "")
+    if text.strip() and not auto:
+        ldm = from_thread_config(text).ldm
+        vals = [n for n in dict.fromkeys((max(1, ldm // 2), 2 * ldm)) if n != ldm]
+        cands = tuple(
+            Candidate("ThreadConfig", f"ldm {n}", (f"cluster.config.ThreadConfig={with_count(text, 'ldm', n)}",))
+            for n in vals
+        )
+        out.append(Lever("ThreadConfig", "config", f"ldm {ldm}", cands))
     return out
 
 
@@ -196,6 +228,7 @@ def _operations_levers(r: Resolved) -> list[Lever]:
 
 LEVER_KINDS: tuple[tuple[str, Callable[[Resolved], list[Lever]]], ...] = (
     ("config", _param_levers),
+    ("threads", _thread_levers),
     ("release", _release_lever),
     ("host", _host_levers),
     ("operations", _operations_levers),
@@ -208,6 +241,9 @@ ALL_LEVERS = (
     "BuildIndexThreads",
     "MaxParallelCopyInstances",
     "MaxNoOfExecutionThreads",
+    "AutomaticThreadConfig",
+    "NumCPUs",
+    "ThreadConfig",
     "NoOfFragmentLogFiles",
     "FragmentLogFileSize",
     "TimeBetweenLocalCheckpoints",

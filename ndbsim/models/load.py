@@ -55,6 +55,7 @@ def read(
     rows_fix: str | None = None,
     neutral: bool = False,
     set_origin: str | None = None,
+    version: str | None = None,
 ) -> Loaded:
     """Read, overlay and override a scenario, and pick its model; nothing is resolved.
 
@@ -66,7 +67,8 @@ def read(
     dotted keys to values. ``set_origin``: the origin ``overrides`` and ``sets`` are given
     (``origins.SET`` unless told, ``origins.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when
     given, a note that ``data.rows`` stays fixed while ``data.size`` changes (by an override or
-    a ``varied`` key) ends with this fix.
+    a ``varied`` key) ends with this fix. ``version``: the NDB release ``--version`` names; a
+    config.ini without a scenario needs it (or ``--set version=``), as no config.ini names its release.
     """
     from ndbsim.output import origins as origin
 
@@ -88,6 +90,11 @@ def read(
     where = overrides_field or ("set: or --set" if varied else "--set")  # only a sweep varies keys
     notes += sc.repeated_notes(overrides, ini_keys, varied, where)
     origins = origin.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or origin.SET)
+    if version is not None:
+        raw["version"] = version
+        origins["version"] = origin.VERSION_OPTION
+    if neutral and config_ini is not None and "version" not in raw:
+        raise InputError(release_needed(), field="--version")
     if neutral:
         _size_from_datamemory(raw, notes, origins)
     if rows_fix is not None:
@@ -103,6 +110,16 @@ def read(
         override_keys=override_keys,
         config_ini=config_ini,
         origins=origins,
+    )
+
+
+def release_needed() -> str:
+    """The one-line error of a config.ini given without its release: which releases ndbsim runs."""
+    from ndbsim.input.profiles import KNOWN_VERSIONS
+
+    return (
+        "a config.ini does not say which NDB release the cluster runs, and ndbsim assumes none; give it with "
+        f"--version X.Y.Z (e.g. --version 8.0.35; release lines ndbsim simulates: {', '.join(KNOWN_VERSIONS)})"
     )
 
 
@@ -166,9 +183,16 @@ def load(
     sets: Mapping[str, Any] | None = None,
     rows_fix: str | None = None,
     set_origin: str | None = None,
+    version: str | None = None,
 ) -> Loaded:
     """``read`` then ``prepare``: a scenario ready to run."""
     loaded = read(
-        scenario, config_ini=config_ini, overrides=overrides, sets=sets, rows_fix=rows_fix, set_origin=set_origin
+        scenario,
+        config_ini=config_ini,
+        overrides=overrides,
+        sets=sets,
+        rows_fix=rows_fix,
+        set_origin=set_origin,
+        version=version,
     )
     return prepare(loaded)

@@ -9,7 +9,7 @@ in CSV (one column per fact), so a result never hides what it assumed.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ndbsim.input.scenario.model import Resolved, Scenario
 from ndbsim.output.header import RATE_KEYS, value_text
@@ -27,6 +27,9 @@ from ndbsim.output.origins import (
 from ndbsim.output.origins import (
     FROM_DATAMEMORY as FROM_DATAMEMORY,  # the CLI reads it here
 )
+
+if TYPE_CHECKING:
+    from ndbsim.input.threads import ThreadLayout
 
 KEEP_DURING_RESTART = {
     SET: "add --set workload.during_restart.{key}=null",
@@ -51,7 +54,8 @@ def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: 
     their origin (see ``origins.origins``); without it, the keys the scenario set count as given."""
     s: Scenario = resolved.scenario
     given = given_keys(s) if where is None else set()  # ``where`` says what was given, when known
-    return {"simulated": _simulated(resolved, node_ids), "defaulted": _defaulted(s, given, where)}
+    simulated = {"version_from": origin_of("version", given, where), **_simulated(resolved, node_ids)}
+    return {"simulated": simulated, "defaulted": _defaulted(s, given, where)}
 
 
 def _workload(s: Scenario) -> dict[str, Any]:
@@ -75,7 +79,8 @@ def _simulated(resolved: Resolved, node_ids: list[int] | None) -> dict[str, Any]
     cfg = resolved.config
     tables = s.data.table_amounts()
     mech = resolved.profile.mechanisms
-    ldm = layout(cfg, mech.multithreaded, mech.query_threads, s.host.cpu_cores * s.host.threads_per_core).ldm
+    threads = layout(cfg, mech.multithreaded, mech.query_threads, s.host.cpu_cores * s.host.threads_per_core)
+    up = resolved.upgrade
     return {
         "version": s.version,
         "profile": resolved.profile.name,
@@ -105,12 +110,30 @@ def _simulated(resolved: Resolved, node_ids: list[int] | None) -> dict[str, Any]
             "disk_write": s.host.disk_write,
             "network": s.host.network,
         },
-        "threads": {
-            "ldm": ldm,
-            "MaxNoOfExecutionThreads": cfg["MaxNoOfExecutionThreads"],
-            "ThreadConfig": cfg["ThreadConfig"] or None,
-        },
+        "threads": _threads(cfg, threads),
+        **({"upgrade_to": up.scenario.version, "upgrade_threads": _threads(up.config, _layout_of(up))} if up else {}),
         "workload": _workload(s),
+    }
+
+
+def _layout_of(resolved: Resolved) -> ThreadLayout:
+    from ndbsim.input.threads import layout
+
+    mech, h = resolved.profile.mechanisms, resolved.scenario.host
+    return layout(resolved.config, mech.multithreaded, mech.query_threads, h.cpu_cores * h.threads_per_core)
+
+
+def _threads(cfg: dict[str, Any], t: ThreadLayout) -> dict[str, Any]:
+    """A node's thread layout as a result states it: each NDB thread type's count, the threads that
+    restore LCP fragments, the setting that gave the layout, and the settings themselves."""
+    return {
+        **{k: v for k, v in t.counts().items() if k != "requested"},
+        "restore_threads": t.restore_threads,
+        "source": t.source,
+        "MaxNoOfExecutionThreads": cfg.get("MaxNoOfExecutionThreads"),
+        "ThreadConfig": cfg.get("ThreadConfig") or None,
+        "AutomaticThreadConfig": bool(cfg.get("AutomaticThreadConfig")),
+        "NumCPUs": cfg.get("NumCPUs"),
     }
 
 
@@ -158,7 +181,7 @@ def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
     if DEFAULT_SCENARIO in where.values():
         notes.append(
             "no scenario given: this is the built-in default scenario (seed 003's DBT2 600 warehouses), not "
-            "your cluster; start one with ndbsim init --config-ini YOUR.ini"
+            "your cluster; start one with ndbsim init --config-ini YOUR.ini --version X.Y.Z (or --ndbinfo EXPORT)"
         )
     else:
         notes.extend(

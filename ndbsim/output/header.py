@@ -85,21 +85,14 @@ def header_lines(explained: dict[str, Any]) -> list[str]:
         ", ".join(map(str, r["nodes"])) if r["nodes"] else ("all" if r["type"] in ("system", "rolling") else "the last")
     )
     disk_data = f"{format_bytes(d['disk_data_size'])} disk data" if d["disk_data_size"] else "no disk data"
-    threads = (
-        f"{t['ldm']} LDM thread{'s' if t['ldm'] != 1 else ''} ("
-        + (
-            f"ThreadConfig={t['ThreadConfig']}"
-            if t["ThreadConfig"]
-            else f"MaxNoOfExecutionThreads={t['MaxNoOfExecutionThreads']}"
-        )
-        + ")"
-    )
+    threads = threads_text(t)
     wl = sim["workload"]
     burst = wl["before_restart"]
     before = f"{rates_text(burst)} for the last {format_secs(burst['duration'])}" if burst else "no burst"
     plural = "s" if len(r["nodes"]) != 1 else ""
     lines = [
-        f"simulated: NDB {sim['version']} (profile {sim['profile']}) · {nodes}, NoOfReplicas={sim['NoOfReplicas']} · "
+        f"simulated: NDB {sim['version']} (release from {sim.get('version_from', 'scenario')}; profile "
+        f"{sim['profile']}) · {nodes}, NoOfReplicas={sim['NoOfReplicas']} · "
         f"{r['type']} restart of node{plural} {restart_nodes} ({r['cause']}, down {format_secs(r['downtime'])})",
         f"data per node: {format_bytes(d['size'])} in {short_rate(d['rows'])} rows"
         + (" (from data.row_size)" if d["rows_from_row_size"] else "")
@@ -108,11 +101,25 @@ def header_lines(explained: dict[str, Any]) -> list[str]:
         f"host: {h['cpu_cores']} cores × {h['threads_per_core']} threads"
         + (f" at {h['core_speed']:g}× speed" if h["core_speed"] != 1 else "")
         + f", disk read {format_bytes(h['disk_read'])}/s, write {format_bytes(h['disk_write'])}/s, "
-        f"network {_network(h['network'])}; {threads}",
+        f"network {_network(h['network'])}",
+        f"threads per data node: {threads}"
+        + (
+            f"; nodes restarted onto NDB {sim['upgrade_to']}: {threads_text(sim['upgrade_threads'])}"
+            if sim.get("upgrade_to")
+            else ""
+        ),
         f"workload (cluster-wide): steady {rates_text(wl['steady'])}; before the restart {before}; "
         f"during it {rates_text(wl['during_restart'])}",
     ]
     return lines + defaulted_lines(explained["defaulted"], value_text)
+
+
+def threads_text(t: dict[str, Any]) -> str:
+    """``4 LDM, 4 query, 4 recover, 2 tc, 1 main, 1 rep, 1 send, 1 recv threads (AutomaticThreadConfig,
+    NumCPUs=16)``: a node's layout as a header shows it, from a result's ``simulated.threads``."""
+    kinds = ("ldm", "query", "recover", "tc", "main", "rep", "send", "recv")
+    counts = ", ".join(f"{t[k]} {'LDM' if k == 'ldm' else k}" for k in kinds)
+    return f"{counts} threads ({t['source']})"
 
 
 def defaulted_lines(defaulted: list[dict[str, Any]], shown: Callable[[str, Any], str]) -> list[str]:

@@ -23,11 +23,13 @@ CONFIG_INI = "config.ini"
 """Origin of a value read from ``--config-ini``."""
 SET = "--set"
 """Origin of a value given with ``--set``."""
+VERSION_OPTION = "--version"
+"""Origin of the NDB release given with ``--version`` (a config.ini names no release)."""
 PYTHON_ARG = "simulate() argument"
 """Origin of a value given to ``ndbsim.simulate()``: in ``overrides=`` or as a keyword argument."""
 OVERRIDES = (SET, PYTHON_ARG)
 """The origins of a value set on top of the scenario (and of the sections it creates)."""
-GIVEN = (SCENARIO, CONFIG_INI, *OVERRIDES)
+GIVEN = (SCENARIO, CONFIG_INI, VERSION_OPTION, *OVERRIDES)
 """The origins of a value the user gave; any other origin is listed under ``defaulted``."""
 FROM_DATAMEMORY = "derived from DataMemory"
 """Origin of ``data.size`` when a config.ini alone gave no data size (``init_scenario``)."""

@@ -217,6 +217,8 @@ class Result(ReplicatedSummary):
     def to_dict(self) -> dict[str, Any]:
         nodes = []
         facts = {n.node_id: n.facts.as_dict() for n in self.first.nodes}
+        runs = {n.node_id: n for n in self.first.nodes}
+        sim = self.explained.get("simulated") or {}
         for nid in self.node_ids():
             ph = self.phases(nid)
             info = dict(ph)
@@ -229,6 +231,9 @@ class Result(ReplicatedSummary):
                     "phases": ph,
                     "restart_info": info,
                     "facts": facts[nid],
+                    "release": runs[nid].release,
+                    "release_from": _release_from(runs[nid].release, self.version, sim),
+                    "threads": runs[nid].threads,
                 }
             )
         return {
@@ -309,3 +314,11 @@ def json_clean(x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return [json_clean(v) for v in x]
     return x
+
+
+def _release_from(release: str, version: str, simulated: dict[str, Any]) -> str:
+    """Where a node's release came from: restart.upgrade_to for an upgraded node, else the origin of
+    the scenario's ``version`` (the scenario, --version, --set, an ndbinfo export, a default)."""
+    if release and release != version:
+        return "restart.upgrade_to"
+    return str(simulated.get("version_from") or "scenario")

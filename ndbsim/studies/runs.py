@@ -43,10 +43,18 @@ class VariantRun:
     """The largest REDO peak over the log's size in any replication (above 1: error 410)."""
     invalid: str = ""
     """The input error that makes this variant no scenario (then nothing ran)."""
+    warned: str = ""
+    """What ``run`` warns this variant's configuration sits on (an oversubscribed host, a cliff)."""
+
+    @property
+    def status_flag(self) -> str:
+        """The status's flag: error 410, non-converging, stuck; '' when the restart finishes."""
+        return STATUS_FLAGS.get(self.status, "" if self.status == "ok" else self.status)
 
     @property
     def flag(self) -> str:
-        return STATUS_FLAGS.get(self.status, "" if self.status == "ok" else self.status)
+        """advise's flag: the status's, else what ``run`` would warn about the configuration."""
+        return self.status_flag or self.warned
 
     @property
     def median(self) -> float:
@@ -84,6 +92,8 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         return VariantRun(tuple(sets), invalid=str(e))
     res = loaded.run(seed, replications, explained=False)  # a variant's figures, never its header
     out = VariantRun(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
+    flags = (f for r in getattr(res, "replications", ()) for f in getattr(r, "setting_flags", ()))
+    out.warned = ", ".join(dict.fromkeys(flags))  # InnoDB recoveries have no such settings
     if isinstance(loaded.prepared, Resolved):
         out.checkpoint = dict(res.first.checkpoint)
         out.redo_overloaded = out.status == "redo-overload" or any(

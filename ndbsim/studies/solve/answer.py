@@ -111,4 +111,4 @@ def _describe(o: VariantRun, redo_fill: bool = False) -> str:
         also += f", REDO peak {o.redo_peak_fill:.1%} of the log"
     if o.status == "ok":
         return f"{format_secs(o.median)}, ok{also}"
-    return f"{format_secs(o.median)}, {o.flag or o.status}{also}"
+    return f"{format_secs(o.median)}, {o.status_flag or o.status}{also}"

@@ -51,6 +51,9 @@ def run(
         None, "--output", "-o", metavar="FILE", help="Write the output to FILE (default: standard output)."
     ),
     constants: Path | None = CONSTANTS_OPTION,
+    why: bool = typer.Option(
+        False, "--why", help="Under the table, why each phase took its time: bottleneck, quantity, figures."
+    ),
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim.models.load import load
@@ -68,6 +71,11 @@ def run(
         result = loaded.run(seed, replications, explained=False)
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
     text = _render(result, loaded, format, config_ini, set_)
+    if why and format == "table" and hasattr(result, "node_ids"):
+        from ndbsim.output.why import why_lines
+
+        nodes = result.to_dict()["nodes"]
+        text += "\n" + "\n".join(why_lines(nodes, {n["node_id"]: n["phases"] for n in nodes}))
     if gantt is not None:
         from ndbsim.output.plot import gantt as draw
 

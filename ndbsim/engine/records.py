@@ -81,6 +81,8 @@ class NodeRun:
     facts: NodeFacts = field(default_factory=NodeFacts)
     wave: int = 1
     """The wave the node restarted in (1 for the first; every node of a one-wave restart)."""
+    why: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per restart_info phase, why it took its time (``engine.why``): bottleneck, quantity, figures."""
 
 
 @dataclass

@@ -217,6 +217,7 @@ class Result(ReplicatedSummary):
     def to_dict(self) -> dict[str, Any]:
         nodes = []
         facts = {n.node_id: n.facts.as_dict() for n in self.first.nodes}
+        whys = {n.node_id: n.why for n in self.first.nodes}
         for nid in self.node_ids():
             ph = self.phases(nid)
             info = dict(ph)
@@ -229,6 +230,7 @@ class Result(ReplicatedSummary):
                     "phases": ph,
                     "restart_info": info,
                     "facts": facts[nid],
+                    "why": whys[nid],
                 }
             )
         return {

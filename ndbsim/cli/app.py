@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from ndbsim.cli import advise, calibration, run, scenario, solve, sweep
+from ndbsim.cli import advise, calibration, compare, run, scenario, solve, sweep
 from ndbsim.errors import InputError
 
 BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
@@ -55,7 +55,15 @@ def _root(
     """Simulate MySQL NDB Cluster data-node restarts."""
 
 
-COMMANDS = (run.register, scenario.register, calibration.register, sweep.register, advise.register, solve.register)
+COMMANDS = (
+    run.register,
+    compare.register,
+    scenario.register,
+    calibration.register,
+    sweep.register,
+    advise.register,
+    solve.register,
+)
 """The registration point: each command module's ``register(app)`` adds its commands, in the order
 ``ndbsim -h`` lists them. A new command goes in a module of its group (or a new one) with a
 ``register``, and that ``register`` here."""

@@ -18,9 +18,11 @@ def register(app: typer.Typer) -> None:
 
 
 def solve(
-    question: str = typer.Argument(..., help="redo-log, update-rate, lcp-speed or data-size."),
+    question: str = typer.Argument(..., help="redo-log, update-rate, lcp-speed, data-size or plan."),
     scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
-    window: str | None = typer.Option(None, "--window", help="Restart window for lcp-speed and data-size, e.g. 10m."),
+    window: str | None = typer.Option(
+        None, "--window", help="Restart window for lcp-speed, data-size and plan, e.g. 10m."
+    ),
     param: str | None = typer.Option(
         None, "--param", help="redo-log: FragmentLogFileSize instead of NoOfFragmentLogFiles."
     ),

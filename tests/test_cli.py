@@ -18,10 +18,10 @@ def test_table_shows_the_overrides_and_warns_when_rows_stay_fixed_as_size_change
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[2] == "with --set data.size=1TB, cluster.config.DataMemory=1200G, version=8.0.35"
-    assert "warning: data.rows stays 300M" in p.stdout
+    assert "ndbsim: warning: data.rows stays 300M" in p.stderr and "warning" not in p.stdout
     p = ndbsim("run", "--set", "data.size=1TB", "--set", "data.rows=null", "--set", "cluster.config.DataMemory=1200G")
     assert p.returncode == 0, p.stderr
-    assert "data.rows stays" not in p.stdout
+    assert "data.rows stays" not in p.stdout + p.stderr
 
 
 def test_checkpoint_lines_say_whether_the_base_load_runs_lcps():

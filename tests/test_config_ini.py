@@ -19,7 +19,7 @@ def test_config_ini_parameters_that_differ_per_node_are_reported(tmp_path):
         "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\n[ndbd]\nMaxNoOfExecutionThreads=8\n"
         "[ndbd]\nMaxNoOfExecutionThreads=16\n",
     )
-    assert "MaxNoOfExecutionThreads (differs between [ndbd] sections)" in p.stdout
+    assert "MaxNoOfExecutionThreads (differs between [ndbd] sections)" in p.stderr
 
 
 def test_config_ini_placement_parameters_are_read_silently_and_unknown_ones_listed(tmp_path):
@@ -28,7 +28,7 @@ def test_config_ini_placement_parameters_are_read_silently_and_unknown_ones_list
         "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\nDataDir=/var/lib/ndb\n"
         "MadeUpParameter=3\n[ndbd]\nNodeId=1\nHostName=a\n[ndbd]\nNodeId=2\nHostName=b\n",
     )
-    warning = [line for line in p.stdout.splitlines() if "config.ini: skipped" in line]
+    warning = [line for line in p.stderr.splitlines() if "config.ini: skipped" in line]
     assert len(warning) == 1 and "MadeUpParameter" in warning[0]
     assert not any(name in warning[0] for name in ("DataDir", "NodeId", "HostName"))
 
@@ -42,8 +42,8 @@ def test_config_ini_notes_misspellings_kept_scenario_values_and_a_missing_node_c
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[2].startswith("with --config-ini ")
-    assert "config.ini: skipped 1 parameter that" in p.stdout
-    assert "RecoveryWrok (did you mean 'RecoveryWork'?)" in p.stdout
-    kept = next(line for line in lines if "config.ini does not set" in line)
+    assert "ndbsim: warning: config.ini: skipped 1 parameter that" in p.stderr
+    assert "RecoveryWrok (did you mean 'RecoveryWork'?)" in p.stderr
+    kept = next(line for line in p.stderr.splitlines() if "config.ini does not set" in line)
     assert "NoOfFragmentLogFiles" in kept and "DataMemory" not in kept
-    assert "config.ini has no [ndbd] section: the scenario's 2 data nodes kept" in p.stdout
+    assert "config.ini has no [ndbd] section: the scenario's 2 data nodes kept" in p.stderr

@@ -46,7 +46,7 @@ def test_config_ini_alone_starts_idle_and_names_every_defaulted_value(ini):
     assert "data per node: 256.0G" in out  # from DataMemory, not the default scenario's 60G
     assert "before the restart no burst; during it idle" in out
     assert "16 LDM threads (MaxNoOfExecutionThreads=32)" in out
-    assert "warning: data.size not given: DataMemory=256G taken as the data size" in out
+    assert "ndbsim: warning: data.size not given: DataMemory=256G taken as the data size" in p.stderr
     defaulted = " ".join(line for line in out.splitlines() if line.startswith(("defaulted", "  ")))
     for key in (
         "host.cpu_cores=8",
@@ -106,8 +106,8 @@ def test_csv_carries_the_simulated_fields_and_warnings(ini):
 
 def test_set_rate_overridden_during_restart_is_warned_in_every_format():
     args = ("run", "--set", "workload.updates_per_s=200000")
-    table = ndbsim(*args).stdout
-    assert "warning: workload.updates_per_s=200k (--set) runs before the restart only" in table
+    table = ndbsim(*args)
+    assert "ndbsim: warning: workload.updates_per_s=200k (--set) runs before the restart only" in table.stderr
     d = json.loads(ndbsim(*args, "-f", "json").stdout)
     assert any("workload.during_restart.updates_per_s=0 replaces it" in w for w in d["warnings"])
     rows = list(csv.DictReader(io.StringIO(ndbsim(*args, "-f", "csv").stdout)))
@@ -126,7 +126,7 @@ def test_the_overridden_rate_warning_names_where_the_rate_came_from():
     import ndbsim as api
     from ndbsim.studies.sweep import sweep
 
-    cli = ndbsim("run", "--set", "workload.updates_per_s=200000").stdout
+    cli = ndbsim("run", "--set", "workload.updates_per_s=200000").stderr
     assert "(--set) runs before" in cli and "add --set workload.during_restart.updates_per_s=null" in cli
     for r in (
         api.simulate(workload__updates_per_s=200000),
@@ -204,7 +204,7 @@ def test_config_ini_notes_reach_json_csv_and_validate(tmp_path):
     rows = list(csv.DictReader(io.StringIO(ndbsim("run", scenario, "--config-ini", str(ini), "-f", "csv").stdout)))
     assert "RecoveryWrok" in rows[0]["warnings"]
     v = ndbsim("validate", scenario, "--config-ini", str(ini))
-    assert v.returncode == 0 and "valid" in v.stdout and "warning: config.ini: skipped 1 parameter" in v.stdout
+    assert v.returncode == 0 and "valid" in v.stdout and "ndbsim: warning: config.ini: skipped 1 parameter" in v.stderr
 
 
 def test_config_ini_node_ids_name_the_nodes(ini):
@@ -268,7 +268,7 @@ def test_calibrate_writes_a_user_file_by_default(tmp_path):
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "ndbsim-constants.yaml").exists()
     assert CALIBRATED_FILE.read_bytes() == before
-    assert "--constants ndbsim-constants.yaml" in p.stdout
+    assert "wrote ndbsim-constants.yaml; use it with --constants ndbsim-constants.yaml" in p.stderr
     bad = ndbsim("calibrate", "--output", str(CALIBRATED_FILE), cwd=tmp_path)
     assert bad.returncode == 2 and "--replace-packaged" in bad.stderr
     assert CALIBRATED_FILE.read_bytes() == before

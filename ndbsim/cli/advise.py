@@ -7,25 +7,53 @@ from pathlib import Path
 
 import typer
 
-from ndbsim.cli.options import CHART_SUFFIXES, CONSTANTS_OPTION, EXIT_NOT_MADE_IT, check_workers, emit, use_constants
+from ndbsim.cli.options import (
+    CHART_SUFFIXES,
+    CONFIG_INI_OPTION,
+    CONSTANTS_OPTION,
+    EXIT_NOT_MADE_IT,
+    SCENARIO_ARGUMENT,
+    STUDY_FORMAT_OPTION,
+    STUDY_REPLICATIONS_OPTION,
+    STUDY_SEED_OPTION,
+    STUDY_SET_OPTION,
+    WORKERS_OPTION,
+    add_commands,
+    check_workers,
+    emit,
+    run_warnings,
+    study_base,
+    study_json,
+    use_constants,
+    warn,
+    with_config_ini,
+    wrote,
+)
 from ndbsim.errors import InputError
 
 
 def register(app: typer.Typer) -> None:
     """Add ``advise`` to the command line."""
-    app.command()(advise)
+    add_commands(app, advise)
 
 
 def advise(
-    scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
-    set_: list[str] = typer.Option([], "--set", "-s", help="Override a key first: dotted.path=value (repeatable)."),
-    lever: list[str] = typer.Option([], "--lever", "-l", help="Try only this lever (repeatable); default: all."),
-    format: str = typer.Option("table", "--format", "-f", help="table or json."),
-    chart: Path | None = typer.Option(None, "--chart", help="Write a tornado chart (.png, .svg or .pdf)."),
-    replications: int | None = typer.Option(None, "--replications", "-n", help="Replications per candidate."),
-    seed: int | None = typer.Option(None, "--seed", help="Root seed (default: the scenario's)."),
-    workers: int | None = typer.Option(None, "--workers", "-w", help="Local worker processes (default: all cores)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the table or JSON to a file."),
+    scenario: Path | None = SCENARIO_ARGUMENT,
+    set_: list[str] = STUDY_SET_OPTION,
+    lever: list[str] = typer.Option(
+        [], "--lever", "-l", metavar="NAME", help="Try only this lever (repeatable; default: all)."
+    ),
+    format: str = STUDY_FORMAT_OPTION,
+    chart: Path | None = typer.Option(
+        None, "--chart", metavar="CHART.png", help="Also draw a tornado chart (.png, .svg or .pdf)."
+    ),
+    replications: int | None = STUDY_REPLICATIONS_OPTION,
+    seed: int | None = STUDY_SEED_OPTION,
+    workers: int | None = WORKERS_OPTION,
+    config_ini: Path | None = CONFIG_INI_OPTION,
+    output: Path | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write the table or JSON to FILE (default: standard output)."
+    ),
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Rank what would make this restart faster, with each change's price and the best combination.
@@ -36,11 +64,12 @@ def advise(
     from ndbsim.studies.advise import advise_full
     from ndbsim.studies.advise_report import advice_table, tornado
 
-    _check_advise(scenario, format, chart, replications, seed, workers, output, constants)
+    _check_advise(scenario, format, chart, replications, seed, workers, config_ini, output, constants)
     use_constants(constants)
+    notes = run_warnings(scenario, config_ini, set_, seed)
     source = str(scenario) if scenario else None
     a = advise_full(
-        scenario,
+        study_base(scenario, config_ini)[0],
         overrides=set_,
         levers=lever,
         seed=seed,
@@ -49,9 +78,15 @@ def advise(
         progress=sys.stderr.isatty(),
         source=source,
     )
-    text = json.dumps(json_clean(a.to_dict()), indent=2) + "\n" if format == "json" else advice_table(a)
+    warn(notes)
+    if format == "json":
+        data = study_json(a.to_dict(), notes, config_ini)
+        text = json.dumps(json_clean(data), indent=2) + "\n"
+    else:
+        text = with_config_ini(advice_table(a), config_ini)
     if chart is not None:
         tornado(a, chart)
+        wrote(chart)
     emit(text, output)
     if a.base.status != "ok":
         raise typer.Exit(EXIT_NOT_MADE_IT)
@@ -64,6 +99,7 @@ def _check_advise(
     replications: int | None,
     seed: int | None,
     workers: int | None,
+    config_ini: Path | None,
     output: Path | None,
     constants: Path | None,
 ) -> None:
@@ -82,4 +118,7 @@ def _check_advise(
             raise InputError(
                 f"{str(chart)!r} has no .png, .svg or .pdf suffix; name the chart e.g. advise.png", field="--chart"
             )
-    check_not_inputs({"--output": output, "--chart": chart}, {"scenario": scenario, "--constants": constants})
+    check_not_inputs(
+        {"--output": output, "--chart": chart},
+        {"scenario": scenario, "--config-ini": config_ini, "--constants": constants},
+    )

@@ -12,6 +12,7 @@ import sys
 import typer
 
 from ndbsim.cli import advise, calibration, compare, run, scenario, solve, sweep
+from ndbsim.cli.help import DEBUG_HELP
 from ndbsim.errors import InputError
 
 BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
@@ -32,7 +33,7 @@ app = typer.Typer(
         "\b\nStart here:\n  ndbsim run                               the built-in default scenario (seed 003)\n"
         "  ndbsim init --config-ini config.ini -o my.yaml   a scenario for your cluster\n"
         "  ndbsim run my.yaml                       its phase table\n"
-        "\b\nExit codes: 0 ok, 1 a check failed, 2 bad input, 3 internal error,\n"
+        "\b\nExit codes: 0 ok, 1 a check failed, 2 bad input, 3 internal error (rerun with --debug),\n"
         "  4 the cluster would not make it (redo-overload, non-converging, stuck; result still printed)."
     ),
 )
@@ -51,8 +52,11 @@ def _root(
     version: bool = typer.Option(
         False, "--version", "-V", callback=_version, is_eager=True, help="Print ndbsim's version and exit."
     ),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Simulate MySQL NDB Cluster data-node restarts."""
+    # --debug is listed here for the help only: main takes it from anywhere on the command line
+    # before click parses the rest, so that it works after the command as well.
 
 
 COMMANDS = (

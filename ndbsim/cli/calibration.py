@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ndbsim.cli.help import EXAMPLES
-from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, use_constants
+from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, add_commands, use_constants, warn, wrote
 from ndbsim.errors import InputError
 
 if TYPE_CHECKING:
@@ -18,8 +17,7 @@ if TYPE_CHECKING:
 
 def register(app: typer.Typer) -> None:
     """Add ``check`` and ``calibrate`` to the command line."""
-    app.command(epilog=EXAMPLES["check"])(check)
-    app.command(epilog=EXAMPLES["calibrate"])(calibrate)
+    add_commands(app, check, calibrate)
 
 
 def _cases_dir(cases: Path | None) -> Path:
@@ -100,7 +98,7 @@ def calibrate(
         import yaml
 
         atomic_write_text(case_file, yaml.safe_dump(case, sort_keys=False), "--cases")
-        typer.echo(f"wrote calibration case {case_file}")
+        wrote(case_file, " (a calibration case)")
     save_calibration(result, target)
     _report_fit(result, target, replace_packaged, directory)
 
@@ -186,12 +184,13 @@ def _report_fit(result: Calibration, target: Path, replace_packaged: bool, direc
     from ndbsim.studies.check import broken_cases
 
     if not replace_packaged:
-        typer.echo(
-            f"wrote {target}; use it with --constants {target} (run, check, sweep) or ndbsim.use_constants() in "
-            "Python; --replace-packaged makes a fit the default"
+        wrote(
+            target,
+            f"; use it with --constants {target} (run, check, sweep, advise, solve) or ndbsim.use_constants() in "
+            "Python; --replace-packaged makes a fit the default",
         )
     else:
-        typer.echo(f"wrote {CALIBRATED_FILE} (the packaged constants, used by default)")
+        wrote(CALIBRATED_FILE, " (the packaged constants, used by default)")
     for name, value in result.constants.__dict__.items():
         typer.echo(f"{name:22s} {value:.4g}")
     typer.echo("residuals: relative error (+0.01 is 1% high), or seconds where the published figure is 0 s")
@@ -199,8 +198,9 @@ def _report_fit(result: Calibration, target: Path, replace_packaged: bool, direc
         typer.echo(f"{case_name}: " + ", ".join(f"{k.removeprefix('secs_')} {v:+.3g}" for k, v in figs.items()))
     broken = broken_cases(target, directory)
     if broken:
-        typer.echo(
-            f"ndbsim: warning: with these constants {len(broken)} published figure(s) fall outside their tolerance "
-            f"({', '.join(broken[:4])}{'…' if len(broken) > 4 else ''}); see ndbsim check --constants {target}",
-            err=True,
+        warn(
+            [
+                f"with these constants {len(broken)} published figure(s) fall outside their tolerance "
+                f"({', '.join(broken[:4])}{'…' if len(broken) > 4 else ''}); see ndbsim check --constants {target}"
+            ]
         )

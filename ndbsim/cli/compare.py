@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ndbsim.cli.help import SET_HELP
-from ndbsim.cli.options import CONSTANTS_OPTION, use_constants
+from ndbsim.cli.options import CONSTANTS_OPTION, emit, use_constants, warn
 from ndbsim.errors import InputError
 
 FORMATS = ("table", "json", "csv")
@@ -60,13 +60,8 @@ def compare(
     sides = study.run_sides(loaded[0], loaded[1], (plan[0][3], plan[1][3]), seed, replications)
     cmp = study.comparison(sides)
     text = {"json": study.to_json, "csv": study.to_csv, "table": study.table}[fmt](cmp)
-    if output is None:
-        typer.echo(text, nl=False)
-        return
-    from ndbsim.output.io import atomic_write_text
-
-    atomic_write_text(output, text)
-    typer.echo(f"wrote {output}", err=True)
+    warn([f"{side} ({x.label}): {w}" for side, x in zip("AB", sides) for w in x.result.warnings])
+    emit(text, output)
 
 
 def _sides(scenarios: list[Path], inis: list[Path], sets: list[str]) -> list[tuple[Path, Path | None, list[str], str]]:

@@ -12,7 +12,15 @@ CONFIG_INI_HELP = (
     "Read a cluster's config.ini: [ndbd default] parameters, one data node per [ndbd] (NodeId, "
     "NodeGroup). Without a scenario, starts from an idle cluster with data.size = DataMemory."
 )
-"""``--config-ini`` of run, validate and init."""
+"""``--config-ini`` of run, validate, init, advise, solve and sweep."""
+
+DEBUG_HELP = "On an error, print Python's traceback instead of one line (before or after the command)."
+"""``--debug``, which ``main`` takes from anywhere on the command line."""
+
+STUDY_REPLICATIONS = 10
+"""The least replications advise and solve run per variant unless -n says otherwise, as their
+help states it: ``studies.advise.ADVISE_REPLICATIONS`` (a test holds the two equal; the help
+does not import the studies, so that ``ndbsim -h`` loads none of the simulation's libraries)."""
 
 
 def _examples(*lines: str) -> str:
@@ -45,9 +53,23 @@ EXAMPLES = {
         "ndbsim calibrate --restart-info restart_info.csv --scenario my.yaml --cases my-cases/",
         "ndbsim calibrate --replace-packaged       # refit the constants every run uses",
     ),
+    "advise": _examples(
+        "ndbsim advise my.yaml                               # every lever, ranked",
+        "ndbsim advise --config-ini config.ini --set data.size=200G --set data.rows=1.2B",
+        "ndbsim advise my.yaml -l BuildIndexThreads -l MaxDiskWriteSpeedOtherNodeRestart -n 50",
+        "ndbsim advise my.yaml -f json -o advice.json --chart advise.png",
+        "exit 4 (ranking still printed): the restart as given would not finish",
+    ),
+    "solve": _examples(
+        "ndbsim solve redo-log my.yaml                       # the least NoOfFragmentLogFiles",
+        "ndbsim solve lcp-speed my.yaml --window 10m --quantile 0.95",
+        "ndbsim solve data-size --config-ini config.ini --window 30m",
+        "ndbsim solve update-rate my.yaml -f json -o answer.json",
+    ),
     "sweep": _examples(
         "ndbsim sweep scenarios/sweeps/data-size-recovery-work.yaml -o out.csv --workers 2",
         "ndbsim sweep scenarios/sweeps/update-rate-random.yaml --shard 1/4 -o part1.csv",
+        "ndbsim sweep scenarios/sweeps/data-size-recovery-work.yaml --config-ini config.ini -o mine.csv",
         "ndbsim sweep scenarios/sweeps/update-rate-random.yaml --scheduler tcp://HOST:8786  # ndbsim[cluster]",
     ),
 }

@@ -1,13 +1,19 @@
-"""What the commands share: options with one help text, the exit code of a restart that would not
-finish, and the small steps every command takes (load fitted constants, write the output)."""
+"""What the commands share: the command class and how a command is added, options with one help
+text, the exit code of a restart that would not finish, and the small steps every command takes
+(load fitted constants, load the scenario, warn, write the output and say so)."""
 
 from __future__ import annotations
 
+import re
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import typer
+from typer.core import TyperCommand
 
+from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, STUDY_REPLICATIONS
 from ndbsim.errors import InputError
 
 EXIT_NOT_MADE_IT = 4
@@ -31,6 +37,125 @@ CONSTANTS_OPTION = typer.Option(
 """``--constants`` of run, check, sweep, advise and solve: one option, one help text."""
 
 
+CONFIG_INI_OPTION = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP)
+"""``--config-ini`` of every command that runs a scenario: one option, one help text."""
+
+SCENARIO_ARGUMENT = typer.Argument(
+    None, metavar="SCENARIO.yaml", help="Scenario file; omit for the built-in default (seed 003's DBT2)."
+)
+"""The scenario of run, advise and solve."""
+
+WORKERS_OPTION = typer.Option(None, "--workers", "-w", metavar="N", help="Local worker processes (default: all cores).")
+"""``--workers`` of sweep and advise."""
+
+STUDY_SET_OPTION = typer.Option(
+    [], "--set", "-s", metavar="KEY=VALUE", help="Override a scenario key first (repeatable)."
+)
+"""``--set`` of advise and solve: applied to the scenario before any variant of theirs."""
+
+STUDY_FORMAT_OPTION = typer.Option("table", "--format", "-f", metavar="[table|json]", help="Output format.")
+"""``--format`` of advise and solve."""
+
+STUDY_REPLICATIONS_OPTION = typer.Option(
+    None,
+    "--replications",
+    "-n",
+    metavar="N",
+    help=f"Replications of each run (default: the scenario's, at least {STUDY_REPLICATIONS}).",
+)
+"""``-n`` of advise and solve: each variant's runs use the same seed and this many replications."""
+
+STUDY_SEED_OPTION = typer.Option(None, "--seed", metavar="N", help="Root seed (default: the scenario's, 1).")
+"""``--seed`` of advise and solve."""
+
+TYPE_PLACEHOLDER = re.compile(r" <[^>]*>$")
+"""The ``<path>``/``<str>`` typer appends to an argument's name in help, whatever its metavar."""
+
+
+class Command(TyperCommand):
+    """An ndbsim command: its help names each argument by its metavar alone (``SCENARIO.yaml``,
+    not typer's ``SCENARIO.yaml <path>``); options show their metavar as typer does."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:  # click's, typer's own copy in typer 0.2x
+        args, opts = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                args.append((TYPE_PLACEHOLDER.sub("", record[0]), record[1]))
+            else:
+                opts.append(record)
+        if args:
+            with formatter.section("Arguments"):
+                formatter.write_dl(args)
+        if opts:
+            with formatter.section("Options"):
+                formatter.write_dl(opts)
+
+
+def add_commands(app: typer.Typer, *commands: Callable[..., None]) -> None:
+    """Add ``commands`` to ``app`` as ndbsim commands named after their functions, each with its
+    examples (``help.EXAMPLES``, which must have them) after the options in its ``-h``."""
+    for command in commands:
+        app.command(cls=Command, epilog=EXAMPLES[command.__name__])(command)
+
+
+def warn(messages: Iterable[str]) -> None:
+    """Each warning once, on stderr, as every command prints them (JSON and CSV carry them too)."""
+    for message in dict.fromkeys(messages):
+        typer.echo(f"ndbsim: warning: {message}", err=True)
+
+
+def wrote(path: str | Path, what: str = "") -> None:
+    """Announce a file written, on stderr: ``wrote PATH`` and what it holds or how to use it."""
+    typer.echo(f"wrote {path}{what}", err=True)
+
+
+def run_warnings(scenario: Path | None, config_ini: Path | None, sets: list[str], seed: int | None) -> list[str]:
+    """The warnings ``ndbsim run`` prints for this scenario (loaded as ``run`` loads it: config.ini
+    over it, then ``--set``): the input's, and the simulation's of one replication at ``seed``
+    (a few milliseconds; the studies keep only their runs' totals). A study (advise, solve)
+    prints them with its answer, as ``run`` prints them with its table."""
+    from ndbsim.models.load import load
+
+    loaded = load(scenario, config_ini=config_ini, overrides=sets, rows_fix="add --set data.rows=null")
+    result = loaded.run(seed, 1, explained=False)
+    return [*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins), *result.warnings]
+
+
+def study_base(scenario: Any, config_ini: Path | None) -> tuple[Any, list[str]]:
+    """What a study (advise, solve, a sweep's base) is given as its scenario: the scenario as
+    given (a file, a sweep's inline mapping, None: the built-in default), or with ``--config-ini``
+    the scenario with the config.ini laid over it (a mapping; the study's ``--set`` come after,
+    as in ``run``); and the config.ini's notes."""
+    if config_ini is None:
+        return scenario, []
+    from ndbsim.models.load import read
+
+    loaded = read(scenario, config_ini=config_ini)
+    return loaded.raw, loaded.notes
+
+
+def study_json(data: dict[str, Any], warnings: list[str], config_ini: Path | None) -> dict[str, Any]:
+    """A study's JSON with the warnings about its input (as ``run``'s JSON has them) and, when
+    given, the ``--config-ini`` its runs read."""
+    out = data | {"warnings": list(dict.fromkeys(warnings))}
+    if config_ini is not None:
+        out["config_ini"] = str(config_ini)
+    return out
+
+
+def with_config_ini(text: str, config_ini: Path | None) -> str:
+    """A study's text with ``--config-ini`` in the ``ndbsim run`` commands it prints to reproduce
+    its runs, which were of the scenario with that config.ini over it."""
+    if config_ini is None:
+        return text
+    import shlex
+
+    return text.replace("ndbsim run ", f"ndbsim run --config-ini {shlex.quote(str(config_ini))} ")
+
+
 def use_constants(path: Path | None) -> None:
     """Make ``--constants FILE`` the constants of this command's runs (none given: the packaged)."""
     if path is not None:
@@ -46,10 +171,12 @@ def check_workers(workers: int | None) -> None:
 
 
 def emit(text: str, output: Path | None) -> None:
-    """A command's whole output: into ``output`` atomically (never a partial file), else stdout."""
+    """A command's whole output: into ``output`` atomically (never a partial file), announced,
+    else stdout."""
     if output is None:
         sys.stdout.write(text)
         return
     from ndbsim.output.io import atomic_write_text
 
     atomic_write_text(output, text)
+    wrote(output)

@@ -8,8 +8,19 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, SET_HELP
-from ndbsim.cli.options import CHART_SUFFIXES, CONSTANTS_OPTION, EXIT_NOT_MADE_IT, emit, use_constants
+from ndbsim.cli.help import SET_HELP
+from ndbsim.cli.options import (
+    CHART_SUFFIXES,
+    CONFIG_INI_OPTION,
+    CONSTANTS_OPTION,
+    EXIT_NOT_MADE_IT,
+    SCENARIO_ARGUMENT,
+    add_commands,
+    emit,
+    use_constants,
+    warn,
+    wrote,
+)
 from ndbsim.errors import InputError
 
 if TYPE_CHECKING:
@@ -22,13 +33,11 @@ FORMATS = ("table", "json", "csv")
 
 def register(app: typer.Typer) -> None:
     """Add ``run`` to the command line."""
-    app.command(epilog=EXAMPLES["run"])(run)
+    add_commands(app, run)
 
 
 def run(
-    scenario: Path | None = typer.Argument(
-        None, metavar="SCENARIO.yaml", help="Scenario file; omit for the built-in default (seed 003's DBT2)."
-    ),
+    scenario: Path | None = SCENARIO_ARGUMENT,
     set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
     format: str | None = typer.Option(
         None,
@@ -46,7 +55,7 @@ def run(
     seed: int | None = typer.Option(
         None, "--seed", metavar="N", help="Root seed; 0 draws one and prints it (default: the scenario's, 1)."
     ),
-    config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
+    config_ini: Path | None = CONFIG_INI_OPTION,
     output: Path | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write the output to FILE (default: standard output)."
     ),
@@ -76,10 +85,12 @@ def run(
 
         nodes = result.to_dict()["nodes"]
         text += "\n" + "\n".join(why_lines(nodes, {n["node_id"]: n["phases"] for n in nodes}))
+    warn([*result.warnings, *loaded.notes])
     if gantt is not None:
         from ndbsim.output.plot import gantt as draw
 
         draw(result, gantt)
+        wrote(gantt)
     emit(text, output)
     if result.status != "ok":
         raise typer.Exit(EXIT_NOT_MADE_IT)
@@ -119,13 +130,14 @@ def _check_run(
 
 
 def _render(result: Any, loaded: Loaded, format: str, config_ini: Path | None, sets: list[str]) -> str:
-    """The run's output text in ``format`` (``result``: the model's, an NDB or an InnoDB result)."""
+    """The run's output text in ``format`` (``result``: the model's, an NDB or an InnoDB result);
+    the table leaves its warnings to stderr, JSON and CSV carry them as fields."""
     if format == "json":
         return result.to_json() + "\n"
     if format == "csv":
         return result.to_csv()
     ini = str(config_ini) if config_ini else None
-    return loaded.model.table(result, loaded.notes, sets, ini)
+    return loaded.model.table(result, loaded.notes, sets, ini, warnings=False)
 
 
 def _changes(config_ini: Path | None, sets: list[str]) -> list[str]:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, SET_HELP
+from ndbsim.cli.help import SET_HELP
+from ndbsim.cli.options import CONFIG_INI_OPTION, add_commands, warn, wrote
 
 if TYPE_CHECKING:
     from ndbsim.input.profiles import Profile
@@ -17,15 +18,13 @@ if TYPE_CHECKING:
 
 def register(app: typer.Typer) -> None:
     """Add ``validate``, ``init`` and ``params`` to the command line."""
-    app.command(epilog=EXAMPLES["validate"])(validate)
-    app.command(epilog=EXAMPLES["init"])(init)
-    app.command(epilog=EXAMPLES["params"])(params)
+    add_commands(app, validate, init, params)
 
 
 def validate(
     scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario file to check."),
     set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
-    config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
+    config_ini: Path | None = CONFIG_INI_OPTION,
 ) -> None:
     """Check a scenario file, with the --set and --config-ini a run would use; print what is
     wrong (exit 2) or that it is valid (exit 0), and the warnings a run would print."""
@@ -33,12 +32,11 @@ def validate(
 
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
     typer.echo(f"{scenario}: valid ({loaded.model.summary(loaded.prepared)})")
-    for w in dict.fromkeys([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins)]):
-        typer.echo(f"warning: {w}")
+    warn([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins)])
 
 
 def init(
-    config_ini: Path | None = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP),
+    config_ini: Path | None = CONFIG_INI_OPTION,
     set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
     output: Path | None = typer.Option(
         None, "--output", "-o", metavar="FILE.yaml", help="Write the scenario to FILE.yaml (default: stdout)."
@@ -69,7 +67,7 @@ def init(
     from ndbsim.output.io import atomic_write_text
 
     atomic_write_text(output, text)
-    typer.echo(f"wrote {output}; check it with ndbsim validate {output}, run it with ndbsim run {output}", err=True)
+    wrote(output, f"; check it with ndbsim validate {output}, run it with ndbsim run {output}")
 
 
 def params(

@@ -3,50 +3,90 @@ fits) answered by root finding on the simulation and verified by runs."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import typer
 
-from ndbsim.cli.options import CONSTANTS_OPTION, use_constants
+from ndbsim.cli.options import (
+    CONFIG_INI_OPTION,
+    CONSTANTS_OPTION,
+    SCENARIO_ARGUMENT,
+    STUDY_FORMAT_OPTION,
+    STUDY_REPLICATIONS_OPTION,
+    STUDY_SEED_OPTION,
+    STUDY_SET_OPTION,
+    add_commands,
+    emit,
+    run_warnings,
+    study_base,
+    study_json,
+    use_constants,
+    warn,
+    with_config_ini,
+)
 from ndbsim.errors import InputError
 
 
 def register(app: typer.Typer) -> None:
     """Add ``solve`` to the command line."""
-    app.command()(solve)
+    add_commands(app, solve)
 
 
 def solve(
-    question: str = typer.Argument(..., help="redo-log, update-rate, lcp-speed, data-size or plan."),
-    scenario: Path | None = typer.Argument(None, help="Scenario YAML; omit for the built-in default."),
+    question: str = typer.Argument(
+        ..., metavar="QUESTION", help="redo-log, update-rate, lcp-speed, data-size or plan."
+    ),
+    scenario: Path | None = SCENARIO_ARGUMENT,
     window: str | None = typer.Option(
-        None, "--window", help="Restart window for lcp-speed, data-size and plan, e.g. 10m."
+        None,
+        "--window",
+        metavar="DURATION",
+        help="Restart window for lcp-speed, data-size and plan (update-rate: optional), e.g. 10m.",
     ),
     param: str | None = typer.Option(
-        None, "--param", help="redo-log: FragmentLogFileSize instead of NoOfFragmentLogFiles."
+        None,
+        "--param",
+        metavar="FragmentLogFileSize",
+        help="redo-log: size FragmentLogFileSize instead of NoOfFragmentLogFiles.",
     ),
-    quantile: float = typer.Option(0.5, "--quantile", help="Which total must fit the window: 0.5 median, 0.95 p95."),
-    set_: list[str] = typer.Option([], "--set", "-s", help="Override a key first: dotted.path=value (repeatable)."),
-    replications: int | None = typer.Option(None, "--replications", "-n", help="Replications per run."),
-    seed: int | None = typer.Option(None, "--seed", help="Root seed (default: the scenario's)."),
-    format: str = typer.Option("table", "--format", "-f", help="table or json."),
+    margin: str | None = typer.Option(
+        None,
+        "--margin",
+        metavar="PCT",
+        help="redo-log: the recommended size's margin over the REDO peak [default: 33%].",
+    ),
+    grow_datamemory: bool = typer.Option(
+        False, "--grow-datamemory", help="data-size: grow DataMemory with the data (default: as configured)."
+    ),
+    quantile: float = typer.Option(
+        0.5,
+        "--quantile",
+        metavar="Q",
+        help="Which total must fit the window: 0.5 the median, 0.95 the p95.",
+        show_default=True,
+    ),
+    set_: list[str] = STUDY_SET_OPTION,
+    replications: int | None = STUDY_REPLICATIONS_OPTION,
+    seed: int | None = STUDY_SEED_OPTION,
+    format: str = STUDY_FORMAT_OPTION,
+    config_ini: Path | None = CONFIG_INI_OPTION,
+    output: Path | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write the answer to FILE (default: standard output)."
+    ),
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Answer an inverse question by root finding on the simulation, verified by runs."""
     import json
 
-    from ndbsim.input.scenario import check_run_counts
     from ndbsim.studies.solve import solve as answer
 
-    if format not in ("table", "json"):
-        raise InputError(f"{format!r} is not a format; use table or json", field="--format")
-    check_run_counts(seed, replications)
+    _check_solve(scenario, format, replications, seed, config_ini, output, constants)
     use_constants(constants)
+    notes = run_warnings(scenario, config_ini, set_, seed)
     source = str(scenario) if scenario else None
     a = answer(
         question,
-        scenario,
+        study_base(scenario, config_ini)[0],
         window=window,
         param=param,
         quantile=quantile,
@@ -54,5 +94,34 @@ def solve(
         seed=seed,
         replications=replications,
         source=source,
+        margin=margin,
+        grow_datamemory=grow_datamemory,
     )
-    sys.stdout.write(json.dumps(a.to_dict(), indent=2) + "\n" if format == "json" else a.text(source))
+    warn(notes)
+    if format == "json":
+        data = study_json(a.to_dict(), notes, config_ini)
+        text = json.dumps(data, indent=2) + "\n"
+    else:
+        text = with_config_ini(a.text(source), config_ini)
+    emit(text, output)
+
+
+def _check_solve(
+    scenario: Path | None,
+    format: str,
+    replications: int | None,
+    seed: int | None,
+    config_ini: Path | None,
+    output: Path | None,
+    constants: Path | None,
+) -> None:
+    """The options of ``solve`` the command line checks before any run (the question and its
+    window and parameter are the study's to check)."""
+    from ndbsim.input.scenario import check_run_counts
+    from ndbsim.output.io import check_not_inputs, check_output_path
+
+    if format not in ("table", "json"):
+        raise InputError(f"{format!r} is not a format; use table or json", field="--format")
+    check_run_counts(seed, replications)
+    check_output_path(output, "--output")
+    check_not_inputs({"--output": output}, {"scenario": scenario, "--config-ini": config_ini, "--constants": constants})

@@ -9,14 +9,23 @@ from typing import Any
 
 import typer
 
-from ndbsim.cli.help import EXAMPLES
-from ndbsim.cli.options import CONSTANTS_OPTION, check_workers, use_constants
+from ndbsim.cli.options import (
+    CONFIG_INI_OPTION,
+    CONSTANTS_OPTION,
+    WORKERS_OPTION,
+    add_commands,
+    check_workers,
+    study_base,
+    use_constants,
+    warn,
+    wrote,
+)
 from ndbsim.errors import InputError
 
 
 def register(app: typer.Typer) -> None:
     """Add ``sweep`` to the command line."""
-    app.command(epilog=EXAMPLES["sweep"])(sweep)
+    add_commands(app, sweep)
 
 
 def sweep(
@@ -26,9 +35,7 @@ def sweep(
     output: Path | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write rows to FILE.csv or FILE.parquet (default: CSV to stdout)."
     ),
-    workers: int | None = typer.Option(
-        None, "--workers", "-w", metavar="N", help="Local worker processes (default: all cores)."
-    ),
+    workers: int | None = WORKERS_OPTION,
     scheduler: str | None = typer.Option(
         None, "--scheduler", metavar="tcp://HOST:PORT", help="Run on a Dask scheduler (needs ndbsim[cluster])."
     ),
@@ -37,6 +44,7 @@ def sweep(
     set_: list[str] = typer.Option(
         [], "--set", "-s", metavar="KEY=VALUE", help="Set a base key for every point (repeatable)."
     ),
+    config_ini: Path | None = CONFIG_INI_OPTION,
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
@@ -50,18 +58,20 @@ def sweep(
     if scheduler is not None:
         check_scheduler(scheduler)
     spec = load_sweep(sweep_file)
-    target = _sweep_target(sweep_file, output, spec, constants, scheduler)
+    target = _sweep_target(sweep_file, output, spec, {"--config-ini": config_ini, "--constants": constants}, scheduler)
+    spec["base"], notes = study_base(spec["base"], config_ini)
+    warn(notes)
     df = _run_points(spec, set_, seed, workers, scheduler, shard)
     if target is not None:
         write_frame(df, target)
         bad = int((df["status"] != "ok").sum())
-        typer.echo(f"ndbsim: {len(df)} rows ({bad} not ok) written to {target}", err=True)
+        wrote(target, f" ({len(df)} rows, {bad} not ok)")
     else:
         sys.stdout.write(df.to_csv(index=False))
 
 
 def _sweep_target(
-    sweep_file: Path, output: Path | None, spec: dict[str, Any], constants: Path | None, scheduler: str | None
+    sweep_file: Path, output: Path | None, spec: dict[str, Any], inputs: dict[str, Path | None], scheduler: str | None
 ) -> Any:
     """Where the rows go (``--output``, else the sweep file's ``output``, else None: stdout),
     checked before any point runs, with the extras it and ``--scheduler`` need."""
@@ -75,9 +85,7 @@ def _sweep_target(
         raise InputError(f"{str(target)!r} has no known suffix; write .csv or .parquet", field=option, source=in_file)
     try:
         check_output_path(target, option)
-        check_not_inputs(
-            {option: target}, {"sweep": sweep_file, "base scenario": spec["base"], "--constants": constants}
-        )
+        check_not_inputs({option: target}, {"sweep": sweep_file, "base scenario": spec["base"], **inputs})
     except InputError as e:
         raise (e.located(in_file) if in_file else e) from None
     if target is not None and Path(target).suffix.lower() != ".csv":

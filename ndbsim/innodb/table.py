@@ -11,10 +11,11 @@ if TYPE_CHECKING:
     from ndbsim.innodb import InnodbResult
 
 
-def innodb_table(result: InnodbResult, overrides: list[str] | None = None) -> str:
+def innodb_table(result: InnodbResult, overrides: list[str] | None = None, *, warnings: bool = True) -> str:
     """The phase table of an InnoDB crash recovery (seed 002). Under the title, the
     ``overrides`` (the ``--set`` assignments), then what was simulated and which values were
-    defaulted (``innodb.explain.header_lines``)."""
+    defaulted (``innodb.explain.header_lines``); at the end the warnings, unless ``warnings`` is
+    False (the command line prints them on stderr)."""
     ph = result.phases()
     rep = result.spread()
     out = [
@@ -32,5 +33,6 @@ def innodb_table(result: InnodbResult, overrides: list[str] | None = None) -> st
         out.append(f"{p:40s}{v:10.1f} s{note}")
     out.append(f"{'downtime (total_restart_secs)':40s}{format_secs(result.total_restart_secs):>12s}")
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
-    out.extend(f"warning: {w}" for w in result.warnings)
+    if warnings:
+        out.extend(f"warning: {w}" for w in result.warnings)
     return "\n".join(out) + "\n"

@@ -113,10 +113,18 @@ class InnodbModel:
             phases = tuple(one.phases[p] for p in self.phases)
             yield Outcome(phases, one.total_restart_secs, blank_checkpoint, one.events, one.status, one.reason)
 
-    def table(self, result: InnodbResult, notes: list[str], overrides: list[str], config_ini: str | None) -> str:
+    def table(
+        self,
+        result: InnodbResult,
+        notes: list[str],
+        overrides: list[str],
+        config_ini: str | None,
+        *,
+        warnings: bool = True,
+    ) -> str:
         from ndbsim.innodb.table import innodb_table
 
-        return innodb_table(result, overrides)
+        return innodb_table(result, overrides, warnings=warnings)
 
     def annotate(
         self,

@@ -66,7 +66,11 @@ class Model(Protocol):
 
     def outcomes(self, prepared: Any, seed: int, replications: int) -> Iterator[Outcome]: ...
 
-    def table(self, result: Any, notes: list[str], overrides: list[str], config_ini: str | None) -> str: ...
+    def table(
+        self, result: Any, notes: list[str], overrides: list[str], config_ini: str | None, *, warnings: bool = True
+    ) -> str:
+        """The result as the terminal table; its warnings (and ``notes``) at the end unless
+        ``warnings`` is False."""
 
     def annotate(self, result: Any, prepared: Any, where: dict[str, str], notes: list[str], changes: list[str]) -> None:
         """Give a result what it needs to explain itself: the simulated and defaulted fields with

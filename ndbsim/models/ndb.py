@@ -131,10 +131,12 @@ class NdbModel:
             checkpoint = tuple(r.checkpoint[k] for k in CHECKPOINT_FIGURES)
             yield Outcome(phases, r.total_restart_secs, checkpoint, r.events, r.status, r.reason)
 
-    def table(self, result: Result, notes: list[str], overrides: list[str], config_ini: str | None) -> str:
+    def table(
+        self, result: Result, notes: list[str], overrides: list[str], config_ini: str | None, *, warnings: bool = True
+    ) -> str:
         from ndbsim.output.table import phase_table
 
-        return phase_table(result, notes, overrides, config_ini)
+        return phase_table(result, notes, overrides, config_ini, warnings=warnings)
 
     def annotate(
         self, result: Result, prepared: sc.Resolved, where: dict[str, str], notes: list[str], changes: list[str]

@@ -10,11 +10,17 @@ from ndbsim.output.result import Result
 
 
 def phase_table(
-    result: Result, notes: list[str] | None = None, overrides: list[str] | None = None, config_ini: str | None = None
+    result: Result,
+    notes: list[str] | None = None,
+    overrides: list[str] | None = None,
+    config_ini: str | None = None,
+    *,
+    warnings: bool = True,
 ) -> str:
     """The phase table. Under the title (the scenario's name made to agree with the run), the
     ``--config-ini`` file and ``overrides`` (the ``--set`` assignments), then what was simulated
-    and which values were defaulted (``header.header_lines``)."""
+    and which values were defaulted (``header.header_lines``); at the end the result's warnings
+    and ``notes``, unless ``warnings`` is False (the command line prints them on stderr)."""
     from ndbsim.output.header import header_lines, title_as_run
 
     ids = result.node_ids()
@@ -63,7 +69,8 @@ def phase_table(
     )
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
     out.extend(checkpoint_lines(cp))
-    out.extend(f"warning: {w}" for w in dict.fromkeys(result.warnings + list(notes or [])))
+    if warnings:
+        out.extend(f"warning: {w}" for w in dict.fromkeys(result.warnings + list(notes or [])))
     return "\n".join(out) + "\n"
 
 

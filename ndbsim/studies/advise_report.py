@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.advise import Advice, _savings, prices
@@ -131,9 +131,27 @@ def advice_table(a: Advice) -> str:
     return "\n".join(lines) + "\n"
 
 
-def tornado(a: Advice, path: str | Path | None = None, limit: int = 15) -> Figure:
+FLAGGED_COLOUR, SAVES_COLOUR, COSTS_COLOUR = "#d62728", "#2ca02c", "#ff7f0e"
+"""The tornado's bar colours: a lever's best candidate flagged (error 410, non-converging,
+stuck), a candidate that saves time, one that costs time (matplotlib's default palette)."""
+
+
+def _legend_label(colour: str, alpha: float, endless: bool) -> str:
+    """The legend's words for a bar drawn in ``colour`` (``alpha`` < 1: a worst candidate drawn
+    inside its lever's best; ``endless``: a restart that never ends)."""
+    what = {FLAGGED_COLOUR: "best try flagged (error 410, non-converging, stuck)", SAVES_COLOUR: "saves time"}.get(
+        colour, "costs time"
+    )
+    if alpha < 1:
+        what += ", worst try"
+    return what + (", never ends" if endless else "")
+
+
+def tornado(a: Advice, path: str | Path | None = None, limit: int | None = None) -> Figure:
     """Per lever, a bar from its worst to its best candidate's median saving (minutes); a
-    candidate whose restart never ends is drawn to the edge, hatched."""
+    candidate whose restart never ends is drawn to the edge, hatched. Every lever of the table
+    is drawn unless ``limit`` says fewer (then the title says "top N of M"); the legend names
+    the colours drawn."""
     import matplotlib
 
     if path is not None:
@@ -142,48 +160,63 @@ def tornado(a: Advice, path: str | Path | None = None, limit: int = 15) -> Figur
 
     from ndbsim.output.plot import _save
 
-    df = a.frame.head(limit)
+    df = a.frame if limit is None else a.frame.head(limit)
+    used: dict[str, tuple[str, float, str | None]] = {}  # legend label -> (colour, alpha, hatch)
     finite = [abs(x) for x in (*df["saving_secs"], *df["worst_saving_secs"]) if math.isfinite(x)]
     edge = 1.1 * max(finite, default=60.0) / 60.0 or 1.0
     fig, ax = plt.subplots(figsize=(10, 1.2 + 0.42 * max(1, len(df))))
     for i, r in enumerate(df.itertuples()):
-        best, worst = r.saving_secs / 60.0, r.worst_saving_secs / 60.0
-        # A worst candidate on the best's side of zero is drawn inside it and named in its label.
-        apart = r.worst_value != r.value and (worst < 0 <= best or best < 0 <= worst or best == worst == 0)
-        inside = r.worst_value != r.value and not apart
-        for m, label, side in ((best, r.value, "best"), (worst, r.worst_value, "worst")):
-            if side == "worst" and not (apart or inside):
-                continue
-            endless = not math.isfinite(m)
-            m = math.copysign(edge, m) if endless else m
-            colour = "#d62728" if (r.flag and side == "best") else ("#2ca02c" if m > 0 else "#ff7f0e")
-            alpha = 0.45 if (inside and side == "worst") else 1.0
-            ax.barh(i, m, color=colour, alpha=alpha, hatch="//" if endless else None, edgecolor="white")
-            if inside and side == "worst":
-                continue
-            text = f"{label}{' (never ends)' if endless else ''}"
-            if inside and side == "best":
-                text += f"  ({r.worst_value}: {_signed(r.worst_saving_secs)})"
-            if side == "worst" and best == worst == 0:
-                continue
-            ax.annotate(
-                text,
-                (m, i),
-                xytext=(4 if m >= 0 else -4, 0),
-                textcoords="offset points",
-                ha="left" if m >= 0 else "right",
-                va="center",
-                fontsize=7,
-            )
+        _lever_bars(ax, i, r, edge, used)
     ax.set_yticks(range(len(df)), [f"{r.lever} (now {r.current})" for r in df.itertuples()], fontsize=8)
     ax.invert_yaxis()
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlim(-edge * 1.35, edge * 1.35)
     ax.set_xlabel("minutes saved (median over replications; right is faster)")
+    shown = f"top {len(df)} of {len(a.frame)} levers" if len(df) < len(a.frame) else f"all {len(df)} levers"
     ax.set_title(
-        f"{a.name} — {a.product} {a.version}: {format_secs(a.base.median)} now; what each lever saves (red: flagged)",
+        f"{a.name} — {a.product} {a.version}: {format_secs(a.base.median)} now; what each lever saves ({shown})",
         fontsize=9,
     )
+    if used:
+        from matplotlib.patches import Patch
+
+        handles = [Patch(facecolor=c, alpha=al, hatch=h, edgecolor="white", label=k) for k, (c, al, h) in used.items()]
+        ax.legend(handles=handles, loc="best", fontsize=7, framealpha=0.8)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return _save(fig, path)
+
+
+def _lever_bars(ax: Any, i: int, r: Any, edge: float, used: dict[str, tuple[str, float, str | None]]) -> None:
+    """Lever ``r``'s bars on row ``i`` (its best and, when it differs, its worst candidate) with
+    their labels; each colour drawn is added to ``used`` under its legend label."""
+    best, worst = r.saving_secs / 60.0, r.worst_saving_secs / 60.0
+    # A worst candidate on the best's side of zero is drawn inside it and named in its label.
+    apart = r.worst_value != r.value and (worst < 0 <= best or best < 0 <= worst or best == worst == 0)
+    inside = r.worst_value != r.value and not apart
+    for m, label, side in ((best, r.value, "best"), (worst, r.worst_value, "worst")):
+        if side == "worst" and not (apart or inside):
+            continue
+        endless = not math.isfinite(m)
+        m = math.copysign(edge, m) if endless else m
+        colour = FLAGGED_COLOUR if (r.flag and side == "best") else (SAVES_COLOUR if m > 0 else COSTS_COLOUR)
+        alpha = 0.45 if (inside and side == "worst") else 1.0
+        hatch = "//" if endless else None
+        ax.barh(i, m, color=colour, alpha=alpha, hatch=hatch, edgecolor="white")
+        used.setdefault(_legend_label(colour, alpha, endless), (colour, alpha, hatch))
+        if inside and side == "worst":
+            continue
+        text = f"{label}{' (never ends)' if endless else ''}"
+        if inside and side == "best":
+            text += f"  ({r.worst_value}: {_signed(r.worst_saving_secs)})"
+        if side == "worst" and best == worst == 0:
+            continue
+        ax.annotate(
+            text,
+            (m, i),
+            xytext=(4 if m >= 0 else -4, 0),
+            textcoords="offset points",
+            ha="left" if m >= 0 else "right",
+            va="center",
+            fontsize=7,
+        )

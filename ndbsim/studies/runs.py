@@ -3,9 +3,8 @@
 advise and solve compare variants of one scenario, so every variant runs with the same root
 seed and replication count: replication ``i`` of each variant draws the same random stream
 (the crash lands at the same point of the LCP cycle), which makes a saving a paired
-difference, and each variant is exactly what ``ndbsim run --seed S -n N --set ...`` prints.
-(A sweep gives every point a seed of its own, which suits a response surface but not a
-paired comparison.) Worker processes are started as the sweep's are.
+difference, and each variant is exactly what ``ndbsim run --seed S -n N --set ...`` prints
+(a sweep's points run the same way). Worker processes are started as the sweep's are.
 """
 
 from __future__ import annotations
@@ -40,6 +39,8 @@ class VariantRun:
     redo_overloaded: bool = False
     """Whether any replication's REDO must keep more than the log holds (error 410), also when
     the restart fails otherwise first (a copy that never converges)."""
+    redo_peak_fill: float = math.nan
+    """The largest REDO peak over the log's size in any replication (above 1: error 410)."""
     invalid: str = ""
     """The input error that makes this variant no scenario (then nothing ran)."""
 
@@ -88,6 +89,12 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         out.redo_overloaded = out.status == "redo-overload" or any(
             r.checkpoint["redo_peak_bytes"] > r.checkpoint["redo_capacity_bytes"] for r in res.replications
         )
+        fills = [
+            r.checkpoint["redo_peak_bytes"] / r.checkpoint["redo_capacity_bytes"]
+            for r in res.replications
+            if r.checkpoint["redo_capacity_bytes"] > 0
+        ]
+        out.redo_peak_fill = max(fills, default=math.nan)
         out.lcp_disk_bytes = lcp_disk_bytes(loaded.prepared, str(out.checkpoint.get("policy", "")))
     return out
 

@@ -3,6 +3,7 @@ table and JSON forms."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,12 @@ class Answer:
     short_label: str = "one step short"
     overrides: tuple[str, ...] = ()
     """The ``--set`` strings applied to the scenario before the question (for the check command)."""
+    label: str = "answer"
+    """How the text names the value: ``answer``, or ``recommended`` for a size with a margin."""
+    redo_fill: bool = False
+    """Whether each run's description gives its REDO peak as a share of the log (redo-log)."""
+    recommended: Answer | None = None
+    """A second answer with a margin over this one (redo-log's recommended size)."""
 
     def to_dict(self) -> dict[str, Any]:
         from ndbsim.output.result import json_clean
@@ -60,6 +67,7 @@ class Answer:
                 "seed": self.seed,
                 "replications": self.replications,
                 "notes": self.notes,
+                **({"recommended": self.recommended.to_dict()} if self.recommended is not None else {}),
             }
         )
 
@@ -67,26 +75,40 @@ class Answer:
         import shlex
 
         scen = f"{shlex.quote(source)} " if source else ""
-        lines = [f"{self.question}: {self.target}", f"answer: {self.parameter} = {self.shown}"]
-        verdict = {True: "meets the target", False: "misses it", None: ""}
-        lines.append(f"  run with it: {_describe(self.outcome)} -> {verdict[self.passed]}")
-        if self.short_outcome is not None:
-            lines.append(
-                f"  {self.short_label} ({self.short}): {_describe(self.short_outcome)} -> {verdict[self.short_passed]}"
-            )
-        else:
-            lines.append(f"  {self.short_label}: {self.short}")
-        lines += [f"  note: {n}" for n in self.notes]
+        lines = [f"{self.question}: {self.target}", *self._lines()]
         sets = " ".join(f"--set {shlex.quote(x)}" for x in (*self.overrides, *self.sets))
         lines.append(
             f"  ({self.runs} run{'s' if self.runs != 1 else ''} of {self.replications} replications; "
             f"check: ndbsim run {scen}-n {self.replications} --seed {self.seed} {sets})"
         )
+        if self.recommended is not None:
+            rec = self.recommended
+            lines += [f"margin: {rec.target}", *rec._lines()]
+            sets = " ".join(f"--set {shlex.quote(x)}" for x in (*self.overrides, *rec.sets))
+            lines.append(f"  (check: ndbsim run {scen}-n {self.replications} --seed {self.seed} {sets})")
         return "\n".join(lines) + "\n"
 
+    def _lines(self) -> list[str]:
+        """The value, its run, the run a step away and the notes."""
+        verdict = {True: "meets the target", False: "misses it", None: ""}
+        lines = [
+            f"{self.label}: {self.parameter} = {self.shown}",
+            f"  run with it: {_describe(self.outcome, self.redo_fill)} -> {verdict[self.passed]}",
+        ]
+        if self.short_outcome is not None:
+            lines.append(
+                f"  {self.short_label} ({self.short}): {_describe(self.short_outcome, self.redo_fill)} "
+                f"-> {verdict[self.short_passed]}"
+            )
+        else:
+            lines.append(f"  {self.short_label}: {self.short}")
+        return lines + [f"  note: {n}" for n in self.notes]
 
-def _describe(o: VariantRun) -> str:
+
+def _describe(o: VariantRun, redo_fill: bool = False) -> str:
     also = ", and error 410" if o.redo_overloaded and o.status != "redo-overload" else ""
+    if redo_fill and math.isfinite(o.redo_peak_fill):
+        also += f", REDO peak {o.redo_peak_fill:.1%} of the log"
     if o.status == "ok":
         return f"{format_secs(o.median)}, ok{also}"
     return f"{format_secs(o.median)}, {o.flag or o.status}{also}"

@@ -1,4 +1,6 @@
-"""``solve data-size``: the most data per node whose restart fits a window."""
+"""``solve data-size``: the most data per node whose restart fits a window, on the hardware as
+configured (DataMemory stays; the answer says where it runs out), or with DataMemory grown with
+the data on request (``--grow-datamemory``)."""
 
 from __future__ import annotations
 
@@ -8,27 +10,20 @@ from typing import Any
 
 from ndbsim.errors import InputError
 from ndbsim.input.config_params import G, M
-from ndbsim.input.units import format_secs
+from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
-from ndbsim.studies.solve.search import Sim, brent_steps, quantile_total, step_search
+from ndbsim.studies.solve.search import Sim, largest_passing, quantile_total
 
 
-def data_size(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
+def data_size(sim: Sim, resolved: Any, window: float, q: float, grow_datamemory: bool = False) -> Answer:
     """The most whole gigabytes of data per node whose ``q`` quantile restart fits ``window``;
-    rows and DataMemory scale with the data (the scenario's row size and memory headroom)."""
-    from ndbsim.input.config_params import PARAMS
-
+    rows scale with the data (the scenario's row size). DataMemory stays as configured, which
+    bounds the data (a scenario's data must fit in it), unless ``grow_datamemory``: then it
+    scales with the data, keeping the scenario's memory headroom."""
     s, cfg = resolved.scenario, resolved.config
-    size0 = s.data.size
-    rows0 = s.data.row_count
-    headroom = cfg["DataMemory"] / size0
-    top = int(PARAMS["DataMemory"].hi / headroom // G)
-
-    def sets(gb: int) -> tuple[str, ...]:
-        size = gb * G
-        dm = math.ceil(size * headroom / M)
-        return (f"data.size={gb}G", f"data.rows={rows0 * size / size0:.0f}", f"cluster.config.DataMemory={dm}M")
+    size0, rows0, memory = s.data.size, s.data.row_count, cfg["DataMemory"]
+    sets, top, how = _variants(size0, rows0, memory, grow_datamemory)
 
     def run(gb: int) -> VariantRun:
         return sim(sets(gb))
@@ -36,23 +31,22 @@ def data_size(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
     def fits(o: VariantRun) -> bool:
         return quantile_total(o, q) <= window
 
-    def f(x: float) -> float:
-        t = quantile_total(run(max(1, round(x))), q)
-        return (min(t, 10 * window) - window) / window
-
     which = "median" if q == 0.5 else f"p{100 * q:g}"
-    target = (
-        f"the most data per node whose {which} restart fits {format_secs(window)} "
-        f"(rows and DataMemory scale with it: {size0 / rows0:.0f} B per row, DataMemory {headroom:.2f} × data)"
-    )
+    if top < 1:
+        raise InputError(
+            f"DataMemory={format_bytes(memory)} holds less than 1G of data; raise cluster.config.DataMemory "
+            "or add --grow-datamemory",
+            field="cluster.config.DataMemory",
+        )
     if not fits(run(1)):
         raise InputError(
             f"even 1G of data per node misses a {format_secs(window)} window "
             f"({format_secs(quantile_total(run(1), q))}); give a longer --window",
             field="--window",
         )
-    gb = _largest_fitting(run, fits, f, max(2, int(size0 // G)), top)
+    gb = _largest_fitting(run, fits, max(2, int(size0 // G)), top)
     up = gb + 1 if gb < top else None
+    notes = [] if grow_datamemory else [_memory_note(memory, top, gb, fits(run(gb)) and up is None)]
     return Answer(
         question="data-size",
         parameter="data.size",
@@ -60,33 +54,61 @@ def data_size(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
         shown=f"{gb}G",
         sets=sets(gb),
         outcome=run(gb),
-        short=f"{up}G" if up else "none: DataMemory's limit",
+        short=f"{up}G" if up else f"none: DataMemory={format_bytes(memory)} holds no more",
         short_outcome=run(up) if up else None,
-        target=target,
+        target=f"the most data per node whose {which} restart fits {format_secs(window)} ({how})",
         runs=0,
         seed=0,
         replications=0,
+        notes=notes,
         passed=fits(run(gb)),
         short_passed=fits(run(up)) if up else None,
         short_label="one step more",
     )
 
 
-def _largest_fitting(
-    run: Callable[[int], VariantRun],
-    fits: Callable[[VariantRun], bool],
-    f: Callable[[float], float],
-    hi: int,
-    top: int,
-) -> int:
-    """The largest gigabyte count that fits (1 fits): doubling from ``hi`` to a bound that does
-    not (or ``top``), then Brent's method on ``f`` and the walk to the step."""
-    lo = 1
+def _variants(
+    size0: float, rows0: float, memory: float, grow: bool
+) -> tuple[Callable[[int], tuple[str, ...]], int, str]:
+    """The ``--set`` strings of ``gb`` gigabytes of data per node, the most gigabytes tried, and
+    what scales with the data, in words."""
+    from ndbsim.input.config_params import PARAMS
+
+    per_row = size0 / rows0
+    if not grow:
+        return (
+            lambda gb: (f"data.size={gb}G", f"data.rows={rows0 * gb * G / size0:.0f}"),
+            int(memory // G),
+            f"rows scale with it at {per_row:.0f} B per row; DataMemory stays {format_bytes(memory)}",
+        )
+    headroom = memory / size0
+
+    def sets(gb: int) -> tuple[str, ...]:
+        size = gb * G
+        dm = math.ceil(size * headroom / M)
+        return (f"data.size={gb}G", f"data.rows={rows0 * size / size0:.0f}", f"cluster.config.DataMemory={dm}M")
+
+    top = int((PARAMS["DataMemory"].hi or 0.0) / headroom // G)
+    return sets, top, f"rows and DataMemory scale with it: {per_row:.0f} B per row, DataMemory {headroom:.2f} × data"
+
+
+def _memory_note(memory: float, top: int, gb: int, memory_bound: bool) -> str:
+    """Where DataMemory runs out, and whether it, not the window, sets the answer."""
+    where = f"DataMemory={format_bytes(memory)} runs out at {top}G of data per node"
+    if memory_bound:
+        return (
+            f"{where}: the window would allow more, so the answer is DataMemory's limit; raise DataMemory "
+            "(host RAM permitting: ndbsim models none) or ask with --grow-datamemory"
+        )
+    return f"{where}; the window, not DataMemory, sets the answer (DataMemory holds {top - gb}G more)"
+
+
+def _largest_fitting(run: Callable[[int], VariantRun], fits: Callable[[VariantRun], bool], hi: int, top: int) -> int:
+    """The largest gigabyte count up to ``top`` that fits (1 fits): doubling from ``hi`` to a
+    count that does not (or ``top``), then bisection."""
+    lo, hi = 1, min(hi, top)
     while fits(run(hi)):
         if hi >= top:
-            break
+            return hi
         lo, hi = hi, min(top, hi * 2)
-    if fits(run(hi)):
-        return hi
-    guess = brent_steps(f, lo, hi) if f(lo) * f(hi) < 0 else lo
-    return step_search(run, fits, math.floor(guess), lo, hi, smallest=False)
+    return largest_passing(lambda v: fits(run(v)), lo, hi)

@@ -4,7 +4,6 @@ window needs."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ndbsim.errors import InputError
@@ -12,7 +11,7 @@ from ndbsim.input.config_params import M
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
-from ndbsim.studies.solve.search import Sim, brent_steps, quantile_total, step_search
+from ndbsim.studies.solve.search import Sim, int_bisect, quantile_total
 
 
 def _restart_speed_keys(resolved: Any) -> tuple[str, ...]:
@@ -38,10 +37,6 @@ def lcp_speed(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
     def fits(o: VariantRun) -> bool:
         return quantile_total(o, q) <= window
 
-    def f(x: float) -> float:
-        t = quantile_total(run(max(lo, round(x))), q)
-        return (min(t, 10 * window) - window) / window
-
     which = "median" if q == 0.5 else f"p{100 * q:g}"
     target = (
         f"the restart LCP write speed ({' and '.join(keys)}) at which the {which} restart fits {format_secs(window)}"
@@ -53,11 +48,7 @@ def lcp_speed(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
             "give a longer --window or see ndbsim advise for other levers",
             field="--window",
         )
-    if fits(run(lo)):
-        mb = lo
-    else:
-        guess = brent_steps(f, lo, hi) if f(lo) * f(hi) < 0 else hi
-        mb = step_search(run, fits, math.ceil(guess), lo, hi, smallest=True)
+    mb = lo if fits(run(lo)) else int_bisect(lambda v: fits(run(v)), lo, hi)
     return Answer(
         question="lcp-speed",
         parameter=" and ".join(keys),

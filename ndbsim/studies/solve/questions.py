@@ -19,7 +19,7 @@ from ndbsim.studies.solve.update_rate import update_rate
 QUESTIONS = ("redo-log", "update-rate", "lcp-speed", "data-size", "plan")
 """The inverse questions ``ndbsim solve`` answers (see the package docstring)."""
 WINDOW_QUESTIONS = ("lcp-speed", "data-size", "plan")
-"""The questions that need a restart window (``--window``)."""
+"""The questions that need a restart window (``--window``); update-rate takes one if given."""
 
 
 def solve(
@@ -33,12 +33,17 @@ def solve(
     seed: int | None = None,
     replications: int | None = None,
     source: str | None = None,
+    margin: float | str | None = None,
+    grow_datamemory: bool = False,
 ) -> Answer:
     """Answer one inverse question (``QUESTIONS``) for a scenario; see the package docstring.
 
     ``window`` (seconds, or a duration such as ``"10m"``) is the restart window of the window
     questions; ``quantile`` says which total must fit it (0.5: the median, 0.95: p95).
-    ``param`` picks FragmentLogFileSize instead of NoOfFragmentLogFiles for ``redo-log``.
+    ``param`` picks FragmentLogFileSize instead of NoOfFragmentLogFiles for ``redo-log``, and
+    ``margin`` (a fraction, or a percentage such as ``"33%"``) the recommended size's margin
+    (default ``REDO_MARGIN``). ``grow_datamemory`` lets DataMemory grow with the data in
+    ``data-size`` (default: it stays as configured).
     """
     from ndbsim.input import scenario as sc
     from ndbsim.studies.advise import ADVISE_REPLICATIONS
@@ -65,39 +70,82 @@ def solve(
     if not 0 < quantile < 1:
         raise InputError(f"{quantile!r} is not a quantile; use a number between 0 and 1, e.g. 0.95", field="--quantile")
     secs = _window(question, window)
-    if param is not None and question != "redo-log":
-        raise InputError(f"{question} takes no --param; remove it", field="--param")
+    _only(question, param=param, margin=margin, grow_datamemory=grow_datamemory)
     sim = Sim(raw, seed, n)
-    if question == "redo-log":
-        ans = redo_log(sim, resolved, param or "NoOfFragmentLogFiles")
-    elif question == "update-rate":
-        ans = update_rate(sim, resolved)
-    elif question == "lcp-speed":
-        assert secs is not None  # a window question has one (checked above)
-        ans = lcp_speed(sim, resolved, secs, quantile)
-    elif question == "plan":
-        assert secs is not None
-        ans = plan(sim, resolved, secs, quantile)
-    else:
-        assert secs is not None
-        ans = data_size(sim, resolved, secs, quantile)
-    ans.runs = len(sim.cache)
-    ans.overrides = tuple(overrides)
-    ans.seed, ans.replications = seed, n
+    ans = _ask(question, sim, resolved, secs, quantile, param, margin, grow_datamemory)
+    for answer in (ans, ans.recommended):
+        if answer is not None:
+            answer.runs, answer.overrides, answer.seed, answer.replications = len(sim.cache), tuple(overrides), seed, n
     return ans
 
 
+def _ask(
+    question: str,
+    sim: Sim,
+    resolved: Any,
+    secs: float | None,
+    quantile: float,
+    param: str | None,
+    margin: float | str | None,
+    grow_datamemory: bool,
+) -> Answer:
+    """The question's search, with its options."""
+    if question == "redo-log":
+        return redo_log(sim, resolved, param or "NoOfFragmentLogFiles", _margin(margin))
+    if question == "update-rate":
+        return update_rate(sim, resolved, secs, quantile)
+    assert secs is not None  # a window question has one (``_window``)
+    if question == "lcp-speed":
+        return lcp_speed(sim, resolved, secs, quantile)
+    if question == "plan":
+        return plan(sim, resolved, secs, quantile)
+    return data_size(sim, resolved, secs, quantile, grow_datamemory)
+
+
 def _window(question: str, window: float | str | None) -> float | None:
-    """The restart window in seconds: required by the window questions, refused by the others."""
+    """The restart window in seconds: required by the window questions, optional for update-rate,
+    refused by redo-log."""
     from ndbsim.input.units import parse_duration
 
     if question not in WINDOW_QUESTIONS:
-        if window is not None:
+        if window is not None and question != "update-rate":
             raise InputError(f"{question} takes no window; remove --window", field="--window")
-        return None
-    if window is None:
+        if window is None:
+            return None
+    elif window is None:
         raise InputError(f"{question} needs a restart window; add e.g. --window 10m", field="--window")
     secs = parse_duration(window)
     if not secs > 0 or not math.isfinite(secs):
         raise InputError(f"{window!r} is not a window; give a duration such as 10m", field="--window")
     return secs
+
+
+ONLY = {
+    "param": ("redo-log", "--param"),
+    "margin": ("redo-log", "--margin"),
+    "grow_datamemory": ("data-size", "--grow-datamemory"),
+}
+"""Options that belong to one question: option -> (the question, its command-line name)."""
+
+
+def _only(question: str, **given: Any) -> None:
+    """An option given to a question it does not belong to is an error naming it."""
+    for key, value in given.items():
+        owner, flag = ONLY[key]
+        if value not in (None, False) and question != owner:
+            raise InputError(f"{question} takes no {flag} (it is {owner}'s); remove it", field=flag)
+
+
+def _margin(margin: float | str | None) -> float:
+    """The REDO margin as a fraction: a number, or text such as ``33%`` or ``0.33``."""
+    from ndbsim.studies.solve.redo_log import REDO_MARGIN
+
+    if margin is None:
+        return REDO_MARGIN
+    if isinstance(margin, str):
+        text = margin.strip()
+        try:
+            return float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            raise InputError(f"{margin!r} is not a margin; give e.g. 33% or 0.33", field="--margin") from None
+    return float(margin)

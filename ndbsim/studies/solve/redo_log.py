@@ -1,64 +1,107 @@
 """``solve redo-log``: the smallest REDO log (NoOfFragmentLogFiles or FragmentLogFileSize) that
-avoids error 410 at the scenario's write rate."""
+avoids error 410 at the scenario's write rate, and the smallest with a margin over its peak."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from ndbsim.errors import InputError
 from ndbsim.input.config_params import M
 from ndbsim.input.units import format_bytes
-from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
 from ndbsim.studies.solve.search import Sim, int_bisect
 
+REDO_MARGIN = 1 / 3
+"""The recommended REDO log's default margin over the REDO the restart must keep at its peak:
+a third more. Seed 004 (REDO sizing for 5.1, three LCPs to keep) sizes the log for four LCPs
+"so we have some head room", 4/3 of what must fit; ``--margin`` sets another."""
 MAX_LOG_FILES = 2**20
 """Most NoOfFragmentLogFiles tried; NDB's bound is 2³¹ (``config_params``), but 2²⁰ files of
 the smallest size already hold 4 TB per log part (ndbsim's search bound)."""
 
 
-def redo_log(sim: Sim, resolved: Any, param: str) -> Answer:
-    """The smallest value of ``param`` whose runs keep the REDO log within its size, verified
-    by a run with it and one a step short."""
-    from ndbsim.input.config_params import PARAMS, canonical_name
+def redo_log(sim: Sim, resolved: Any, param: str, margin: float = REDO_MARGIN) -> Answer:
+    """The smallest value of ``param`` whose runs keep the REDO log within its size and, as the
+    recommended size, the smallest whose REDO peak leaves ``margin`` (the log at least
+    ``1 + margin`` times the peak); each verified by a run with it and one a step short."""
+    from ndbsim.input.config_params import canonical_name
 
     name = canonical_name(param)
     if name not in ("NoOfFragmentLogFiles", "FragmentLogFileSize"):
         raise InputError(
             f"{param!r} is not a REDO log size; use NoOfFragmentLogFiles or FragmentLogFileSize", field="--param"
         )
-    key = f"cluster.config.{name}"
-    least = PARAMS[name].lo or 0.0
+    if math.isnan(margin) or not 0 <= margin <= 10:
+        raise InputError(f"{margin!r} is not a margin; give e.g. 33% or 0.33 (at most 1000%)", field="--margin")
     unit, lo, top, text = _steps(name)
 
-    def run(v: int) -> VariantRun:
-        return sim((f"{key}={text(v)}",))
-
     def passes(v: int) -> bool:
-        return not run(v).redo_overloaded
+        return not sim(_sets(name, text(v))).redo_overloaded
 
-    answer = lo if passes(lo) else _least_passing(passes, lo, top, int(resolved.config[name] // unit), name, text)
+    def holds_margin(v: int) -> bool:
+        o = sim(_sets(name, text(v)))
+        return not o.redo_overloaded and o.redo_peak_fill * (1 + margin) <= 1
+
+    now = int(resolved.config[name] // unit)
+    least = lo if passes(lo) else _least_passing(passes, lo, top, now, name, text, "avoids error 410")
+    ans = _answer(sim, name, (least, lo, f"none: {text(least)} is the least NDB allows"), unit, text, passes)
+    ans.target = _target(name, resolved.config)
+    guess = max(least + 1, math.ceil(least * (1 + margin)))
+    best = (
+        least
+        if holds_margin(least)
+        else _least_passing(holds_margin, least, top, guess, name, text, f"leaves a {margin:.0%} margin")
+    )
+    ans.recommended = _answer(
+        sim, name, (best, least, "none: the minimum already leaves the margin"), unit, text, holds_margin
+    )
+    ans.recommended.target = (
+        f"the smallest {name} whose REDO peak leaves a {margin:.0%} margin (the log at least "
+        f"{1 + margin:.2f} × the peak); the default margin is seed 004's REDO log for four LCPs where three "
+        "must fit (--margin sets yours)"
+    )
+    ans.recommended.label = "recommended"
+    return ans
+
+
+def _sets(name: str, value: str) -> tuple[str, ...]:
+    return (f"cluster.config.{name}={value}",)
+
+
+def _answer(
+    sim: Sim,
+    name: str,
+    found: tuple[int, int, str],
+    unit: int,
+    text: Callable[[int], str],
+    passes: Callable[[int], bool],
+) -> Answer:
+    """The answer ``v`` of ``found = (v, floor, why)`` with its run and the run one step short;
+    at the search's ``floor`` there is no step short, for the reason ``why``."""
+    v, floor, why = found
     ans = Answer(
         question="redo-log",
         parameter=name,
-        value=float(answer * unit),
-        shown=text(answer),
-        sets=(f"{key}={text(answer)}",),
-        outcome=run(answer),
+        value=float(v * unit),
+        shown=text(v),
+        sets=_sets(name, text(v)),
+        outcome=sim(_sets(name, text(v))),
         short="",
         short_outcome=None,
-        target=_target(name, resolved.config),
+        target="",
         runs=0,
         seed=0,
         replications=0,
+        redo_fill=True,
     )
-    ans.passed = passes(answer)
-    if answer > int(least // unit):
-        ans.short, ans.short_outcome = text(answer - 1), run(answer - 1)
-        ans.short_passed = passes(answer - 1)
+    ans.passed = passes(v)
+    if v > floor:
+        ans.short, ans.short_outcome = text(v - 1), sim(_sets(name, text(v - 1)))
+        ans.short_passed = passes(v - 1)
     else:
-        ans.short = f"none: {text(answer)} is the least NDB allows"
+        ans.short = why
     return ans
 
 
@@ -74,7 +117,7 @@ def _steps(name: str) -> tuple[int, int, int, Callable[[int], str]]:
 
 
 def _least_passing(
-    passes: Callable[[int], bool], lo: int, top: int, now: int, name: str, text: Callable[[int], str]
+    passes: Callable[[int], bool], lo: int, top: int, now: int, name: str, text: Callable[[int], str], what: str
 ) -> int:
     """The least passing step count above ``lo`` (which fails): doubling from the configured
     value ``now`` to a passing bound, then bisection."""
@@ -83,7 +126,7 @@ def _least_passing(
         if hi >= top:
             other = "FragmentLogFileSize" if name == "NoOfFragmentLogFiles" else "NoOfFragmentLogFiles"
             raise InputError(
-                f"no {name} up to {text(top)} avoids error 410 at this write rate; raise {other}, or "
+                f"no {name} up to {text(top)} {what} at this write rate; raise {other}, or "
                 "make the LCPs faster (see ndbsim advise)",
                 field="--param" if name != "NoOfFragmentLogFiles" else "question",
             )

@@ -1,5 +1,11 @@
-"""The searches solve's questions share: cached runs of one scenario's variants, bisection on
-the integers and on a pass/fail sign, Brent's method on a window, and the walk to a step."""
+"""The searches solve's questions share: cached runs of one scenario's variants and bisection,
+on whole steps (a log file, a megabyte, a gigabyte) or on a rate down to its step.
+
+Plain bisection, no SciPy: every answer is a whole step, so bisection on the steps ends on two
+adjacent steps, one meeting the target and one not, which are the answer and its verification,
+in log₂(range) runs. A root finder such as Brent's method would save a few runs of a few
+milliseconds each, but needs SciPy (about 40 MB) in the base install and still ends with the
+same walk to the step."""
 
 from __future__ import annotations
 
@@ -39,53 +45,34 @@ def int_bisect(passes: Callable[[int], bool], lo: int, hi: int) -> int:
     return hi
 
 
+def largest_passing(passes: Callable[[int], bool], lo: int, hi: int) -> int:
+    """The largest integer in [lo, hi) that passes, given ``lo`` passes and ``hi`` fails."""
+    return int_bisect(lambda v: not passes(v), lo, hi) - 1
+
+
+def rate_step(x: float) -> float:
+    """The step of a rate near ``x``: its third significant figure, and at least 1/s."""
+    return max(1.0, 10.0 ** (math.floor(math.log10(max(x, 1.0))) - 2))
+
+
+def rate_bisect(passes: Callable[[float], bool], lo: float, hi: float) -> tuple[float, float]:
+    """(largest passing, smallest failing) rate, adjacent on the grid of ``rate_step``, given
+    ``lo`` passes and ``hi`` fails: bisection down to a step, then on the steps."""
+    while hi - lo > rate_step(lo):
+        mid = (lo + hi) / 2
+        if passes(mid):
+            lo = mid
+        else:
+            hi = mid
+    step = rate_step(lo)
+    k = int_bisect(lambda k: not passes(k * step), math.floor(lo / step), math.ceil(hi / step))
+    return (k - 1) * step, k * step
+
+
 def quantile_total(o: VariantRun, q: float) -> float:
+    """The ``q`` quantile of a variant's totals; a restart that never ends takes forever."""
     from ndbsim.output.result import quantile
 
     if o.status in ("non-converging", "stuck"):
         return math.inf
     return quantile(list(o.totals), q)
-
-
-def sign_bisect(passes: Callable[[float], bool], lo: float, hi: float, rtol: float) -> tuple[float, float]:
-    """(largest passing, smallest failing) x after ``scipy.optimize.bisect`` on a ±1 sign,
-    given ``lo`` passes and ``hi`` fails."""
-    from scipy.optimize import bisect
-
-    seen: dict[float, bool] = {lo: True, hi: False}
-
-    def sign(x: float) -> float:
-        if x not in seen:
-            seen[x] = passes(x)
-        return 1.0 if seen[x] else -1.0
-
-    bisect(sign, lo, hi, xtol=1e-9, rtol=rtol, maxiter=200)
-    good = max(x for x, ok in seen.items() if ok)
-    bad = min(x for x, ok in seen.items() if not ok and x > good)
-    return good, bad
-
-
-def step_search(
-    run: Callable[[int], VariantRun], fits: Callable[[VariantRun], bool], guess: int, lo: int, hi: int, smallest: bool
-) -> int:
-    """From ``guess``, walk in steps to the boundary: the smallest step count that fits
-    (``smallest``) or the largest, within [lo, hi]."""
-    v = min(hi, max(lo, guess))
-    if smallest:
-        while v < hi and not fits(run(v)):
-            v += 1
-        while v > lo and fits(run(v - 1)):
-            v -= 1
-    else:
-        while v > lo and not fits(run(v)):
-            v -= 1
-        while v < hi and fits(run(v + 1)):
-            v += 1
-    return v
-
-
-def brent_steps(f: Callable[[float], float], a: float, b: float) -> float:
-    """A root of ``f`` in [a, b] (signs differ at the ends), to within a step."""
-    from scipy.optimize import brentq
-
-    return brentq(f, a, b, xtol=0.5, maxiter=100)

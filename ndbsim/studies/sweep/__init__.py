@@ -13,10 +13,14 @@ A sweep file (YAML)::
     seed: 7
     output: results.parquet             # optional; .csv or .parquet
 
-Every point's seed comes from the root seed and the point's index alone
-(``SeedSequence(seed, spawn_key=(index,))``), so the rows do not depend on the number of
-workers, the chunking, the scheduler or the shard. A point that is invalid or raises becomes
-rows with status ``error`` and the message; it never stops the sweep.
+Every point runs with the sweep's seed (common random numbers): replication ``r`` of every
+point draws the stream replication ``r`` of ``ndbsim run --seed SEED`` draws, so a difference
+between points is the factors' alone (a paired comparison, as advise's and solve's), a
+one-point sweep is ``ndbsim run``'s figure, and the rows do not depend on the number of
+workers, the chunking, the scheduler or the shard. Independent noise across points comes from
+a seed per sweep (several sweeps, or shards with seeds of their own), not per point. A point
+that is invalid or raises becomes rows with status ``error`` and the message; it never stops
+the sweep.
 
 The package, one job per module: ``files`` (the sweep file in, the rows out), ``checks`` (the
 values' checks), ``points`` (the factors as points), ``work`` (running a chunk of points, the
@@ -32,7 +36,7 @@ from ndbsim.studies.sweep.cluster import SCHEDULER_TIMEOUT, check_scheduler
 from ndbsim.studies.sweep.files import SWEEP_KEYS, load_sweep, write_frame
 from ndbsim.studies.sweep.points import MAX_SWEEP_POINTS, MODES, Points, make_points, point_space
 from ndbsim.studies.sweep.run import BASE_RESCUE_POINTS, sweep
-from ndbsim.studies.sweep.work import point_seed, run_chunk, with_values
+from ndbsim.studies.sweep.work import run_chunk, with_values
 
 __all__ = [
     "BASE_RESCUE_POINTS",
@@ -48,7 +52,6 @@ __all__ = [
     "load_sweep",
     "make_points",
     "parse_shard",
-    "point_seed",
     "point_space",
     "run_chunk",
     "sweep",

@@ -15,8 +15,8 @@ MODES = ("grid", "zip", "random")
 """Sweep modes: ``grid`` (cartesian product of the factor lists), ``zip`` (lists taken in step) and
 ``random`` (``samples`` draws from ranges or lists). ndbsim's own design; ``grid`` is the default."""
 _SAMPLING_KEY = 2**63 - 1
-"""Spawn key of the random-mode sampler's stream. Point streams use keys 0..n-1, so the largest
-signed 64-bit value keeps the sampler apart from every point (a choice of ours)."""
+"""Spawn key of the random-mode sampler's stream. Replication streams use keys 0..n-1, so the
+largest signed 64-bit value keeps the sampler apart from every replication (a choice of ours)."""
 
 MAX_SWEEP_POINTS = 2_000_000
 """Most points one sweep makes (the points are built lazily, but every point gives at least one

@@ -1,5 +1,5 @@
-"""Running points, the hot path (no pandas, flat records): a point's seed, its scenario and a
-chunk of points run in whatever process calls ``run_chunk``."""
+"""Running points, the hot path (no pandas, flat records): a point's scenario and a chunk of
+points run in whatever process calls ``run_chunk``."""
 
 from __future__ import annotations
 
@@ -10,13 +10,6 @@ from typing import Any
 
 from ndbsim.errors import InputError
 from ndbsim.output.records import CHECKPOINT_FIGURES, Outcome, SweepRow, sweep_row
-
-
-def point_seed(seed: int, index: int) -> int:
-    """The integer seed of point ``index``: ``ndbsim run --seed`` with it reproduces the point."""
-    import numpy as np
-
-    return int(np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(1, np.uint32)[0])
 
 
 def with_values(base_raw: dict[str, Any], keys: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:
@@ -47,8 +40,8 @@ def run_chunk(
     seed: int,
     chunk: Iterable[tuple[int, tuple[Any, ...]]],
 ) -> list[SweepRow]:
-    """Run the points ``(index, factor values)`` of one chunk. Replication ``r`` of a point is
-    replication ``r`` of ``ndbsim run --seed SEED`` with the point's seed (its row's ``seed``):
+    """Run the points ``(index, factor values)`` of one chunk. Replication ``r`` of every point is
+    replication ``r`` of ``ndbsim run --seed SEED`` with the sweep's seed (each row's ``seed``):
     the model seeds both."""
     from ndbsim.models.registry import model_of
 
@@ -58,17 +51,16 @@ def run_chunk(
     failed = Outcome((nan,) * len(model.phases), nan, (nan,) * len(CHECKPOINT_FIGURES), 0, "error", "")
     rows: list[SweepRow] = []
     for index, values in chunk:
-        pseed = point_seed(seed, index)
         done = 0
         try:
             prepared = prepare(with_values(base_raw, keys, values))
-            for outcome in model.outcomes(prepared, pseed, replications):
-                rows.append(sweep_row(index, done, pseed, values, outcome))
+            for outcome in model.outcomes(prepared, seed, replications):
+                rows.append(sweep_row(index, done, seed, values, outcome))
                 done += 1
         except Exception as e:
             msg = " ".join(str(e).split()) or type(e).__name__
             if not isinstance(e, InputError):
                 msg = f"{type(e).__name__}: {msg}"
             error = replace(failed, reason=msg)
-            rows.extend(sweep_row(index, rep, pseed, values, error) for rep in range(done, replications))
+            rows.extend(sweep_row(index, rep, seed, values, error) for rep in range(done, replications))
     return rows

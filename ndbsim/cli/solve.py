@@ -33,9 +33,7 @@ def register(app: typer.Typer) -> None:
 
 
 def solve(
-    question: str = typer.Argument(
-        ..., metavar="QUESTION", help="redo-log, update-rate, lcp-speed, data-size or plan."
-    ),
+    question: str = typer.Argument(..., metavar="QUESTION", help="redo-log, update-rate, lcp-speed, data-size, plan."),
     scenario: Path | None = SCENARIO_ARGUMENT,
     window: str | None = typer.Option(
         None,

@@ -28,9 +28,11 @@ class Side:
 
 
 def check_ndb(loaded: Loaded, label: str) -> None:
-    """Only NDB restarts have phases and whys to compare."""
-    if loaded.model.label != "NDB":
-        raise InputError(f"{label} is an InnoDB scenario; ndbsim compare compares NDB restarts", field="scenario")
+    """Only NDB restarts have restart_info phases and whys to compare."""
+    if not set(PHASES) <= set(loaded.model.phases):
+        raise InputError(
+            f"{label} is an {loaded.model.label} scenario; ndbsim compare compares NDB restarts", field="scenario"
+        )
 
 
 def run_sides(a: Loaded, b: Loaded, labels: tuple[str, str], seed: int | None, replications: int | None) -> list[Side]:

@@ -50,9 +50,9 @@ def compare(
     use_constants(constants)
     check_run_counts(seed, replications)
     check_output_path(output, "--output")
-    check_not_inputs(
-        {"--output": output}, {"scenario": scenarios[0], "--config-ini": config_ini[0] if config_ini else None}
-    )
+    inputs: dict[str, str | Path | None] = {f"{side} scenario": x for side, x in zip(("A's", "B's"), scenarios)}
+    inputs.update({f"{side} --config-ini": x for side, x in zip(("first", "second"), config_ini)})
+    check_not_inputs({"--output": output}, inputs)
     plan = _sides(scenarios, config_ini, set_)
     loaded = [load(path, config_ini=ini, overrides=sets) for path, ini, sets, _ in plan]
     for x, (_, _, _, label) in zip(loaded, plan):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ndbsim.cli.help import SET_HELP
+from ndbsim.cli.help import EXAMPLES, SET_HELP
 from ndbsim.cli.options import CONSTANTS_OPTION, emit, use_constants, warn
 from ndbsim.errors import InputError
 
@@ -17,11 +17,13 @@ FORMATS = ("table", "json", "csv")
 
 def register(app: typer.Typer) -> None:
     """Add ``compare`` to the command line."""
-    app.command()(compare)
+    app.command(epilog=EXAMPLES["compare"])(compare)
 
 
 def compare(
-    scenarios: list[Path] = typer.Argument(..., metavar="A.yaml [B.yaml]", help="One or two scenario files."),
+    scenarios: list[Path] = typer.Argument(
+        ..., metavar="A.yaml [B.yaml]", help="One or two scenario files.", show_default=False
+    ),
     set_: list[str] = typer.Option(
         [],
         "--set",
@@ -33,7 +35,7 @@ def compare(
         [], "--config-ini", metavar="config.ini", help="Once: both sides'. Twice: A's, then B's, on the same data."
     ),
     replications: int | None = typer.Option(
-        None, "--replications", "-n", metavar="N", help="Replications on both sides (default: A's scenario's)."
+        None, "--replications", "-n", metavar="N", help="Replications on both sides (default: A's scenario's, 1)."
     ),
     seed: int | None = typer.Option(None, "--seed", metavar="N", help="Root seed of both sides (default: A's)."),
     format: str | None = typer.Option(None, "--format", "-f", metavar="[table|json|csv]", help="Output format."),

@@ -224,7 +224,7 @@ def main() -> None:
     ev = run_resolved(sc.load(None), seed=1, replications=1).first.events
     toy_ev = toy_restart(closed_form(sc.load(None)))[1]
     print(
-        f"default 2-node node restart (CPU): ndbsim.models.simulate {m['ndbsim'] * 1e3:.3f} ms = "
+        f"default 2-node node restart (CPU): ndbsim.simulate {m['ndbsim'] * 1e3:.3f} ms = "
         f"{m['ndbsim'] / m['toy']:.2f}x the toy ({m['toy'] * 1e3:.3f} ms), "
         f"{m['ndbsim'] / m['closed']:.0f}x the closed form "
         f"({m['closed'] * 1e6:.0f} us) [target <= {TARGETS['default_vs_toy']}x the toy: "

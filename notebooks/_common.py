@@ -49,6 +49,22 @@ GROUP_COLORS = dict(
 )
 
 
+def scenario_path(name: str | Path) -> str:
+    """A notebook's ``SCENARIO``: an absolute path, a path from the current directory, or one
+    from the repository's root (``scenarios/...``), in that order."""
+    p = Path(name).expanduser()
+    if p.is_absolute() or p.exists():
+        return str(p)
+    if (ROOT / p).exists():
+        return str(ROOT / p)
+    raise FileNotFoundError(f"SCENARIO {str(name)!r}: no such file here or under {ROOT}")
+
+
+def scenario_facts(path: str) -> dict:
+    """What the scenario simulates, as ``Result.explained["simulated"]`` gives it (one short run)."""
+    return ndbsim.simulate(path, replications=1).explained["simulated"]
+
+
 def default_scenario() -> dict:
     """The built-in default scenario (DBT2 600 warehouses, 60 GB per node, 7.6.6)."""
     return copy.deepcopy(DEFAULT_SCENARIO)
@@ -89,5 +105,7 @@ __all__ = [
     "np",
     "pct",
     "pd",
+    "scenario_facts",
+    "scenario_path",
     "size_overrides",
 ]

@@ -224,7 +224,7 @@ def test_case_not_written_when_another_case_is_bad(cases, capsys, tmp_path):
     edit_case(cases, _set("replications", "x"))
     csv = tmp_path / "ri.csv"
     csv.write_text(HEADER + "2,415,140,30\n")
-    err = fails(calibrate_args(cases, csv, tmp_path), capsys, tmp_path)
+    err = fails(calibrate_args(cases, csv, tmp_path, "--fit", "constants"), capsys, tmp_path)
     assert CASE in err and "replications" in err
     assert not (cases / "user-ri.yaml").exists()
 

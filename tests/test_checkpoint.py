@@ -71,3 +71,29 @@ def test_history_records_are_walked_before_the_eras():
     full = LcpRecord(-10.0, 0.0, 1.0, 0.0, 0.0, DATA)
     got = policy.restore_work(DATA, ROWS, [full], _steady(policy, updates=1e5))
     assert (got.lcps, got.bytes_read, got.rows_applied) == (1, DATA, ROWS)
+
+
+def test_rule_3_caps_a_small_fragments_chain_at_its_pages():
+    """Backup.cpp calculate_min_parts: at least 2048 / max_page_count parts, so a fragment of 512
+    pages keeps a restore chain of about 512 LCPs however few rows change."""
+    small = PartialLcp(60, 40, 1, fragment_pages=512)
+    large = PartialLcp(60, 40, 1, fragment_pages=1e6)
+    quiet = Changes(updates=10.0)
+    assert small.parts(ROWS, quiet) == pytest.approx(2048 / 512 - 0.5)
+    assert large.parts(ROWS, quiet) == 1.0
+    rec_small, _ = small.steady_state(DATA, ROWS, Changes(updates=10.0), 100e6, 2.0, 0.0)
+    rec_large, _ = large.steady_state(DATA, ROWS, Changes(updates=10.0), 100e6, 2.0, 0.0)
+    assert small.restore_work(DATA, ROWS, [], rec_small).lcps < large.restore_work(DATA, ROWS, [], rec_large).lcps
+
+
+def test_a_shorter_cycle_never_makes_a_restore_apply_more_change_rows():
+    """Rule 1 keeps the CHANGE rows of a steady chain at or below p/2 × the rows: a shorter cycle is
+    a longer chain of smaller LCPs, not more rows (Backup.cpp, "Partial LCP" comment)."""
+    policy = PartialLcp(60, 40)
+    change = []
+    for speed in (20e6, 40e6, 80e6, 160e6):
+        rec, _ = policy.steady_state(DATA, ROWS, Changes(updates=20_000.0), speed, 2.0, 0.0)
+        change.append(policy.restore_work(DATA, ROWS, [], rec).change_rows / ROWS)
+    assert all(0.0 < c <= 0.6 / 2 for c in change), change
+    # the rounding up to whole parts (at least one) weighs more in a short cycle: never more rows
+    assert all(b <= a + 1e-9 for a, b in itertools.pairwise(change)), change

@@ -293,14 +293,30 @@ def test_a_fit_that_breaks_published_cases_is_found(tmp_path):
     assert constants_file() == CALIBRATED_FILE  # the constants in use are restored
 
 
-def test_calibrate_warns_when_the_fit_breaks_published_cases(tmp_path, monkeypatch, capsys):
-    import ndbsim.studies.check
-    from ndbsim.cli.app import main
+def test_a_constants_fit_that_breaks_published_cases_is_refused(tmp_path, monkeypatch, capsys):
+    """A fit that puts a published figure out of tolerance writes nothing and exits 1, naming the
+    figure and by how much; --accept-worse writes it."""
+    import dataclasses
 
-    monkeypatch.setattr(ndbsim.studies.check, "broken_cases", lambda target, directory: ["seed000-dbt2-legacy: total"])
+    import ndbsim.studies.calibrate
+    from ndbsim.cli.app import main
+    from ndbsim.input.profiles import calibrated_constants
+
+    good = calibrated_constants("7.6")
+    bad = dataclasses.replace(good, restore_row_secs=good.restore_row_secs * 3)
+    monkeypatch.setattr(ndbsim.studies.calibrate, "fit", lambda cases, steps=None: (bad, {}))
     monkeypatch.chdir(tmp_path)
-    main(["calibrate", "--cases", str(ROOT / "calibration")])
-    assert "warning: with these constants 1 published figure(s) fall outside" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["calibrate", "--cases", str(ROOT / "calibration")])
+    out = capsys.readouterr().out
+    assert exc.value.code == 1
+    assert "fit refused" in out and "secs_restore_fragments" in out and "WORSE" in out
+    assert not (tmp_path / "ndbsim-constants.yaml").exists()
+    with pytest.raises(SystemExit) as exc:
+        main(["calibrate", "--cases", str(ROOT / "calibration"), "--accept-worse"])
+        raise SystemExit(0)
+    assert exc.value.code == 0
+    assert (tmp_path / "ndbsim-constants.yaml").exists()
 
 
 # 7. --version, -h, examples, defaults and choices, readable metavars, init

@@ -48,3 +48,40 @@ def test_an_idle_fragments_lcp_adds_no_data_file_to_the_restore():
     work = policy.restore_work(1e9, 1e7, [busy, idle, idle, busy], None)
     assert work.lcps > work.data_files >= 2
     assert policy.restore_work(1e9, 1e7, [busy] * 20, None).data_files == 10
+
+
+def test_the_slot_wise_build_visits_whole_pages_of_slots():
+    """Dbtup::buildIndex with BuildIndexThreads=0: every slot of every page, free ones too."""
+    from ndbsim.input.scenario import TableAmounts
+
+    full = TableAmounts("t", rows=163_840, nbytes=163_840 * 200, ordered_indexes=2, disk_data=0)
+    per_page = fc.PAGE_BYTES // 200  # 163 slots of 200 B
+    visits = fc.slot_visits([full], fragments_per_table=2)
+    assert 2 * 163_840 <= visits < 2 * (163_840 + 2 * per_page)
+    tiny = TableAmounts("t", rows=10, nbytes=2000, ordered_indexes=3, disk_data=0)
+    assert fc.slot_visits([tiny], fragments_per_table=2) == 3 * 2 * per_page  # a page per fragment
+    assert fc.slot_visits([TableAmounts("t", 0, 0, 3, 0)], fragments_per_table=2) == 0
+
+
+def test_many_small_indexed_tables_slow_a_75_rebuild_but_not_a_76_offline_one(root):
+    """7.5 builds slot by slot in the LDM thread; 7.6's offline build (BuildIndexThreads=128) skips
+    free slots without a signal."""
+    big = "{name: big, rows: 300M, size: 60GB, ordered_indexes: 10}"
+    small = "".join(f", {{name: t{i}, rows: 100, size: 20KB, ordered_indexes: 3}}" for i in range(999))
+    out = {}
+    for version in ("7.5.10", "7.6.6"):
+        for label, tables, n in (("one", f"[{big}]", 10), ("many", f"[{big}{small}]", 3007)):
+            sets = [f"version={version}", f"data.tables={tables}", f"data.ordered_indexes={n}"]
+            r = ndbsim.simulate(root / "scenarios/dbt2-600wh-7.5.10.yaml", overrides=sets)
+            out[version, label] = r.phases()["secs_index_rebuild"]
+    assert out["7.5.10", "many"] - out["7.5.10", "one"] > 1.0
+    assert out["7.6.6", "many"] - out["7.6.6", "one"] < 0.5
+
+
+def test_the_metadata_copy_activates_every_index_in_its_own_schema_transaction(root):
+    """Dbdict::activateIndexes: a node restart's metadata copy runs one local schema transaction per
+    index, each after the previous one ended; at fixed tables and data, more indexes cost more."""
+    few = ndbsim.simulate(root / LAB, overrides=["data.ordered_indexes=12"]).phases()
+    many = ndbsim.simulate(root / LAB, overrides=["data.ordered_indexes=112"]).phases()
+    grown = many["secs_to_copy_meta_data"] - few["secs_to_copy_meta_data"]
+    assert grown == pytest.approx(100 * fc.SCHEMA_TRANS_COMMIT_SECS, rel=1e-6)

@@ -66,9 +66,5 @@ def test_no_cli_function_over_60_lines():
     assert long_functions(CLI) == []
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="calibrate, calibration and check in ndbsim/studies still have functions over 60 lines (being split)",
-)
 def test_no_studies_function_over_60_lines():
     assert long_functions(STUDIES) == []

@@ -76,7 +76,7 @@ def test_same_seed_same_rows_regardless_of_workers_and_chunks():
     pd.testing.assert_frame_equal(a, c)
     d = run(replications=2, seed=6)
     assert not a["total_restart_secs"].equals(d["total_restart_secs"])
-    # every point runs with the sweep's seed, and its row reproduces through ndbsim.models.simulate
+    # every point runs with the sweep's seed, and its row reproduces through ndbsim.simulate
     row = a.iloc[3]
     res = ndbsim.simulate(
         BASE,

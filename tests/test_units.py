@@ -51,3 +51,11 @@ def test_bad_sizes_raise_input_error(bad):
 def test_bad_durations(bad):
     with pytest.raises(InputError):
         parse_duration(bad)
+
+
+def test_format_secs_keeps_the_sign_of_a_loss():
+    from ndbsim.input.units import format_secs
+
+    assert format_secs(-0.84) == "-1s"
+    assert format_secs(-75) == "-1m15s"
+    assert format_secs(3725) == "1h02m05s"

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from ndbsim.cli import advise, calibration, compare, run, scenario, solve, sweep
+from ndbsim.cli import advise, calibration, compare, report, run, scenario, solve, sweep
 from ndbsim.cli.help import DEBUG_HELP
 from ndbsim.errors import InputError
 
@@ -67,6 +67,7 @@ COMMANDS = (
     sweep.register,
     advise.register,
     solve.register,
+    report.register,
 )
 """The registration point: each command module's ``register(app)`` adds its commands, in the order
 ``ndbsim -h`` lists them. A new command goes in a module of its group (or a new one) with a

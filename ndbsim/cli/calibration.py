@@ -1,22 +1,21 @@
-"""``ndbsim check`` and ``calibrate``: the model against the published restarts, and the refit of
-its free constants on them."""
+"""``ndbsim check`` and ``calibrate``: the model against the published restarts (a gate: exit 0
+or 1), how far a fit carries (``--cross``), and the fits (``ndbsim.studies.calibrate_command``):
+an import's host figures, or the shared constants under the refusal rule."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, add_commands, use_constants, warn, wrote
+from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, add_commands, use_constants
 from ndbsim.errors import InputError
-
-if TYPE_CHECKING:
-    from ndbsim.studies.calibrate import Calibration
 
 
 def register(app: typer.Typer) -> None:
     """Add ``check`` and ``calibrate`` to the command line."""
+    _calibrate_help()
     add_commands(app, check, calibrate)
 
 
@@ -41,166 +40,88 @@ def check(
         None, "--cases", metavar="DIR", help="Directory of calibration cases (default: calibration/)."
     ),
     no_claims: bool = typer.Option(False, "--no-claims", help="Skip the variance and qualitative checks."),
+    cross: bool = typer.Option(
+        False, "--cross", help="Also refit the constants without each fit case and predict it (leave-one-out)."
+    ),
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
-    """Predicted vs published for every calibration case; exit 1 if any is outside tolerance."""
+    """Predicted vs published for every calibration case; exit 0 when every one is within its
+    tolerance, 1 otherwise (no case is left out of the count)."""
     from ndbsim.studies.check import format_check, run_check
 
     use_constants(constants)
     rows, found = run_check(_cases_dir(cases), claims=not no_claims)
     typer.echo(format_check(rows, found), nl=False)
+    if cross:
+        from ndbsim.studies.cross import cross as leave_one_out
+        from ndbsim.studies.cross import format_cross
+
+        typer.echo("\nleave-one-out: each fit case predicted by constants fitted without it")
+        typer.echo(format_cross(leave_one_out(_cases_dir(cases), sys.stderr.isatty())), nl=False)
     if any(not r.ok for r in rows) or any(not c.ok for c in found):
         raise typer.Exit(1)
 
 
 def calibrate(
     cases: Path | None = typer.Option(
-        None, "--cases", metavar="DIR", help="Directory of calibration cases (default: calibration/)."
+        None,
+        "--cases",
+        metavar="DIR",
+        help="Directory of calibration cases (default: calibration/; with --restart-info, ./ndbsim-cases/).",
     ),
     restart_info: Path | None = typer.Option(
-        None, "--restart-info", metavar="FILE.csv", help="CSV export of ndbinfo.restart_info to add as a fit case."
+        None, "--restart-info", metavar="FILE.csv", help="CSV export of ndbinfo.restart_info: your own restarts."
     ),
     scenario: Path | None = typer.Option(
-        None, "--scenario", metavar="SCENARIO.yaml", help="The scenario of that cluster."
+        None, "--scenario", metavar="SCENARIO.yaml", help="The scenario of that cluster (its NodeIds, its hosts)."
     ),
-    node: int | None = typer.Option(
-        None, "--node", metavar="NODEID", help="Which node's row of the CSV (default: the slowest)."
+    node: int | None = typer.Option(None, "--node", metavar="NODEID", help="Only this node's rows (default: all)."),
+    fit: str | None = typer.Option(
+        None,
+        "--fit",
+        metavar="host|constants",
+        help="What to fit: the imported cluster's host figures (default with --restart-info) or the shared "
+        "model constants (default without).",
     ),
     output: Path | None = typer.Option(
         None,
         "--output",
         "-o",
         metavar="FILE.yaml",
-        help=f"Where to write the fitted constants (default: ./{USER_CONSTANTS}).",
+        help=f"Where to write the fit: the scenario with its fitted host figures (default: --scenario itself), "
+        f"or the constants (default: ./{USER_CONSTANTS}).",
     ),
     replace_packaged: bool = typer.Option(
         False, "--replace-packaged", help="Write the packaged constants, which every run uses by default."
     ),
+    accept_worse: bool = typer.Option(
+        False, "--accept-worse", help="Write a constants fit even when it puts a published case out of tolerance."
+    ),
 ) -> None:
-    """Refit the free constants on the fit cases and write them with their residuals (to a file
-    of yours unless --replace-packaged); warn when the fit puts a published case out of tolerance."""
-    from ndbsim.output.io import atomic_write_text
-    from ndbsim.studies.calibrate import run_calibration, save_calibration
+    """With --restart-info: your rows, node by node, fit your cluster's host figures (core speed,
+    disks, latency, network, memory touch), written into your scenario. Otherwise (or --fit
+    constants): refit the shared model constants; a fit that puts a published case out of
+    tolerance is refused (exit 1) unless --accept-worse. restart_info's columns hold:
 
-    # Every check of the options first, then the fit in memory, then the files: bad input or a
-    # failed fit leaves nothing behind, not even the imported case.
-    _check_restart_info_options(restart_info, scenario, node)
-    directory = _cases_dir(cases)
-    target = _constants_target(output, replace_packaged, directory, restart_info, scenario)
-    case_file, case = _imported_case(directory, target, restart_info, scenario, node)
-    extra = []
-    if case_file is not None:
-        from ndbsim.studies.calibration import case_from_data
+    \b
+    {mapping}
+    """
+    from ndbsim.studies.calibrate_command import Options, run
 
-        extra.append(case_from_data(case, case_file))
-    result = run_calibration(directory, extra)
-    if case_file is not None:
-        import yaml
-
-        atomic_write_text(case_file, yaml.safe_dump(case, sort_keys=False), "--cases")
-        wrote(case_file, " (a calibration case)")
-    save_calibration(result, target)
-    _report_fit(result, target, replace_packaged, directory)
+    tty = sys.stderr.isatty()
+    args = (cases, restart_info, scenario, node, output, replace_packaged, fit, accept_worse, tty, Path(USER_CONSTANTS))
+    report = run(Options(*args))
+    typer.echo(report.text, nl=False)
+    for line in report.files:
+        typer.echo(line, err=True)
+    if report.refused:
+        raise typer.Exit(1)
 
 
-def _check_restart_info_options(restart_info: Path | None, scenario: Path | None, node: int | None) -> None:
-    """--scenario and --node belong to --restart-info, which needs --scenario."""
-    if restart_info is None:
-        if scenario is not None:
-            raise InputError(
-                "--scenario is only used with --restart-info; add --restart-info CSV or drop --scenario",
-                field="--scenario",
-            )
-        if node is not None:
-            raise InputError(
-                "--node is only used with --restart-info; add --restart-info CSV or drop --node", field="--node"
-            )
-    elif scenario is None:
-        raise InputError("--restart-info needs --scenario: the scenario file of that cluster", field="--scenario")
-    if node is not None and not 1 <= node <= 255:
-        raise InputError(f"{node} is not a node id; give a data node id 1-255", field="--node")
+def _calibrate_help() -> None:
+    """``calibrate -h`` shows restart_info's columns and the phases they hold (one table, shared
+    with calibration/README.md)."""
+    from ndbsim.input.restart_info import mapping_table
 
-
-def _constants_target(
-    output: Path | None, replace_packaged: bool, directory: Path, restart_info: Path | None, scenario: Path | None
-) -> Path:
-    """The file the fit goes to, checked: the user's (``--output``, else ./ndbsim-constants.yaml),
-    or with ``--replace-packaged`` the packaged constants (and those of every model beside them)."""
-    from ndbsim.input.profiles import CALIBRATED_FILE
-    from ndbsim.output.io import check_not_inputs, check_output_path
-
-    if replace_packaged and output is not None:
-        raise InputError(
-            "--replace-packaged writes the packaged constants; drop --output, or drop --replace-packaged",
-            field="--output",
-        )
-    target = CALIBRATED_FILE if replace_packaged else Path(output if output is not None else USER_CONSTANTS)
-    if target.resolve() == CALIBRATED_FILE.resolve() and not replace_packaged:
-        raise InputError(
-            f"{str(target)!r} is the packaged constants file; add --replace-packaged to overwrite it",
-            field="--output",
-        )
-    check_output_path(target, "--output")
-    check_not_inputs({"--output": target}, {"--restart-info": restart_info, "--scenario": scenario})
-    if target == CALIBRATED_FILE:  # the package's own files: models with their own constants write beside
-        from ndbsim.models.registry import MODELS
-
-        for model in MODELS.values():
-            if model.constants_file is not None:
-                check_output_path(model.constants_file, "--output")
-    if target.suffix.lower() in (".yaml", ".yml") and target.resolve().parent == directory.resolve():
-        raise InputError(
-            f"{str(target)!r} is in the cases directory, where it would be read as a calibration "
-            "case; write it elsewhere",
-            field="--output",
-        )
-    return target
-
-
-def _imported_case(
-    directory: Path, target: Path, restart_info: Path | None, scenario: Path | None, node: int | None
-) -> tuple[Path | None, Any]:
-    """With ``--restart-info``: the case file it will become in the cases directory, and the case
-    read from the CSV and its scenario (both checked, nothing written yet); else (None, None)."""
-    if restart_info is None or scenario is None:  # --scenario was required with --restart-info
-        return None, None
-    from ndbsim.input import scenario as sc
-    from ndbsim.output.io import check_not_inputs, check_output_path
-    from ndbsim.studies.calibrate import case_from_restart_info
-
-    case_file = directory / f"user-{Path(restart_info).stem}.yaml"
-    check_output_path(case_file, "--cases")
-    check_not_inputs(
-        {"--output": target, "--cases": case_file}, {"--restart-info": restart_info, "--scenario": scenario}
-    )
-    sc.load(scenario)  # must be valid
-    return case_file, case_from_restart_info(restart_info, scenario, node)
-
-
-def _report_fit(result: Calibration, target: Path, replace_packaged: bool, directory: Path) -> None:
-    """Where the fit went, its constants and residuals, and a warning for each published figure
-    it puts outside its tolerance."""
-    from ndbsim.input.profiles import CALIBRATED_FILE
-    from ndbsim.studies.check import broken_cases
-
-    if not replace_packaged:
-        wrote(
-            target,
-            f"; use it with --constants {target} (run, check, sweep, advise, solve) or ndbsim.use_constants() in "
-            "Python; --replace-packaged makes a fit the default",
-        )
-    else:
-        wrote(CALIBRATED_FILE, " (the packaged constants, used by default)")
-    for name, value in result.constants.__dict__.items():
-        typer.echo(f"{name:22s} {value:.4g}")
-    typer.echo("residuals: relative error (+0.01 is 1% high), or seconds where the published figure is 0 s")
-    for case_name, figs in result.residuals.items():
-        typer.echo(f"{case_name}: " + ", ".join(f"{k.removeprefix('secs_')} {v:+.3g}" for k, v in figs.items()))
-    broken = broken_cases(target, directory)
-    if broken:
-        warn(
-            [
-                f"with these constants {len(broken)} published figure(s) fall outside their tolerance "
-                f"({', '.join(broken[:4])}{'…' if len(broken) > 4 else ''}); see ndbsim check --constants {target}"
-            ]
-        )
+    doc = calibrate.__doc__ or ""
+    calibrate.__doc__ = doc.replace("{mapping}", mapping_table().replace("\n", "\n    "))

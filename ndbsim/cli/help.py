@@ -46,12 +46,20 @@ EXAMPLES = {
         "ndbsim init --set version=8.0.36 -o my.yaml   # no config.ini: every default",
         "ndbsim validate my.yaml && ndbsim run my.yaml",
     ),
+    "report": _examples(
+        "ndbsim report scenarios/rolling-4-nodes-8.0.yaml -o report.html",
+        "ndbsim report my.yaml --config-ini config.ini -o report.html --no-advise",
+        "exit 4 (report still written): redo-overload, non-converging or stuck",
+    ),
     "params": _examples("ndbsim params", "ndbsim params --version 8.0.36"),
-    "check": _examples("ndbsim check", "ndbsim check --constants ndbsim-constants.yaml"),
+    "check": _examples(
+        "ndbsim check", "ndbsim check --cross   # leave-one-out", "ndbsim check --constants ndbsim-constants.yaml"
+    ),
     "calibrate": _examples(
-        "ndbsim calibrate                          # writes ./ndbsim-constants.yaml",
+        "ndbsim calibrate --restart-info restart_info.csv --scenario my.yaml   # fits my.yaml's host",
+        "ndbsim check --cases ndbsim-cases        # your own restarts, within tolerance?",
+        "ndbsim calibrate                          # shared constants into ./ndbsim-constants.yaml",
         "ndbsim run my.yaml --constants ndbsim-constants.yaml",
-        "ndbsim calibrate --restart-info restart_info.csv --scenario my.yaml --cases my-cases/",
         "ndbsim calibrate --replace-packaged       # refit the constants every run uses",
     ),
     "advise": _examples(

@@ -63,11 +63,16 @@ def run(
     why: bool = typer.Option(
         False, "--why", help="Under the table, why each phase took its time: bottleneck, quantity, figures."
     ),
+    timeouts: bool = typer.Option(
+        False, "--timeouts", help="Also print the timeouts to set (startup probe, ndb_waiter, config.ini) from p95/p99."
+    ),
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim.models.load import load
 
     format = _check_run(scenario, format, gantt, replications, seed, config_ini, output, constants)
+    if timeouts and format == "csv":
+        raise InputError("goes with the table or JSON, not CSV; use --format json", field="--timeouts")
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
     if seed == 0:
         import secrets
@@ -85,6 +90,8 @@ def run(
 
         nodes = result.to_dict()["nodes"]
         text += "\n" + "\n".join(why_lines(nodes, {n["node_id"]: n["phases"] for n in nodes}))
+    if timeouts:
+        text = _with_timeouts(text, result, format)
     warn([*result.warnings, *loaded.notes])
     if gantt is not None:
         from ndbsim.output.plot import gantt as draw
@@ -138,6 +145,21 @@ def _render(result: Any, loaded: Loaded, format: str, config_ini: Path | None, s
         return result.to_csv()
     ini = str(config_ini) if config_ini else None
     return loaded.model.table(result, loaded.notes, sets, ini, warnings=False)
+
+
+def _with_timeouts(text: str, result: Any, format: str) -> str:
+    """The run's output with the timeouts to set: lines under the table, or a ``timeouts`` field."""
+    from ndbsim.output.timeouts import timeout_lines
+    from ndbsim.output.timeouts import timeouts as figures
+
+    t = figures(result)
+    if format == "json":
+        import json
+
+        from ndbsim.output.result import json_clean
+
+        return json.dumps({**json.loads(text), "timeouts": json_clean(t)}, indent=2) + "\n"
+    return text + "\n".join(timeout_lines(t)) + "\n"
 
 
 def _changes(config_ini: Path | None, sets: list[str]) -> list[str]:

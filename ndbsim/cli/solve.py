@@ -32,45 +32,64 @@ def register(app: typer.Typer) -> None:
     add_commands(app, solve)
 
 
+WINDOW_OPTION = typer.Option(
+    None,
+    "--window",
+    metavar="DURATION",
+    help="Restart window for lcp-speed, data-size and plan (update-rate: optional), e.g. 10m.",
+)
+"""The restart window a window question fits."""
+
+PARAM_OPTION = typer.Option(
+    None,
+    "--param",
+    metavar="FragmentLogFileSize",
+    help="redo-log: size FragmentLogFileSize instead of NoOfFragmentLogFiles.",
+)
+"""Which REDO parameter redo-log sizes."""
+
+MARGIN_OPTION = typer.Option(
+    None,
+    "--margin",
+    metavar="PCT",
+    help="redo-log: the recommended size's margin over the REDO peak [default: 33%].",
+)
+"""redo-log's margin over the REDO peak (the study's default when absent)."""
+
+GROW_DATAMEMORY_OPTION = typer.Option(
+    False, "--grow-datamemory", help="data-size: grow DataMemory with the data (default: as configured)."
+)
+"""data-size: whether DataMemory grows with the data."""
+
+QUANTILE_OPTION = typer.Option(
+    0.5,
+    "--quantile",
+    metavar="Q",
+    help="Which total must fit the window: 0.5 the median, 0.95 the p95.",
+    show_default=True,
+)
+"""Which quantile of the total must fit the window."""
+
+OUTPUT_OPTION = typer.Option(
+    None, "--output", "-o", metavar="FILE", help="Write the answer to FILE (default: standard output)."
+)
+"""Where the answer goes."""
+
+
 def solve(
     question: str = typer.Argument(..., metavar="QUESTION", help="redo-log, update-rate, lcp-speed, data-size, plan."),
     scenario: Path | None = SCENARIO_ARGUMENT,
-    window: str | None = typer.Option(
-        None,
-        "--window",
-        metavar="DURATION",
-        help="Restart window for lcp-speed, data-size and plan (update-rate: optional), e.g. 10m.",
-    ),
-    param: str | None = typer.Option(
-        None,
-        "--param",
-        metavar="FragmentLogFileSize",
-        help="redo-log: size FragmentLogFileSize instead of NoOfFragmentLogFiles.",
-    ),
-    margin: str | None = typer.Option(
-        None,
-        "--margin",
-        metavar="PCT",
-        help="redo-log: the recommended size's margin over the REDO peak [default: 33%].",
-    ),
-    grow_datamemory: bool = typer.Option(
-        False, "--grow-datamemory", help="data-size: grow DataMemory with the data (default: as configured)."
-    ),
-    quantile: float = typer.Option(
-        0.5,
-        "--quantile",
-        metavar="Q",
-        help="Which total must fit the window: 0.5 the median, 0.95 the p95.",
-        show_default=True,
-    ),
+    window: str | None = WINDOW_OPTION,
+    param: str | None = PARAM_OPTION,
+    margin: str | None = MARGIN_OPTION,
+    grow_datamemory: bool = GROW_DATAMEMORY_OPTION,
+    quantile: float = QUANTILE_OPTION,
     set_: list[str] = STUDY_SET_OPTION,
     replications: int | None = STUDY_REPLICATIONS_OPTION,
     seed: int | None = STUDY_SEED_OPTION,
     format: str = STUDY_FORMAT_OPTION,
     config_ini: Path | None = CONFIG_INI_OPTION,
-    output: Path | None = typer.Option(
-        None, "--output", "-o", metavar="FILE", help="Write the answer to FILE (default: standard output)."
-    ),
+    output: Path | None = OUTPUT_OPTION,
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Answer an inverse question by root finding on the simulation, verified by runs."""

@@ -215,13 +215,26 @@ class PartialLcp(CheckpointPolicy):
     local_lcp_at_restart_end = True
     """A 7.6 node restart runs one local LCP before joining a distributed one (reference §3)."""
 
-    def __init__(self, recovery_work: float, insert_recovery_work: float, tables: float = 1):
+    def __init__(
+        self, recovery_work: float, insert_recovery_work: float, tables: float = 1, fragment_pages: float = math.inf
+    ):
         self.p = recovery_work / 100.0
         self.insert_weight = insert_recovery_work / 100.0
         self.tables = max(1, tables)
+        self.fragment_pages = fragment_pages
+        """DataMemory pages of the node's average fragment (rule 3's ``max_page_count``)."""
 
-    def parts(self, rows: float, changes: Changes, first: bool = False) -> int:
-        """Backup::calculate_number_of_parts: rules 1–5 of reference §2.2."""
+    def parts(self, rows: float, changes: Changes, first: bool = False) -> float:
+        """Parts one LCP writes as ALL ROWS (Backup::calculate_number_of_parts and
+        calculate_min_parts, rules 1–5 of reference §2.2), as the mean over the node's fragments.
+
+        NDB takes the integer part per fragment and per LCP: rule 1 is ``1 + floor(u)``,
+        ``u = 2048·k/(k+p)``, and rule 3 ``2048 / max_page_count`` in integer division. The model
+        sees one average fragment; the node's fragments differ in change share (their tables'
+        traffic, the rows the hash gives them, the z term) and in pages, and one LCP's parts set
+        the next LCP's length, so their ``u`` spreads over the step. Over a unit spread the integer
+        part averages to ``u − ½`` (rule 1: ``u + ½``), with no step a 1% shorter cycle could
+        cross for every fragment at once."""
         if first or rows <= 0:
             return PARTIAL_LCP_PARTS  # rule 4: a fragment's first LCP is full
         raw = changes.rows
@@ -233,8 +246,9 @@ class PartialLcp(CheckpointPolicy):
         y = weighted / rows
         z = y / self.tables  # the fragment's share of its LDM's memory ≈ 1/tables
         k = y + 0.5 * z
-        rule1 = 1 + math.floor(PARTIAL_LCP_PARTS * k / (k + self.p))
-        return max(1, min(PARTIAL_LCP_PARTS, rule1))
+        rule1 = PARTIAL_LCP_PARTS * k / (k + self.p) + 0.5
+        rule3 = PARTIAL_LCP_PARTS / self.fragment_pages - 0.5 if self.fragment_pages > 0 else PARTIAL_LCP_PARTS
+        return max(1.0, min(float(PARTIAL_LCP_PARTS), max(rule1, rule3)))  # rule 5: at least one part
 
     def lcp_size(self, data_bytes: float, rows: float, changes: Changes, first: bool = False) -> tuple[float, float]:
         pct = self.parts(rows, changes, first) / PARTIAL_LCP_PARTS
@@ -358,10 +372,18 @@ def sum_positive_arithmetic(first: float, step: float, count: int) -> float:
     return k * first + step * k * (k - 1) / 2.0
 
 
-def policy_for(config: Mapping[str, Any], features: Features, tables: float) -> CheckpointPolicy:
+DATA_MEMORY_PAGE_BYTES = 32768
+"""DataMemory "consists of 32KB pages" (reference §7); a fragment's ``max_page_count`` counts them."""
+
+
+def policy_for(
+    config: Mapping[str, Any], features: Features, tables: float, fragment_bytes: float = math.inf
+) -> CheckpointPolicy:
     """The checkpoint policy of a release under its config; before 7.6.5 (no
-    ``insert_recovery_work``) inserted rows count in full, whatever InsertRecoveryWork says."""
+    ``insert_recovery_work``) inserted rows count in full, whatever InsertRecoveryWork says.
+    ``fragment_bytes`` is the data of the node's average fragment (rule 3)."""
     if features.partial_lcp:
         inserts = config["InsertRecoveryWork"] if features.insert_recovery_work else 100.0
-        return PartialLcp(config["RecoveryWork"], inserts, tables)
+        pages = max(1.0, fragment_bytes / DATA_MEMORY_PAGE_BYTES) if math.isfinite(fragment_bytes) else math.inf
+        return PartialLcp(config["RecoveryWork"], inserts, tables, pages)
     return FullLcp()

@@ -5,18 +5,21 @@ figure (``host.disk_latency``, the wait of one such request). On a large node th
 per-row work.
 
 Each function returns seconds of wall time on one node; the restart pipeline and the LCP loop add
-them to the phase they belong to. The ordered-index rebuild of a node restart has no fixed cost of
-its own: DBLQH builds one index after the other through DBTUP with no schema transaction and no wait
-(DblqhMain.cpp, ``Dblqh::rebuildOrderedIndexes``; DbtupIndex.cpp, ``Dbtup::buildIndex``); DICT's
-per-index schema transactions (Dbdict.cpp, ``Dbdict::rebuildIndexes``) run only in a system restart,
-on the master, in start phase 7 (``Dbdict::execNDB_STTOR``), after the phases restart_info times.
+them to the phase they belong to. The ordered-index rebuild of a node restart runs no schema
+transaction and no wait: DBLQH builds one index after the other through DBTUP (DblqhMain.cpp,
+``Dblqh::rebuildOrderedIndexes``; DbtupIndex.cpp, ``Dbtup::buildIndex``), whose cost per index follows
+the tuple slots it visits (``slot_visits``). A node restart's per-index schema transactions are
+DICT's index activations at the end of the metadata copy (Dbdict.cpp, ``Dbdict::activateIndexes``);
+``Dbdict::rebuildIndexes`` is the system restart's, on the master, in start phase 7.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
-from ndbsim.input.profiles import LCP_TABLE_DESCRIPTION_SECS
+from ndbsim.input.profiles import LCP_TABLE_DESCRIPTION_SECS, METADATA_SECS_PER_TABLE
+from ndbsim.input.scenario import Data, TableAmounts
 
 RESTORE_FILE_OPS_FULL = 3
 """Synchronous file-system requests that restore one fragment of a full (≤7.5) LCP: open its one data
@@ -42,6 +45,59 @@ create-open, sync and close, then its control file's create-open, synced write a
 control-file cycle restore.cpp of 8.0 shows in ``Restore::lcp_create_ctl_open``,
 ``lcp_create_ctl_done_open`` with ``setSyncFlag`` and ``lcp_create_ctl_done_write``; reference §2.1).
 Idle fragments write only the control file, which this count still covers."""
+
+
+PAGE_BYTES = 32768
+"""DataMemory "consists of 32KB pages" (reference §7): the unit DBTUP allocates a fragment's rows in."""
+
+
+def slot_visits(tables: Iterable[TableAmounts], fragments_per_table: int) -> float:
+    """Tuple slots the ordered-index build with BuildIndexThreads=0 visits, one CONTINUEB
+    (ZBUILD_INDEX) signal each, per index: ``Dbtup::buildIndex`` (DbtupIndex.cpp) walks every slot
+    of every page up to the fragment's ``m_max_page_cnt``, and a free slot ("skip over free
+    tuple") still ends its signal. A fragment's slots are its rows rounded up to whole pages of
+    ``PAGE_BYTES / row size`` slots, so a table of few rows costs a page of slots per fragment
+    and index where its rows alone would cost almost nothing."""
+    visits = 0.0
+    for t in tables:
+        if t.rows <= 0 or t.ordered_indexes <= 0:
+            continue
+        per_page = max(1.0, math.floor(PAGE_BYTES / max(1.0, t.bytes / t.rows)))
+        pages = math.ceil(t.rows / fragments_per_table / per_page - 1e-9)
+        visits += t.ordered_indexes * fragments_per_table * pages * per_page
+    return visits
+
+
+SCHEMA_TRANS_COMMIT_SECS = 0.02
+"""A node restart's metadata copy ends with ``Dbdict::activateIndexes`` (Dbdict.cpp): for
+``ST_NODE_RESTART`` and ``ST_INITIAL_NODE_RESTART`` one local schema transaction per index
+(RF_LOCAL_TRANS, RF_NO_BUILD), each begun only when the previous one has ended
+(``activateIndex_fromEndTrans`` → ``activateIndexes(signal, i + 1)``); the commit of each waits
+on a 20 ms timer (Dbdict.cpp of 7.5.0, as read in issue 28)."""
+
+
+def metadata_copy_secs(data: Data) -> float:
+    """The metadata copy: DIH's distribution information one table at a time with a disk write
+    each (``METADATA_SECS_PER_TABLE``), then DICT's index activation, one schema transaction per
+    index (``SCHEMA_TRANS_COMMIT_SECS``)."""
+    return data.table_count * METADATA_SECS_PER_TABLE + data.ordered_indexes * SCHEMA_TRANS_COMMIT_SECS
+
+
+LCP_START_CHECK_SECS = 1.0
+"""DIH's master checks once a second whether to start an LCP; a starting node's forced start
+(``c_lcpState.immediateLcpStart``, set when its copy completes: DbdihMain.cpp
+``Dbdih::toCopyCompletedLab``) waits for the next check (DbdihMain.cpp of 7.5.0, as read in
+issue 28: "polled once a second")."""
+
+LCP_STOP_GCP_CHECK_SECS = 0.1
+"""An LCP completes only once the GCP after its stop GCI (``c_lcpState.lcpStopGcp``) has
+completed; DIH re-checks that every 100 ms (DbdihMain.cpp of 7.5.0, as read in issue 28)."""
+
+
+def lcp_stop_gcp_secs(phase: float, gcp: float) -> float:
+    """The wait after an LCP's last write for the GCP running then to complete: the rest of that
+    GCP (``phase`` of its interval, a uniform draw), seen at the next 100 ms re-check."""
+    return math.ceil(phase * gcp / LCP_STOP_GCP_CHECK_SECS - 1e-9) * LCP_STOP_GCP_CHECK_SECS
 
 
 def fragments_per_node(tables: int, ldm: int, replicas: int) -> int:

@@ -108,8 +108,8 @@ def rebuild_indexes(r: NodeRestart) -> Generator[Event, Any, None]:
     threads). DBLQH builds one index after the other (DblqhMain.cpp, ``Dblqh::rebuildOrderedIndexes``:
     BUILD_INDX_IMPL_REQ, the next index on its CONF); DBTUP adds every row of the table's fragments, in
     the LDM thread (DbtupIndex.cpp, ``Dbtup::buildIndex``) or, with BuildIndexThreads > 0, fragments in
-    parallel on idxbld threads (``Dbtup::buildIndexOffline``). Only per-row work: no schema
-    transaction and no wait (``engine.fixed_costs``)."""
+    parallel on idxbld threads (``Dbtup::buildIndexOffline``). No schema transaction and no wait
+    (``engine.fixed_costs``); in the LDM thread every tuple slot costs a signal, free ones too."""
     sz, own, s = r.rt.sz, r.own, r.rt.scenario
     entries = s.data.index_entries  # per table, its rows x its ordered indexes
     if entries <= 0:
@@ -117,14 +117,17 @@ def rebuild_indexes(r: NodeRestart) -> Generator[Event, Any, None]:
     fragments = s.data.table_count * own.ldm * sz.replicas
     hw = s.host.cpu_cores * s.host.threads_per_core
     build = own.cfg["BuildIndexThreads"]
-    threads = min(build, fragments, hw) if build > 0 and fragments > 1 else own.ldm
+    offline = build > 0 and fragments > 1
+    threads = min(build, fragments, hw) if offline else own.ldm
+    if not offline:  # slot by slot in the LDM thread (fixed_costs.slot_visits)
+        entries = max(entries, fixed_costs.slot_visits(s.data.table_amounts(), own.ldm * sz.replicas))
     flow = yield from r.work(entries, sz.k.index_entry_secs, threads, name="index")
     why.note_flows(
         r.run,
         ri.INDEX_REBUILD,
         [flow],
         r.node,
-        "ordered-index entries (rows × ordered indexes)",
+        "ordered-index entries (rows × ordered indexes; slot visits in the LDM thread)",
         cap=f"CPU ({threads} index-build threads)",
         index_entries=entries,
         ordered_indexes=s.data.ordered_indexes,

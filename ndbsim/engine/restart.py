@@ -26,7 +26,7 @@ from ndbsim.engine.records import NodeRun, Status
 from ndbsim.engine.runtime import Runtime
 from ndbsim.input import restart_info as ri
 from ndbsim.input.features import Features
-from ndbsim.input.profiles import HEARTBEAT_INCLUSION_SECS, METADATA_SECS_PER_TABLE
+from ndbsim.input.profiles import HEARTBEAT_INCLUSION_SECS
 
 MISSED_HEARTBEATS = 4
 """A node is declared dead after 4 missed heartbeats (HeartbeatIntervalDbDb docs, reference
@@ -147,9 +147,15 @@ def wait_for_lcp_for_copy_meta_data(r: NodeRestart) -> Generator[Event, Any, Non
 def copy_meta_data(r: NodeRestart) -> Generator[Event, Any, None]:
     """The dictionary is copied table by table; then the NDBCNTR gate opens for the next node."""
     rt = r.rt
-    tables = rt.scenario.data.table_count
-    why.step(r.run, ri.TO_COPY_META_DATA, tables=tables, secs_per_table=METADATA_SECS_PER_TABLE)
-    yield from r.timed(ri.TO_COPY_META_DATA, tables * METADATA_SECS_PER_TABLE)
+    data = rt.scenario.data
+    why.step(
+        r.run,
+        ri.TO_COPY_META_DATA,
+        tables=data.table_count,
+        ordered_indexes=data.ordered_indexes,
+        secs=fixed_costs.metadata_copy_secs(data),
+    )
+    yield from r.timed(ri.TO_COPY_META_DATA, fixed_costs.metadata_copy_secs(rt.scenario.data))
     assert r.gate is not None, "wait_for_ndbcntr_master takes the gate"
     rt.cntr_gate.release(r.gate)
 
@@ -187,16 +193,18 @@ def resynchronize(r: NodeRestart) -> Generator[Event, Any, None]:
 # -- the end of the restart -----------------------------------------------------------------
 def wait_lcp_for_restart(r: NodeRestart) -> Generator[Event, Any, None]:
     """Wait for an LCP that makes the node recoverable: on 7.6 its own local LCP first, then a
-    distributed LCP it takes part in."""
+    distributed LCP it takes part in (started at DIH's next check, ended by its stop GCP)."""
     rt, node = r.rt, r.node
     t0 = rt.env.now
     if rt.sz.features.local_lcp_at_restart_end:
         yield from _local_lcp(r, t0)
     else:
         node.redo_floor = t0  # logging is enabled once the copy is done (END_TOREQ, reference §1.4)
+    yield rt.env.timeout(float(rt.rng.random()) * fixed_costs.LCP_START_CHECK_SECS)  # DIH's next check
     node.in_lcp = True
     t_dist = rt.env.now
     yield rt.lcp.request()
+    yield rt.env.timeout(fixed_costs.lcp_stop_gcp_secs(float(rt.rng.random()), rt.sz.gcp))
     why.lcp_wait(r, t0, t_dist)
     r.span(ri.WAIT_LCP_FOR_RESTART, t0)
     _rejoin(rt, node)

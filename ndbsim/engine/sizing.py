@@ -124,20 +124,21 @@ def sizing_of(resolved: Resolved, features: Features) -> Sizing:
     replicas = cfg["NoOfReplicas"]
     threads = thread_layout(cfg, features.multithreaded, features.query_threads, h.cpu_cores * h.threads_per_core)
     data_bytes, rows = s.data.size, s.data.row_count
+    fragments = fixed_costs.fragments_per_node(s.data.table_count, threads.ldm, replicas)
 
     return Sizing(
         host=h,
         k=resolved.profile.constants,
         cfg=cfg,
         features=features,
-        policy=policy_for(cfg, features, s.data.lcp_tables),
+        policy=policy_for(cfg, features, s.data.lcp_tables, data_bytes / max(1, fragments)),
         data_nodes=s.cluster.data_nodes,
         replicas=replicas,
         groups=s.cluster.data_nodes // replicas,
         threads=threads,
         ldm=threads.ldm,
         tables=s.data.table_count,
-        fragments=fixed_costs.fragments_per_node(s.data.table_count, threads.ldm, replicas),
+        fragments=fragments,
         data_bytes=data_bytes,
         rows=rows,
         max_rows=cfg["DataMemory"] / (data_bytes / rows) if rows else math.inf,

@@ -75,7 +75,10 @@ PROTOCOL: dict[str, tuple[str, str]] = {
         "wait: the running LCP (it cannot pause before 7.4)",
         "the rest of the live nodes' LCP",
     ),
-    ri.TO_COPY_META_DATA: ("dictionary copy, table by table", "tables"),
+    ri.TO_COPY_META_DATA: (
+        "dictionary copy, table by table",
+        "tables, then the ordered indexes (one schema transaction each)",
+    ),
     ri.TO_INCLUDE_NODE: ("wait: the next global checkpoint", "GCP interval"),
     ri.WAIT_SUBSCRIPTION_HANDOVER: ("wait: SUMA's handover, some global checkpoints", "GCPs"),
 }

@@ -81,3 +81,40 @@ def phase_bounds(spans: Iterable[Span]) -> tuple[dict[str, float], dict[str, flo
         first.setdefault(p, a)
         last[p] = b
     return first, last
+
+
+# ---------------------------------------------------------------------------------------
+# restart_info's columns and the simulated phases each holds (ndbsim.studies.restart_rows cites
+# where NDB counts memory allocation and touch)
+
+FOR_LOCAL_RECOVERY = "secs_for_local_recovery"
+"""restart_info's sum of the four local recovery columns ([PRO-NDB] sample: 35 = 13+0+0+21)."""
+
+COLUMN_PHASES: dict[str, tuple[str, ...]] = {
+    **{c: (c,) for c in COLUMNS},
+    TO_INCLUDE_IN_HEARTBEAT_PROTOCOL: (MEMORY_TOUCH, TO_INCLUDE_IN_HEARTBEAT_PROTOCOL),
+    FOR_LOCAL_RECOVERY: LOCAL_RECOVERY,
+}
+"""Each restart_info seconds column and the simulated phase(s) it holds: every column is its own
+phase, but ``secs_to_include_in_heartbeat_protocol``, which also holds ndbsim's
+``secs_memory_touch``, and ``secs_for_local_recovery``, the sum of the four local recovery phases."""
+
+
+def column_of(phase: str) -> str | None:
+    """The restart_info column that holds a simulated phase of ndbsim's own (``secs_memory_touch``)."""
+    return next(
+        (
+            c
+            for c, parts in COLUMN_PHASES.items()
+            if phase in parts and c != phase and len(parts) > 1 and c != FOR_LOCAL_RECOVERY
+        ),
+        None,
+    )
+
+
+def mapping_table() -> str:
+    """``COLUMN_PHASES`` as text, one column a line (``calibrate -h``, calibration/README.md)."""
+    lines = [f"{col} = {' + '.join(parts)}" for col, parts in COLUMN_PHASES.items() if parts != (col,)]
+    lines.append("every other secs_ column = the simulated phase of that name")
+    lines.append("total_restart_secs = that node's own restart, never a multi-node window")
+    return "\n".join(lines)

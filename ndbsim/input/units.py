@@ -216,6 +216,8 @@ def format_secs(s: float) -> str:
     if s != s or s in (float("inf"), float("-inf")):
         return "never"
     s = round(s)
+    if s < 0:  # a saving that is a loss: the sign, then the amount (divmod would wrap round)
+        return "-" + format_secs(-s)
     h, rem = divmod(int(s), 3600)
     m, sec = divmod(rem, 60)
     if h:

@@ -7,8 +7,6 @@ rounds the result to 4 significant figures, so a second run writes the same file
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
@@ -20,11 +18,19 @@ import yaml
 
 from ndbsim.errors import InputError
 from ndbsim.input.profiles import CALIBRATED_FILE, Constants, reload_calibration
-from ndbsim.input.restart_info import COLUMNS
-from ndbsim.input.safe_load import MAX_TEXT_BYTES, read_limited
 from ndbsim.models.registry import Model
 from ndbsim.output.io import atomic_write_text, check_output_path
-from ndbsim.studies.calibration import DEFAULT_DIR, MAX_SECS, Case, compare, load_cases, predict
+from ndbsim.studies.calibration import DEFAULT_DIR, Case, compare, load_cases, predict
+from ndbsim.studies.fit_progress import Steps
+from ndbsim.studies.restart_rows import (  # the import path other modules use, kept stable
+    DELIMITERS,
+    IMPORTED_REPLICATIONS,
+    NULLS,
+    _read_csv,
+    case_from_restart_info,
+)
+
+__all__ = ["DELIMITERS", "IMPORTED_REPLICATIONS", "NULLS", "_read_csv", "case_from_restart_info"]
 
 FITTED = (
     "restore_row_secs",
@@ -42,16 +48,13 @@ BOUNDS = {"hyperthread_gain": (0.01, 1.0)}
 constant may move within ×100 of its documented default."""
 
 
-IMPORTED_REPLICATIONS = 21
-"""Replications of a case imported from restart_info, whose landing point in the LCP cycle is
-unknown: the median of 21 (the most any published case uses) is steady to a few percent."""
-
-
 def _round(x: float) -> float:
     return float(f"{x:.4g}")
 
 
-def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
+def fit(cases: list[Case], steps: Steps | None = None) -> tuple[Constants, dict[str, Any]]:
+    """Least squares over the ``FITTED`` constants on the NDB ``fit`` cases; ``steps`` counts
+    each simulation of them (a progress bar)."""
     from ndbsim.extras import require
 
     require("scipy")
@@ -72,6 +75,8 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
 
     def residuals(x: np.ndarray) -> np.ndarray:
         k = constants_at(x)
+        if steps is not None:
+            steps.step()
         out: list[float] = []
         for case in fit_cases:
             figures = predict(case, k)
@@ -94,13 +99,18 @@ def fit(cases: list[Case]) -> tuple[Constants, dict[str, Any]]:
             **{n: _round(math.exp(v)) for n, v in zip(FITTED, sol.x)},
         }
     )
-    report = {}
-    for case in fit_cases:
-        report[case.name] = {
-            r.figure: round(r.rel_error, 4) if r.published else round(r.error, 2)
-            for r in compare(case, predict(case, fitted))
+    return fitted, residual_report(fit_cases, fitted)
+
+
+def residual_report(fit_cases: list[Case], constants: Constants) -> dict[str, dict[str, float]]:
+    """Each case's residuals with ``constants``: relative errors, or seconds where the figure is 0 s."""
+    return {
+        case.name: {
+            r.label: round(r.rel_error, 4) if r.published else round(r.error, 2)
+            for r in compare(case, predict(case, constants))
         }
-    return fitted, report
+        for case in fit_cases
+    }
 
 
 def check_finishes(case: Case, figures: dict[str, float]) -> None:
@@ -184,165 +194,3 @@ def calibrate(
     result = run_calibration(directory)
     save_calibration(result, output, innodb_output)
     return result.constants, result.residuals
-
-
-# ---------------------------------------------------------------------------------------
-# Import a user's own restart from ndbinfo.restart_info
-
-NULLS = ("", "NULL", "null", "\\N")
-"""How an export writes a missing value (empty, or mysql's NULL and \\N): such a phase is left out."""
-DELIMITERS = (",", "\t", ";")
-"""The separators ``--restart-info`` reads: CSV, ``mysql -B`` (tab) and spreadsheet (semicolon) exports."""
-
-
-def _seconds(text: str, col: str, line: int, src: str) -> float:
-    """A restart_info seconds value: a finite number, 0 ≤ x ≤ ``MAX_SECS``."""
-    fix = "export SELECT * FROM ndbinfo.restart_info again and check this value"
-    try:
-        x = float(text)
-    except ValueError:
-        raise InputError(f"{text!r} on line {line} is not a number of seconds; {fix}", field=col, source=src) from None
-    if not math.isfinite(x):
-        raise InputError(f"{text!r} on line {line} is not a finite number of seconds; {fix}", field=col, source=src)
-    if x < 0:
-        raise InputError(f"{text!r} on line {line} is negative; a duration is 0 or more: {fix}", field=col, source=src)
-    if x > MAX_SECS:
-        raise InputError(
-            f"{text!r} on line {line} is more than {MAX_SECS:.0f} s ({MAX_SECS / 86400:.1f} days), "
-            f"not a restart time; {fix}",
-            field=col,
-            source=src,
-        )
-    return x
-
-
-def _node_id(text: str, line: int, src: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        try:
-            x = float(text)
-        except ValueError:
-            x = math.nan
-        n = int(x) if math.isfinite(x) and x.is_integer() else -1
-    if not 1 <= n <= 255:
-        raise InputError(
-            f"{text!r} on line {line} is not a node id; a data node id is a whole number 1-255",
-            field="node_id",
-            source=src,
-        )
-    return n
-
-
-def _read_csv(csv_path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """The header and the (line number, row) pairs of a restart_info export, or an ``InputError``."""
-    p = Path(csv_path)
-    src = str(p)
-    if not p.exists():
-        raise InputError(f"file not found: {src!r}; check the path", field="--restart-info")
-    if p.is_dir():
-        raise InputError(
-            f"{src!r} is a directory; give the CSV file of SELECT * FROM ndbinfo.restart_info", field="--restart-info"
-        )
-    if not p.is_file():
-        raise InputError(
-            f"{src!r} is not a regular file; give the CSV file of SELECT * FROM ndbinfo.restart_info",
-            field="--restart-info",
-        )
-    try:
-        data = read_limited(p, MAX_TEXT_BYTES, what="restart_info CSV export")
-    except OSError as err:
-        raise InputError(
-            f"cannot read {src!r} ({err.strerror}); check its permissions", field="--restart-info"
-        ) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = None
-    if text is None or "\x00" in text:
-        raise InputError("not a UTF-8 text file; export SELECT * FROM ndbinfo.restart_info as CSV text", source=src)
-    lines = text.splitlines()
-    head = next((ln for ln in lines if ln.strip()), None)
-    if head is None:
-        raise InputError("no rows; export SELECT * FROM ndbinfo.restart_info with a header line", source=src)
-    delimiter = next(
-        (d for d in DELIMITERS if "node_id" in [c.strip() for c in next(csv.reader([head], delimiter=d))]), None
-    )
-    if delimiter is None:
-        spaced = "node_id" in head.split()
-        raise InputError(
-            "the header line has no node_id column"
-            + (" (its columns are separated by spaces)" if spaced else "")
-            + "; export SELECT * FROM ndbinfo.restart_info with its header line, "
-            "separated by commas, tabs or semicolons",
-            source=src,
-        )
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header: list[str] | None = None
-    rows: list[tuple[int, dict[str, str]]] = []
-    try:
-        for fields_ in reader:
-            if not any(f.strip() for f in fields_):
-                continue
-            if header is None:
-                header = [f.strip() for f in fields_]
-                continue
-            if len(fields_) > len(header) and any(f.strip() for f in fields_[len(header) :]):
-                raise InputError(
-                    f"line {reader.line_num} has {len(fields_)} values but the header has "
-                    f"{len(header)} columns; export with one header line and quote values "
-                    "that contain the separator",
-                    source=src,
-                )
-            fields_ = fields_ + [""] * (len(header) - len(fields_))
-            rows.append((reader.line_num, {h: f.strip() for h, f in zip(header, fields_)}))
-    except csv.Error as err:
-        raise InputError(
-            f"malformed CSV at line {reader.line_num} ({err}); fix the quoting there", source=src
-        ) from None
-    assert header is not None
-    if "total_restart_secs" not in header:
-        raise InputError(
-            "column 'total_restart_secs' is missing; export all restart_info columns with a header", source=src
-        )
-    if not rows:
-        raise InputError("no rows; export SELECT * FROM ndbinfo.restart_info with a header line", source=src)
-    return header, rows
-
-
-def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | None = None) -> dict[str, Any]:
-    """A ``fit`` case from a CSV export of ``SELECT * FROM ndbinfo.restart_info``: the row of
-    ``node_id`` (default: the slowest node). The file and that row are checked: every value used
-    is a finite number of seconds ≥ 0 and the total is more than 0."""
-    src = str(csv_path)
-    header, rows = _read_csv(Path(csv_path))
-    parsed = []
-    for line, row in rows:
-        node = _node_id(row["node_id"], line, src)
-        cell = row["total_restart_secs"]
-        parsed.append((node, None if cell in NULLS else _seconds(cell, "total_restart_secs", line, src), line, row))
-    if node_id is not None:
-        nodes = ", ".join(str(n) for n in sorted({r[0] for r in parsed}))
-        parsed = [r for r in parsed if r[0] == node_id]
-        if not parsed:
-            raise InputError(f"no row for node {node_id}; the file has node {nodes}", field="--node", source=src)
-    node, total, line, row = max(parsed, key=lambda r: r[1] or 0.0)
-    if not total:
-        raise InputError(
-            f"{row['total_restart_secs']!r} on line {line} (node {node}) is not a finished restart; "
-            "export restart_info after the restart has completed, or choose another node with --node",
-            field="total_restart_secs",
-            source=src,
-        )
-    phases = {c: {"value": _seconds(row[c], c, line, src)} for c in COLUMNS if c in header and row[c] not in NULLS}
-    return {
-        "source": {"restart_info": src, "node_id": node},
-        "role": "fit",
-        "scenario": str(Path(scenario_path).resolve()),
-        # restart_info does not say where in the LCP cycle the node stopped: compare the median
-        # over landing points spread by the seed, as the published cases without a pinned phase do
-        "replications": IMPORTED_REPLICATIONS,
-        "stated": {"origin": "ndbinfo.restart_info export"},
-        "assumed": {"lcp_phase": f"unknown: the median of {IMPORTED_REPLICATIONS} landing points in the LCP cycle"},
-        "published": {"total_restart_secs": {"value": total}, "phases": phases},
-    }

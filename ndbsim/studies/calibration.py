@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -18,9 +17,12 @@ from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input import scenario as sc
 from ndbsim.input.fields import StrictModel
 from ndbsim.input.profiles import Constants
+from ndbsim.input.restart_info import column_of
 from ndbsim.models.load import prepare, read
 from ndbsim.models.registry import Model, model_of
 from ndbsim.paths import CASES_DIR
+from ndbsim.studies.case_errors import describe
+from ndbsim.studies.restart_rows import COMPARED, MAX_SECS, node_columns
 
 DEFAULT_DIR = CASES_DIR
 """The repository's ``calibration/`` directory (``ndbsim.paths.CASES_DIR``)."""
@@ -36,9 +38,6 @@ any other key is an error."""
 MAX_REPLICATIONS = 1000
 """A case's ``replications`` cap: the published cases use at most 21, and ``ndbsim check`` and
 every step of the fit simulate each case that many times, so more would run for hours."""
-MAX_SECS = 1e6
-"""The largest published or measured time ndbsim accepts, in seconds (about 11.6 days): far
-above any real restart, low enough to catch a wrong unit or a corrupt export."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -66,9 +65,22 @@ class FigureSpec(StrictModel):
     note: Any = None
 
 
-class PublishedSpec(StrictModel):
+class NodeSpec(StrictModel):
+    """One node's own restart, as a restart_info row gives it: ``{node_id: NODEID, line: N,
+    total_restart_secs: FIGURE, phases: {COLUMN: FIGURE}}``; phases are restart_info's columns."""
+
+    node_id: Annotated[Whole, Field(ge=1, le=255)]
+    line: Annotated[Whole, Field(ge=1)] | None = None
     total_restart_secs: FigureSpec
     phases: dict[str, FigureSpec] | None = None
+
+
+class PublishedSpec(StrictModel):
+    total_restart_secs: FigureSpec | None = None
+    phases: dict[str, FigureSpec] | None = None
+    nodes: list[NodeSpec] | None = None
+    """Restarts node by node (an imported restart_info export): each compared with that node's
+    own simulated restart, never with a multi-node window."""
 
 
 class CaseSpec(StrictModel):
@@ -83,98 +95,15 @@ class CaseSpec(StrictModel):
     published: PublishedSpec
 
 
-FIGURE_KEYS = tuple(FigureSpec.model_fields)
-PUBLISHED_KEYS = tuple(PublishedSpec.model_fields)
-
-
-def _path(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _is_figure(loc: tuple[Any, ...]) -> bool:
-    return loc == ("published", "total_restart_secs") or (len(loc) == 3 and loc[:2] == ("published", "phases"))
-
-
-def _fix_for_number(loc: tuple[Any, ...]) -> str:
-    last = loc[-1] if loc else ""
-    if last == "tolerance":
-        return "write a fraction such as 0.1 (±10%)"
-    if last in ("replications", "seed"):
-        return "write a whole number such as 9"
-    return "write seconds such as 35"
-
-
-def _describe(e: Mapping[str, Any]) -> InputError:
-    """pydantic's first error in a case file, as 'FIELD: VALUE is ...; FIX'."""
-    loc = tuple(e.get("loc", ()))
-    fld = _path(loc) or "case"
-    kind = e.get("type", "")
-    ctx = dict(e.get("ctx") or {})
-    value = e.get("input")
-    v = sc.shown_value(value)
-    last = loc[-1] if loc else ""
-    if kind == "missing":
-        fixes = {
-            "role": "add role: fit or role: validate",
-            "scenario": "give a scenario file path (relative to the case file) or an inline scenario mapping",
-            "published": "give the published figures, e.g. published: {total_restart_secs: {value: 409}}",
-            "total_restart_secs": "give the published total, e.g. total_restart_secs: {value: 409}",
-            "value": "give the published seconds, e.g. {value: 35}",
-        }
-        return InputError(f"missing; {fixes.get(str(last), 'add it')}", field=fld)
-    if kind == "extra_forbidden":
-        keys = CASE_KEYS if len(loc) == 1 else PUBLISHED_KEYS if loc[:-1] == ("published",) else FIGURE_KEYS
-        return InputError(f"unknown key{did_you_mean(str(last), keys)}; remove it or fix its spelling", field=fld)
-    if kind in ("model_type", "dict_type", "model_attributes_type"):
-        if _is_figure(loc):
-            example = (
-                f"{{value: {value}}}"
-                if isinstance(value, (int, float)) and not isinstance(value, bool)
-                else "{value: SECONDS}"
-            )
-            return InputError(f"{v} is not a mapping; write it as {example}", field=fld)
-        if loc == ("published", "phases"):
-            return InputError(f"{v} is not a mapping; write one phase a line, as NAME: {{value: SECONDS}}", field=fld)
-        if loc == ("published",):
-            return InputError(
-                f"{v} is not a mapping; write total_restart_secs: {{value: SECONDS}} (and phases) under it", field=fld
-            )
-        return InputError(f"{v} is not a mapping; write a mapping of keys under it", field=fld)
-    if kind in ("list_type", "tuple_type"):
-        example = f"[{value}]" if isinstance(value, str) else "[data.size=1TB]"
-        return InputError(f"{v} is not a list; write a list of dotted.path=value overrides, e.g. {example}", field=fld)
-    if kind in ("string_type", "string_unicode"):
-        return InputError(f"{v} is not text; write an override as dotted.path=value, e.g. data.size=1TB", field=fld)
-    if kind == "literal_error":
-        return InputError(f"{v} is not a role; use fit or validate", field=fld)
-    if kind in ("bool_parsing", "bool_type"):
-        return InputError(f"{v} is not true or false; write true or false", field=fld)
-    if kind in ("float_parsing", "float_type", "bool_not_number"):
-        what = "a whole number" if last in ("replications", "seed") else "a number"
-        return InputError(f"{v} is not {what}; {_fix_for_number(loc)}", field=fld)
-    if kind == "finite_number":
-        return InputError(f"{v} is not a finite number; {_fix_for_number(loc)}", field=fld)
-    if kind in ("int_parsing", "int_type", "int_from_float", "int_parsing_size"):
-        return InputError(f"{v} is not a whole number; {_fix_for_number(loc)}", field=fld)
-    if kind == "greater_than_equal":
-        bound = ctx.get("ge")
-        if bound == 0:
-            return InputError(f"{v} is negative; use 0 or more", field=fld)
-        return InputError(f"{v} is too small; use {bound} or more", field=fld)
-    if kind == "less_than_equal":
-        bound = ctx.get("le")
-        if last == "replications":
-            return InputError(
-                f"{v} is too many: every check and every fit step would simulate the case that "
-                f"often; use at most {bound}",
-                field=fld,
-            )
-        return InputError(f"{v} is too large; use at most {bound:.0f} s", field=fld)
-    text = " ".join(str(e.get("msg", "invalid")).split()).rstrip(".")
-    return InputError(f"{v} is not valid ({text[:1].lower() + text[1:]}); fix the value", field=fld)
+def _keys_at(loc: tuple[Any, ...]) -> tuple[str, ...]:
+    """The keys a case file allows beside an unknown key at ``loc`` (for "did you mean")."""
+    if len(loc) == 1:
+        return tuple(CASE_KEYS)
+    if loc[:-1] == ("published",):
+        return tuple(PublishedSpec.model_fields)
+    if len(loc) == 4 and loc[:2] == ("published", "nodes"):
+        return tuple(NodeSpec.model_fields)
+    return tuple(FigureSpec.model_fields)
 
 
 @dataclass
@@ -184,9 +113,21 @@ class Figure:
     rel_tol: float
     abs_tol: float
     info: bool = False
+    node: int | None = None
+    """The NodeId whose own restart this figure is (an imported restart_info row); None: the
+    case's restart as published (its total, its slowest node's phases)."""
 
     def allowed(self) -> float:
         return max(self.rel_tol * abs(self.value), self.abs_tol)
+
+    @property
+    def key(self) -> str:
+        """Where ``predict`` puts this figure's prediction."""
+        return self.name if self.node is None else node_key(self.node, self.name)
+
+
+def node_key(node: int, name: str) -> str:
+    return f"node {node}: {name}"
 
 
 @dataclass
@@ -204,14 +145,25 @@ class Case:
     def model(self) -> Model:
         return model_of(self.raw)
 
+    @property
+    def imported(self) -> bool:
+        """A user's own restarts (from ``--restart-info``), not a published case."""
+        return isinstance(self.source, dict) and bool(self.source.get("restart_info"))
 
-def _figure(name: str, spec: FigureSpec, rel: float, abs_: float, where: str, src: str) -> Figure:
+    @property
+    def nodes(self) -> list[int]:
+        """The NodeIds whose own restarts the case compares, in order of first appearance."""
+        return list(dict.fromkeys(f.node for f in self.figures if f.node is not None))
+
+
+def _figure(name: str, spec: FigureSpec, rel: float, abs_: float, where: str, src: str, node=None) -> Figure:
     fig = Figure(
         name,
         spec.value,
         rel if spec.tolerance is None else spec.tolerance,
         abs_ if spec.abs_tolerance is None else spec.abs_tolerance,
         spec.info,
+        node,
     )
     if not fig.info and not fig.allowed() > 0:
         raise InputError(
@@ -223,12 +175,17 @@ def _figure(name: str, spec: FigureSpec, rel: float, abs_: float, where: str, sr
     return fig
 
 
-def case_from_data(data: Any, path: Path | str) -> Case:
-    """A case from the parsed contents of a case file at ``path`` (which need not exist yet:
-    ``ndbsim calibrate --restart-info`` checks its new case before writing it). Every problem
-    is an ``InputError`` naming the file, the field path and the fix."""
-    path = Path(path)
-    src = str(path)
+def _total(spec: FigureSpec, role: str, where: str, src: str, node: int | None = None) -> Figure:
+    if not spec.value > 0:
+        raise InputError(
+            f"{spec.value:g} is not a restart time; give the published total in seconds, more than 0",
+            field=f"{where}.value",
+            source=src,
+        )
+    return _figure("total_restart_secs", spec, TOTAL_TOL[role], 0.0, where, src, node)
+
+
+def _spec(data: Any, src: str) -> CaseSpec:
     if not isinstance(data, dict):
         raise InputError(
             "a calibration case must be a mapping of keys (source, role, scenario, published, ...); "
@@ -244,35 +201,77 @@ def case_from_data(data: Any, path: Path | str) -> Case:
         errors = err.errors(include_url=False)
         # a misspelt key is also a missing one: report the spelling, with its "did you mean"
         first = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])
-        raise _describe(first).located(src) from None
-    if isinstance(spec.scenario, str) and spec.scenario.strip():
-        try:
-            raw, _ = sc.raw_from(path.parent / spec.scenario)
-        except InputError as e:
-            raise (e if e.source else InputError(e.message, field="scenario", source=src)) from None
-    elif isinstance(spec.scenario, dict):
-        raw = spec.scenario
-    else:
+        raise describe(first, _keys_at).located(src) from None
+    pub = spec.published
+    if pub.total_restart_secs is None and not pub.nodes:
         raise InputError(
-            f"{sc.shown_value(spec.scenario)} is not a scenario; give a scenario file path or an inline "
-            "scenario mapping",
-            field="scenario",
+            "missing; give the published total, e.g. total_restart_secs: {value: 409}",
+            field="published.total_restart_secs",
             source=src,
         )
+    return spec
+
+
+def _scenario_file(path: Path, name: str) -> Path:
+    """A case's scenario file: relative to the case file; when it is not there, relative to the
+    repository's ``calibration/`` (a copy of the published cases names ``../scenarios/...``)."""
+    beside = path.parent / name
+    if beside.exists() or Path(name).is_absolute():
+        return beside
+    packaged = DEFAULT_DIR / name
+    return packaged if packaged.exists() else beside
+
+
+def _scenario_raw(spec: CaseSpec, path: Path, src: str) -> dict[str, Any]:
+    if isinstance(spec.scenario, str) and spec.scenario.strip():
+        try:
+            raw, _ = sc.raw_from(_scenario_file(path, spec.scenario))
+        except InputError as e:
+            raise (e if e.source else InputError(e.message, field="scenario", source=src)) from None
+        return raw
+    if isinstance(spec.scenario, dict):
+        return spec.scenario
+    raise InputError(
+        f"{sc.shown_value(spec.scenario)} is not a scenario; give a scenario file path or an inline scenario mapping",
+        field="scenario",
+        source=src,
+    )
+
+
+def _node_figures(spec: CaseSpec, src: str) -> list[Figure]:
+    """The figures of ``published.nodes``: each row's total and restart_info columns."""
+    out: list[Figure] = []
+    for i, node in enumerate(spec.published.nodes or []):
+        where = f"published.nodes[{i}]"
+        out.append(_total(node.total_restart_secs, spec.role, f"{where}.total_restart_secs", src, node.node_id))
+        for name, fspec in (node.phases or {}).items():
+            if name not in COMPARED:
+                holder = column_of(name)
+                hint = f"; restart_info counts it in {holder}" if holder else did_you_mean(name, COMPARED)
+                raise InputError(
+                    f"{name!r} is not a restart_info column compared node by node{hint}; use one of "
+                    "restart_info's per-phase columns (calibrate -h lists them)",
+                    field=f"{where}.phases.{name}",
+                    source=src,
+                )
+            out.append(_figure(name, fspec, PHASE_REL_TOL, PHASE_ABS_TOL, f"{where}.phases.{name}", src, node.node_id))
+    return out
+
+
+def case_from_data(data: Any, path: Path | str) -> Case:
+    """A case from the parsed contents of a case file at ``path`` (which need not exist yet:
+    ``ndbsim calibrate --restart-info`` checks its new case before writing it). Every problem
+    is an ``InputError`` naming the file, the field path and the fix."""
+    path = Path(path)
+    src = str(path)
+    spec = _spec(data, src)
+    raw = _scenario_raw(spec, path, src)
     loaded = read(raw, source=src, overrides=spec.overrides or [], overrides_field="overrides")
     known, fix = loaded.model.phases, loaded.model.phase_fix
     pub = spec.published
-    if not pub.total_restart_secs.value > 0:
-        raise InputError(
-            f"{pub.total_restart_secs.value:g} is not a restart time; give the published total in seconds, more than 0",
-            field="published.total_restart_secs.value",
-            source=src,
-        )
-    figures = [
-        _figure(
-            "total_restart_secs", pub.total_restart_secs, TOTAL_TOL[spec.role], 0.0, "published.total_restart_secs", src
-        )
-    ]
+    figures = []
+    if pub.total_restart_secs is not None:
+        figures.append(_total(pub.total_restart_secs, spec.role, "published.total_restart_secs", src))
     for name, fspec in (pub.phases or {}).items():
         where = f"published.phases.{name}"
         if name not in known:
@@ -280,6 +279,7 @@ def case_from_data(data: Any, path: Path | str) -> Case:
                 f"{name!r} is not a phase ndbsim predicts{did_you_mean(name, known)}; {fix}", field=where, source=src
             )
         figures.append(_figure(name, fspec, PHASE_REL_TOL, PHASE_ABS_TOL, where, src))
+    figures += _node_figures(spec, src)
     prepare(loaded)  # the case's scenario, after its overrides, must itself be valid
     return Case(
         name=path.stem,
@@ -289,7 +289,7 @@ def case_from_data(data: Any, path: Path | str) -> Case:
         replications=1 if spec.replications is None else spec.replications,
         seed=1 if spec.seed is None else spec.seed,
         figures=figures,
-        source=spec.source or {},
+        source=spec.source if isinstance(spec.source, dict) else {},
     )
 
 
@@ -310,15 +310,39 @@ def load_cases(directory: Path | str = DEFAULT_DIR) -> list[Case]:
     return [load_case(p) for p in files]
 
 
-def predict(case: Case, constants: Constants | None = None, replications: int | None = None) -> dict[str, float]:
-    """Median total and phases of a case, with ``constants`` in place of the calibrated ones."""
+def _node_predictions(case: Case, result: Any) -> dict[str, float]:
+    """Each compared node's own restart, as restart_info's columns (``node_key`` keys)."""
+    simulated = sorted(set(result.node_ids()))
+    out: dict[str, float] = {}
+    for node in case.nodes:
+        if node not in simulated:
+            raise InputError(
+                f"node {node} has restart_info rows but the case's scenario restarts node(s) "
+                f"{', '.join(map(str, simulated))}; give the scenario that cluster's NodeIds "
+                "(cluster.node_ids) and restart (restart.type, restart.nodes)",
+                field="published.nodes",
+                source=str(case.path),
+            )
+        columns = node_columns(result.phases(node), result.node_total(node))
+        out.update({node_key(node, k): v for k, v in columns.items()})
+    return out
+
+
+def predict(
+    case: Case, constants: Constants | None = None, replications: int | None = None, raw: dict | None = None
+) -> dict[str, float]:
+    """Median total and phases of a case, with ``constants`` in place of the calibrated ones (and
+    ``raw`` in place of its scenario); a node's own restart under ``node_key(node, column)``."""
     n = replications or case.replications
     model = case.model
-    prepared = model.prepare(case.raw, str(case.path))
+    prepared = model.prepare(case.raw if raw is None else raw, str(case.path))
     if constants is not None:
         prepared = model.with_constants(prepared, constants)
     result = model.run(prepared, seed=case.seed, replications=n, explained=False)
-    return {"total_restart_secs": result.total_restart_secs, **result.phases()}
+    out = {"total_restart_secs": result.total_restart_secs, **result.phases()}
+    if case.nodes:
+        out.update(_node_predictions(case, result))
+    return out
 
 
 @dataclass
@@ -330,6 +354,7 @@ class Row:
     predicted: float
     allowed: float
     info: bool
+    node: int | None = None
 
     @property
     def error(self) -> float:
@@ -343,9 +368,14 @@ class Row:
     def ok(self) -> bool:
         return self.info or abs(self.error) <= self.allowed + 1e-9
 
+    @property
+    def label(self) -> str:
+        """The figure as tables name it: ``secs_x``, or ``node 11: secs_x`` for a node's own."""
+        return self.figure if self.node is None else node_key(self.node, self.figure)
+
 
 def compare(case: Case, predicted: dict[str, float]) -> list[Row]:
     return [
-        Row(case.name, case.role, f.name, f.value, predicted.get(f.name, float("nan")), f.allowed(), f.info)
+        Row(case.name, case.role, f.name, f.value, predicted.get(f.key, float("nan")), f.allowed(), f.info, f.node)
         for f in case.figures
     ]

@@ -48,69 +48,69 @@ def _wait(r) -> float:
     return r.phases()["secs_wait_lcp_for_restart"]
 
 
-def qualitative_claims() -> list[Claim]:
-    out = []
-    pin = "simulation.replications=21"  # medians over the random landing point in the LCP cycle
-    b75, b76 = "scenarios/dbt2-600wh-7.5.10.yaml", "scenarios/dbt2-600wh-7.6.6.yaml"
+def _lcp_wait_claims(pin: str, b75: str, b76: str) -> list[Claim]:
+    """Seed 003: 7.5's wait for LCP grows with data and shrinks with disk speed; 7.6's stays flat."""
     small, big = ("data.size=30GB", "data.rows=150M"), ("data.size=60GB", "data.rows=300M")
     w_small, w_big = _wait(_sim(b75, pin, *small)), _wait(_sim(b75, pin, *big))
-    out.append(
+    w_slow = _wait(_sim(b75, pin, "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=50M"))
+    v_small, v_big = _wait(_sim(b76, pin, *small)), _wait(_sim(b76, pin, *big))
+    return [
         Claim(
             "7.5: the wait for LCP grows with data size",
             w_big > 1.5 * w_small,
             f"30 GB {w_small:.0f} s, 60 GB {w_big:.0f} s",
-        )
-    )
-    w_slow = _wait(_sim(b75, pin, "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=50M"))
-    out.append(
+        ),
         Claim(
             "7.5: the wait for LCP shrinks with disk write speed",
             w_slow > 1.1 * w_big,
             f"50M {w_slow:.0f} s, 100M {w_big:.0f} s",
-        )
-    )
-    v_small, v_big = _wait(_sim(b76, pin, *small)), _wait(_sim(b76, pin, *big))
-    out.append(
+        ),
         Claim(
             "7.6: the wait for LCP stays nearly flat",
             abs(v_big - v_small) < 0.25 * (w_big - w_small),
             f"30 GB {v_small:.0f} s, 60 GB {v_big:.0f} s",
-        )
-    )
+        ),
+    ]
+
+
+def _recovery_work_claim(b76: str) -> Claim:
     load = ("workload.updates_per_s=20000", "workload.bytes_per_change=200B")
     lo = _sim(b76, "cluster.config.RecoveryWork=25", *load, n=3)
     hi = _sim(b76, "cluster.config.RecoveryWork=100", *load, n=3)
     rl, rh = lo.phases()["secs_restore_fragments"], hi.phases()["secs_restore_fragments"]
     cl, ch = lo.first.checkpoint, hi.first.checkpoint
     wl, wh = cl["lcp_bytes"] / max(cl["lcp_cycle_secs"], 1e-9), ch["lcp_bytes"] / max(ch["lcp_cycle_secs"], 1e-9)
-    out.append(
-        Claim(
-            "lower RecoveryWork speeds restore but raises checkpoint writes",
-            rl < rh and wl > wh,
-            f"RW25 restore {rl:.0f} s, {wl / 2**20:.1f} MB/s; RW100 {rh:.0f} s, {wh / 2**20:.1f} MB/s",
-        )
+    return Claim(
+        "lower RecoveryWork speeds restore but raises checkpoint writes",
+        rl < rh and wl > wh,
+        f"RW25 restore {rl:.0f} s, {wl / 2**20:.1f} MB/s; RW100 {rh:.0f} s, {wh / 2**20:.1f} MB/s",
     )
+
+
+def _restart_kind_claims() -> list[Claim]:
+    """Seeds 004 and 001: optimized recovery, traffic, initial restarts, threads."""
     onr = _sim("scenarios/mysql51-1gb-onr-idle.yaml", n=5).total_restart_secs
     full = _sim("scenarios/mysql51-1gb-full-idle.yaml", n=5).total_restart_secs
     busy = _sim("scenarios/mysql51-1gb-onr-2000ups.yaml", n=21).total_restart_secs
-    out.append(Claim("optimized node recovery beats a full copy", onr < full, f"ONR {onr:.0f} s, full {full:.0f} s"))
-    out.append(
-        Claim("update traffic during the restart adds time", busy > onr, f"idle {onr:.0f} s, 2000 upd/s {busy:.0f} s")
-    )
     init = _sim("scenarios/mysql70-6gb-initial.yaml").total_restart_secs
     norm = _sim("scenarios/mysql70-6gb-normal.yaml").total_restart_secs
-    out.append(
+    one = _sim("scenarios/mysql70-6gb-normal.yaml", "cluster.config.MaxNoOfExecutionThreads=2").total_restart_secs
+    return [
+        Claim("optimized node recovery beats a full copy", onr < full, f"ONR {onr:.0f} s, full {full:.0f} s"),
+        Claim("update traffic during the restart adds time", busy > onr, f"idle {onr:.0f} s, 2000 upd/s {busy:.0f} s"),
         Claim(
             "an initial restart is slower than a normal one", init > norm, f"initial {init:.0f} s, normal {norm:.0f} s"
-        )
-    )
-    one = _sim("scenarios/mysql70-6gb-normal.yaml", "cluster.config.MaxNoOfExecutionThreads=2").total_restart_secs
-    out.append(
+        ),
         Claim(
             "a multi-threaded data node restarts faster", norm < one, f"4 threads {norm:.0f} s, 2 threads {one:.0f} s"
-        )
-    )
-    return out
+        ),
+    ]
+
+
+def qualitative_claims() -> list[Claim]:
+    pin = "simulation.replications=21"  # medians over the random landing point in the LCP cycle
+    b75, b76 = "scenarios/dbt2-600wh-7.5.10.yaml", "scenarios/dbt2-600wh-7.6.6.yaml"
+    return [*_lcp_wait_claims(pin, b75, b76), _recovery_work_claim(b76), *_restart_kind_claims()]
 
 
 def run_check(directory: Path | str = DEFAULT_DIR, claims: bool = True) -> tuple[list[Row], list[Claim]]:
@@ -127,7 +127,7 @@ def format_check(rows: list[Row], found: list[Claim]) -> str:
         err = f"{100 * r.rel_error:+.0f}%" if r.published else f"{r.error:+.1f}s"
         mark = "info" if r.info else ("ok" if r.ok else "FAIL")
         lines.append(
-            f"{r.case:29s} {r.role:8s} {r.figure:36s} {r.published:10.1f} {r.predicted:10.1f} {err:>8s}  {mark}"
+            f"{r.case:29s} {r.role:8s} {r.label:36s} {r.published:10.1f} {r.predicted:10.1f} {err:>8s}  {mark}"
         )
     if found:
         lines.append("")
@@ -157,4 +157,4 @@ def broken_cases(constants: Path | str, directory: Path | str = DEFAULT_DIR) -> 
         else:
             os.environ[CONSTANTS_ENV] = before
         reload_calibration()
-    return [f"{r.case}: {r.figure}" for r in rows if not r.ok]
+    return [f"{r.case}: {r.label}" for r in rows if not r.ok]

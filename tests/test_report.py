@@ -1,0 +1,140 @@
+"""``ndbsim report`` and ``ndbsim run --timeouts`` through the CLI: a self-contained HTML page
+with every section, the same bytes for the same scenario and seed, bad options refused before
+any work, and timeouts that follow the run's p99 with the stated margin."""
+
+import json
+import re
+
+from _helpers import BASE, ndbsim
+
+from ndbsim.output.timeouts import MARGIN
+
+ROLLING = "scenarios/rolling-4-nodes-8.0.yaml"
+
+
+def _report(tmp_path, *args, name="r.html"):
+    out = tmp_path / name
+    out.parent.mkdir(exist_ok=True)
+    p = ndbsim("report", *args, "-o", str(out))
+    return p, out
+
+
+def test_report_is_one_self_contained_page_with_every_section(tmp_path):
+    p, out = _report(tmp_path, ROLLING, "-n", "4", "--lever", "RecoveryWork", "--advise-replications", "2")
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.strip().endswith(f"wrote {out}")
+    page = out.read_text()
+    for heading in (
+        "What was simulated",
+        "What was defaulted",
+        "Phases (ndbinfo.restart_info",
+        "Gantt chart",
+        "Per-node schedule",
+        "What would make it faster (advise)",
+        "Timeouts to set",
+        "Warnings",
+    ):
+        assert heading in page, heading
+    assert "RecoveryWork" in page and "StartFailureTimeout=" in page
+    # nothing leaves the file: every src/href is a data: URI, no url() in the style sheet
+    refs = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert refs and all(r.startswith("data:") for r in refs), refs
+    assert "url(" not in page and "@import" not in page
+    assert "@media print" in page and "size: A4" in page
+
+
+def test_same_scenario_and_seed_write_the_same_bytes(tmp_path):
+    a = _report(tmp_path, BASE, "-n", "3", "--seed", "7", "--no-advise", name="a/r.html")
+    b = _report(tmp_path, BASE, "-n", "3", "--seed", "7", "--no-advise", name="b/r.html")
+    c = _report(tmp_path, BASE, "-n", "3", "--seed", "8", "--no-advise", name="c/r.html")
+    assert a[0].returncode == b[0].returncode == c[0].returncode == 0
+    assert a[1].read_bytes() == b[1].read_bytes()
+    assert a[1].read_bytes() != c[1].read_bytes()
+
+
+def test_bad_options_exit_2_and_write_nothing(tmp_path):
+    p, out = _report(tmp_path, BASE, name="r.txt")
+    assert p.returncode == 2 and "--output" in p.stderr and ".html" in p.stderr
+    assert not out.exists()
+    p, out = _report(tmp_path, BASE, "--set", "nosuch.key=1")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert not out.exists()
+    p, out = _report(tmp_path, "scenarios/innodb-tpcc1000-bp52g-flash.yaml", "--no-advise")
+    assert p.returncode == 2 and "NDB" in p.stderr
+    assert not out.exists()
+
+
+def test_report_shows_a_why_column_only_when_the_result_carries_one():
+    from ndbsim import simulate
+    from ndbsim.output.report import _phase_table
+
+    d = simulate(BASE).to_dict()
+    assert not any("<th>why</th>" in x for x in _phase_table(d))
+    d["nodes"][0]["why"] = {"secs_restore_fragments": {"bottleneck": "disk read", "quantity": "60.0G"}}
+    rows = _phase_table(d)
+    assert any("<th>why</th>" in x for x in rows)
+    assert any("secs_restore_fragments" in x and "bottleneck: disk read; quantity: 60.0G" in x for x in rows)
+    del d["nodes"][0]["why"]
+    d["why"] = {"secs_wait_lcp_for_restart": "waits for an LCP of 59.3M at 20.0M/s"}  # the result's own
+    assert any("secs_wait_lcp_for_restart" in x and "59.3M at 20.0M/s" in x for x in _phase_table(d))
+
+
+def _timeouts(*args):
+    p = ndbsim("run", *args, "--timeouts", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def test_timeouts_follow_the_runs_p99_with_the_margin():
+    d = _timeouts(BASE, "-n", "20")
+    t = d["timeouts"]
+    assert t["margin"] == MARGIN
+    assert t["node_start_p95_secs"] <= t["node_start_p99_secs"]
+    assert t["node_start_p99_secs"] >= d["replications"]["p95"]
+    bound = t["bound_secs"]
+    assert t["node_start_p99_secs"] * MARGIN <= bound < t["node_start_p99_secs"] * MARGIN + 60
+    assert bound % 60 == 0
+    assert t["startup_probe"]["failureThreshold"] * t["startup_probe"]["periodSeconds"] >= bound
+    assert t["ndb_waiter_timeout_secs"] == bound
+    by_name = {c["parameter"]: c for c in t["config_ini"]}
+    assert by_name["StartFailureTimeout"]["applies_to"] == "node"
+    assert by_name["StartFailureTimeout"]["value_ms"] == bound * 1000
+    assert by_name["StartPartialTimeout"]["applies_to"] == by_name["StartPartitionedTimeout"]["applies_to"] == "system"
+    # more data, a longer start, a longer timeout
+    bigger = _timeouts(
+        BASE,
+        "-n",
+        "20",
+        "--set",
+        "data.size=120G",
+        "--set",
+        "data.rows=null",
+        "--set",
+        "cluster.config.DataMemory=160G",
+    )["timeouts"]
+    assert bigger["bound_secs"] > bound
+
+
+def test_timeouts_in_the_table_name_the_margin_and_every_value():
+    p = ndbsim("run", BASE, "-n", "5", "--timeouts")
+    assert p.returncode == 0, p.stderr
+    text = p.stdout
+    assert f"margin ×{MARGIN:g} over p99" in text
+    assert "failureThreshold" in text and "periodSeconds 2" in text
+    assert "ndb_waiter --timeout=" in text and "StartFailureTimeout=" in text
+    assert "few replications" in text  # 5 < 20: the p99 is about the largest run
+    p = ndbsim("run", BASE, "--timeouts", "--format", "csv")
+    assert p.returncode == 2 and "--timeouts" in p.stderr
+
+
+def test_readme_links_a_committed_report_of_a_shipped_scenario(root):
+    """README shows the command and links docs/report-example.html, a report of a shipped scenario
+    that docs/report_example.py writes (its reproduce line names the same scenario and seed)."""
+    readme = (root / "README.md").read_text()
+    assert "ndbsim report scenarios/" in readme and "(docs/report-example.html)" in readme
+    page = (root / "docs" / "report-example.html").read_text()
+    script = (root / "docs" / "report_example.py").read_text()
+    shipped = re.search(r'"(scenarios/[\w.-]+\.yaml)"', script).group(1)
+    assert (root / shipped).is_file()
+    assert f"reproduce: <code>ndbsim report {shipped} -n 20 --seed 1" in page
+    assert 'src="data:image/svg+xml;base64,' in page

@@ -31,6 +31,22 @@ FORMATS = ("table", "json", "csv")
 (``Result.to_json`` / ``to_csv``). ``table`` is the default."""
 
 
+WHY_OPTION = typer.Option(
+    False, "--why", help="Under the table, why each phase took its time: bottleneck, quantity, figures."
+)
+"""``--why``: each phase's why (``output.why``) under the phase table."""
+
+
+def _with_why(text: str, result: Any) -> str:
+    """The table with each node's why per phase under it (an NDB result; InnoDB's has none)."""
+    if not hasattr(result, "node_ids"):
+        return text
+    from ndbsim.output.why import why_lines
+
+    nodes = result.to_dict()["nodes"]
+    return text + "\n" + "\n".join(why_lines(nodes, {n["node_id"]: n["phases"] for n in nodes}))
+
+
 def register(app: typer.Typer) -> None:
     """Add ``run`` to the command line."""
     add_commands(app, run)
@@ -60,9 +76,7 @@ def run(
         None, "--output", "-o", metavar="FILE", help="Write the output to FILE (default: standard output)."
     ),
     constants: Path | None = CONSTANTS_OPTION,
-    why: bool = typer.Option(
-        False, "--why", help="Under the table, why each phase took its time: bottleneck, quantity, figures."
-    ),
+    why: bool = WHY_OPTION,
     timeouts: bool = typer.Option(
         False, "--timeouts", help="Also print the timeouts to set (startup probe, ndb_waiter, config.ini) from p95/p99."
     ),
@@ -85,11 +99,7 @@ def run(
         result = loaded.run(seed, replications, explained=False)
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, _changes(config_ini, set_))
     text = _render(result, loaded, format, config_ini, set_)
-    if why and format == "table" and hasattr(result, "node_ids"):
-        from ndbsim.output.why import why_lines
-
-        nodes = result.to_dict()["nodes"]
-        text += "\n" + "\n".join(why_lines(nodes, {n["node_id"]: n["phases"] for n in nodes}))
+    text = _with_why(text, result) if why and format == "table" else text
     if timeouts:
         text = _with_timeouts(text, result, format)
     warn([*result.warnings, *loaded.notes])

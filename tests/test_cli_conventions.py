@@ -14,7 +14,20 @@ from _helpers import ndbsim
 from conftest import ROOT
 
 TINY = str(ROOT / "scenarios" / "lab-2node-7.5.4-tiny.yaml")
-COMMANDS = ("run", "validate", "init", "params", "ndbinfo-sql", "check", "calibrate", "sweep", "advise", "solve", "report")
+COMMANDS = (
+    "run",
+    "compare",
+    "validate",
+    "init",
+    "params",
+    "ndbinfo-sql",
+    "check",
+    "calibrate",
+    "sweep",
+    "advise",
+    "solve",
+    "report",
+)
 CROWDED_INI = "[ndbd default]\nNoOfReplicas=2\nMaxNoOfExecutionThreads=16\n[ndbd]\n[ndbd]\n"
 """A config.ini that changes the tiny scenario's total (16 execution threads on its 2 hardware
 threads) and makes a run warn that the threads crowd the host."""

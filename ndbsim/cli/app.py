@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from ndbsim.cli import advise, calibration, ndbinfo, report, run, scenario, solve, sweep
+from ndbsim.cli import advise, calibration, compare, ndbinfo, report, run, scenario, solve, sweep
 from ndbsim.cli.help import DEBUG_HELP
 from ndbsim.errors import InputError
 
@@ -62,6 +62,7 @@ def _root(
 
 COMMANDS = (
     run.register,
+    compare.register,
     scenario.register,
     ndbinfo.register,
     calibration.register,

@@ -46,6 +46,7 @@ EXAMPLES = {
         "ndbsim run scenarios/dbt2-600wh-7.5.10.yaml -n 200  # p5/p50/p95 over the LCP cycle",
         "ndbsim run --config-ini config.ini --version 8.0.35 --set data.size=200G --set data.rows=1.2B",
         "ndbsim run my.yaml -f json -o result.json --gantt restart.png",
+        "ndbsim run my.yaml --why                            # each phase's bottleneck and quantity",
         "exit 4 (result still printed): redo-overload, non-converging or stuck",
     ),
     "validate": _examples(
@@ -96,6 +97,12 @@ EXAMPLES = {
         "ndbsim solve lcp-speed my.yaml --window 10m --quantile 0.95",
         "ndbsim solve data-size --config-ini config.ini --window 30m",
         "ndbsim solve update-rate my.yaml -f json -o answer.json",
+        "ndbsim solve plan rolling.yaml --window 20m            # one-at-a-time or per-node-group",
+    ),
+    "compare": _examples(
+        "ndbsim compare my.yaml --set cluster.config.RecoveryWork=25   # my.yaml against itself changed",
+        "ndbsim compare old.yaml new.yaml -n 20 -f csv -o compare.csv",
+        "ndbsim compare my.yaml --config-ini a.ini --config-ini b.ini   # two config.ini, the same data",
     ),
     "sweep": _examples(
         "ndbsim sweep scenarios/sweeps/data-size-recovery-work.yaml -o out.csv --workers 2",

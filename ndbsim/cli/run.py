@@ -31,6 +31,55 @@ FORMATS = ("table", "json", "csv")
 (``Result.to_json`` / ``to_csv``). ``table`` is the default."""
 
 
+WHY_OPTION = typer.Option(
+    False, "--why", help="Under the table, why each phase took its time: bottleneck, quantity, figures."
+)
+"""``--why``: each phase's why (``output.why``) under the phase table."""
+
+
+FORMAT_OPTION = typer.Option(
+    None,
+    "--format",
+    "-f",
+    metavar="[table|json|csv]",
+    help="Output format (default: from --output's .json/.csv suffix, else table).",
+)
+"""``--format``: table, JSON or CSV."""
+
+GANTT_OPTION = typer.Option(None, "--gantt", metavar="CHART.png", help="Also draw a Gantt chart (.png, .svg or .pdf).")
+"""``--gantt``: where the Gantt chart goes."""
+
+REPLICATIONS_OPTION = typer.Option(
+    None, "--replications", "-n", metavar="N", help="Replications, for p5/p50/p95 (default: the scenario's, 1)."
+)
+"""``-n``: replications of the run."""
+
+SEED_OPTION = typer.Option(
+    None, "--seed", metavar="N", help="Root seed; 0 draws one and prints it (default: the scenario's, 1)."
+)
+"""``--seed``: the run's root seed."""
+
+OUTPUT_OPTION = typer.Option(
+    None, "--output", "-o", metavar="FILE", help="Write the output to FILE (default: standard output)."
+)
+"""``-o``: where the result goes."""
+
+TIMEOUTS_OPTION = typer.Option(
+    False, "--timeouts", help="Also print the timeouts to set (startup probe, ndb_waiter, config.ini) from p95/p99."
+)
+"""``--timeouts``: the timeouts to set, from the run's p95/p99."""
+
+
+def _with_why(text: str, result: Any) -> str:
+    """The table with each node's why per phase under it (an NDB result; InnoDB's has none)."""
+    if not hasattr(result, "node_ids"):
+        return text
+    from ndbsim.output.why import why_lines
+
+    nodes = result.to_dict()["nodes"]
+    return text + "\n" + "\n".join(why_lines(nodes, {n["node_id"]: n["phases"] for n in nodes}))
+
+
 def register(app: typer.Typer) -> None:
     """Add ``run`` to the command line."""
     add_commands(app, run)
@@ -39,31 +88,16 @@ def register(app: typer.Typer) -> None:
 def run(
     scenario: Path | None = SCENARIO_ARGUMENT,
     set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
-    format: str | None = typer.Option(
-        None,
-        "--format",
-        "-f",
-        metavar="[table|json|csv]",
-        help="Output format (default: from --output's .json/.csv suffix, else table).",
-    ),
-    gantt: Path | None = typer.Option(
-        None, "--gantt", metavar="CHART.png", help="Also draw a Gantt chart (.png, .svg or .pdf)."
-    ),
-    replications: int | None = typer.Option(
-        None, "--replications", "-n", metavar="N", help="Replications, for p5/p50/p95 (default: the scenario's, 1)."
-    ),
-    seed: int | None = typer.Option(
-        None, "--seed", metavar="N", help="Root seed; 0 draws one and prints it (default: the scenario's, 1)."
-    ),
+    format: str | None = FORMAT_OPTION,
+    gantt: Path | None = GANTT_OPTION,
+    replications: int | None = REPLICATIONS_OPTION,
+    seed: int | None = SEED_OPTION,
     config_ini: Path | None = CONFIG_INI_OPTION,
     release: str | None = typer.Option(None, "--version", metavar="X.Y.Z", help=RELEASE_HELP),
-    output: Path | None = typer.Option(
-        None, "--output", "-o", metavar="FILE", help="Write the output to FILE (default: standard output)."
-    ),
+    output: Path | None = OUTPUT_OPTION,
     constants: Path | None = CONSTANTS_OPTION,
-    timeouts: bool = typer.Option(
-        False, "--timeouts", help="Also print the timeouts to set (startup probe, ndb_waiter, config.ini) from p95/p99."
-    ),
+    why: bool = WHY_OPTION,
+    timeouts: bool = TIMEOUTS_OPTION,
 ) -> None:
     """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
     from ndbsim.models.load import load
@@ -86,6 +120,7 @@ def run(
     changes = ([f"--version {release}"] if release else []) + _changes(config_ini, set_)
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
     text = _render(result, loaded, format, config_ini, set_)
+    text = _with_why(text, result) if why and format == "table" else text
     if timeouts:
         text = _with_timeouts(text, result, format)
     warn([*result.warnings, *loaded.notes])

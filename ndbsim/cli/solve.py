@@ -36,7 +36,7 @@ WINDOW_OPTION = typer.Option(
     None,
     "--window",
     metavar="DURATION",
-    help="Restart window for lcp-speed and data-size (update-rate: optional), e.g. 10m.",
+    help="Restart window for lcp-speed, data-size and plan (update-rate: optional), e.g. 10m.",
 )
 """The restart window a window question fits."""
 
@@ -77,7 +77,7 @@ OUTPUT_OPTION = typer.Option(
 
 
 def solve(
-    question: str = typer.Argument(..., metavar="QUESTION", help="redo-log, update-rate, lcp-speed or data-size."),
+    question: str = typer.Argument(..., metavar="QUESTION", help="redo-log, update-rate, lcp-speed, data-size, plan."),
     scenario: Path | None = SCENARIO_ARGUMENT,
     window: str | None = WINDOW_OPTION,
     param: str | None = PARAM_OPTION,

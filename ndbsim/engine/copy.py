@@ -10,6 +10,8 @@ from typing import Any
 
 from simpy.events import Event
 
+from ndbsim.engine import why
+from ndbsim.engine.flow import Flow
 from ndbsim.engine.node import Node
 from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.engine.records import Status
@@ -50,8 +52,20 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
         return
     index_secs = [entries * sz.k.index_entry_secs if index_online else 0.0 for _, entries in groups]
     shares = [share for share, _ in groups]
-    shipped = yield from _ship(r, peers[0], since, full, shares, index_secs, apply_cores)
+    shipped, flows = yield from _ship(r, peers[0], since, full, shares, index_secs, apply_cores)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
+    why.note_flows(
+        run,
+        TO_SYNCHRONIZE_STARTING_NODE,
+        flows,
+        node,
+        "rows shipped from the live node" + (" (every row)" if full else " (those changed since the node stopped)"),
+        cap=f"LDM CPU ({_copy_instances(r)} copy instances)",
+        copied_rows=run.facts.copied_rows,
+        scanned_rows=sz.rows,
+        live_node=peers[0].id,
+        copy_steps=len(shares),
+    )
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
 
 
@@ -123,14 +137,15 @@ def _ship(
     shares: list[float],
     index_secs: list[float],
     apply_cores: float,
-) -> Generator[Event, Any, float]:
+) -> Generator[Event, Any, tuple[float, list[Flow]]]:
     """Ship the rows, one step of tables after another (``shares`` of the rows, changes spread
     over the rows evenly; ``index_secs`` the core time each shipped row's ordered indexes
-    cost); returns the rows shipped."""
+    cost); returns the rows shipped and the flows, followed for the phase's why."""
     rt, node = r.rt, r.node
     sz, k, env = rt.sz, rt.sz.k, rt.env
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
     shipped_total = 0.0
+    flows: list[Flow] = []
     even = len(set(shares)) == 1
     for share, index_per_row in zip(shares, index_secs):
         if full:
@@ -151,5 +166,7 @@ def _ship(
         per_chunk = demand[node.cpu] + demand[live.cpu]
         cap = apply_cores / per_chunk if per_chunk > 0 else math.inf
         flow = rt.fluid.transfer(1.0, demand, cap=cap, name=f"copy{node.id}")
+        rt.fluid.track(flow)
+        flows.append(flow)
         yield flow.done
-    return shipped_total
+    return shipped_total, flows

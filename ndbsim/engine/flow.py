@@ -22,6 +22,7 @@ class Flow:
     """Fires with the end time when the flow ends (a flow with ``on_end`` has none)."""
 
     __slots__ = (
+        "bound",
         "cap",
         "demand",
         "done",
@@ -34,6 +35,7 @@ class Flow:
         "remaining",
         "seq",
         "since",
+        "spent",
         "token",
         "tolerance",
     )
@@ -71,6 +73,11 @@ class Flow:
         flows together (the LCP loop) counts them off without an event each."""
         self.end = math.nan
         """When the flow ended (the value ``done`` fires with)."""
+        self.spent: dict[str, float] | None = None
+        """Seconds the flow ran bound by each constraint (a resource's name, or "cap"), for a
+        flow ``FluidSystem.track`` follows; None: not followed (bookkeeping, no event)."""
+        self.bound = ""
+        """The constraint that binds the flow's current rate, for a followed flow."""
 
 
 class Alarm:

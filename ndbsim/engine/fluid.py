@@ -157,6 +157,7 @@ class FluidSystem:
         if self.on_change is not None:
             self.on_change()
         if flow in self.flows:
+            self._spend(flow, self.env._now)
             self._remove(flow)
             end_flow(flow, self.env._now)
             self.flush()
@@ -171,6 +172,35 @@ class FluidSystem:
             if not flow.keys:
                 self._lone.append(flow)
             self.flush()
+
+    def track(self, flow: Flow) -> None:
+        """Follow ``flow``: from now on, the seconds it runs bound by each constraint are added
+        up in ``flow.spent`` (the why of a restart's phase; no event, no rate changes)."""
+        if flow.spent is None:
+            flow.spent = {}
+            if flow in self.flows:
+                flow.bound = self._binding(flow)
+
+    def _binding(self, f: Flow) -> str:
+        """The constraint that binds ``f``'s rate: its cap, or the first of its resources that
+        the flows and fixed loads use up."""
+        if f.rate >= f.cap * (1.0 - 1e-9):
+            return "cap"
+        users, capacity, fixed = self._users, self.capacity, self.fixed
+        for r in f.keys:
+            if f.demand[r] <= 0 or r not in capacity:
+                continue
+            used = fixed.get(r, 0.0) + sum(g.demand[r] * g.rate for g in users[r])
+            if used >= capacity[r] * (1.0 - 1e-6):
+                return r
+        return ""
+
+    @staticmethod
+    def _spend(f: Flow, now: float) -> None:
+        """Add the seconds since ``f.since`` to the constraint that bound ``f`` over them."""
+        spent = f.spent
+        if spent is not None and now > f.since:
+            spent[f.bound] = spent.get(f.bound, 0.0) + (now - f.since)
 
     def alarm(self, at: float, fn: Callable[[], None], flows: Sequence[Flow]) -> None:
         """Call ``fn`` at time ``at`` if one of ``flows`` is still running then. The alarm shares
@@ -262,6 +292,8 @@ class FluidSystem:
                 continue
             left = f.remaining - f.rate * (now - f.since) if now > f.since else f.remaining
             if left <= f.rate * resolution + f.tolerance:
+                if f.spent is not None:
+                    self._spend(f, now)
                 f.remaining, f.since = 0.0, now
                 done.append(f)
             else:
@@ -338,9 +370,13 @@ class FluidSystem:
         a new entry in the heap of finish times."""
         since = f.since
         if now > since:
+            if f.spent is not None:
+                self._spend(f, now)
             f.remaining -= was * (now - since)
             f.since = since = now
         f.rate = rate
+        if f.spent is not None:
+            f.bound = self._binding(f)
         self._tokens += 1
         token = f.token = self._tokens
         if rate > 0:

@@ -10,7 +10,7 @@ from typing import Any
 
 from simpy.events import Event
 
-from ndbsim.engine import fixed_costs
+from ndbsim.engine import fixed_costs, why
 from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.input import restart_info as ri
 
@@ -27,11 +27,26 @@ def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
     t0 = rt.env.now
     restorers = min(r.own.threads.restore_threads, max(1, sz.fragments))
     ops = fixed_costs.restore_file_ops(sz.features.partial_lcp, work.data_files)
-    yield rt.env.timeout(fixed_costs.restore_setup_secs(sz.fragments, restorers, ops, sz.host.disk_latency))
+    setup = fixed_costs.restore_setup_secs(sz.fragments, restorers, ops, sz.host.disk_latency)
+    yield rt.env.timeout(setup)
     k = sz.k
     cpu = (work.rows_applied - work.change_rows) * k.restore_row_secs + work.change_rows * k.change_row_secs
     per_byte = cpu / work.bytes_read
-    yield from r.work(work.bytes_read, per_byte, restorers, 1.0 / sz.host.disk_read, "restore")
+    flow = yield from r.work(work.bytes_read, per_byte, restorers, 1.0 / sz.host.disk_read, "restore")
+    why.note_flows(
+        r.run,
+        ri.RESTORE_FRAGMENTS,
+        [flow],
+        r.node,
+        "LCP bytes and rows read back",
+        cap=f"LDM CPU ({restorers} restoring threads)",
+        bytes=work.bytes_read,
+        rows=work.rows_applied,
+        change_rows=work.change_rows,
+        lcp_files=work.lcps,
+        fragments=sz.fragments,
+        file_setup_secs=setup,
+    )
     r.span(ri.RESTORE_FRAGMENTS, t0)
 
 
@@ -49,7 +64,17 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
     t0 = rt.env.now
     if undo > 0:
         threads = r.own.ldm if r.own.features.parallel_undo else 1
-        yield from r.work(undo, sz.k.redo_byte_secs, threads, 1.0 / sz.host.disk_read, "undo")
+        flow = yield from r.work(undo, sz.k.redo_byte_secs, threads, 1.0 / sz.host.disk_read, "undo")
+        why.note_flows(
+            r.run,
+            ri.UNDO_DISK_DATA,
+            [flow],
+            r.node,
+            "UNDO bytes (disk data's share of the REDO)",
+            cap=f"CPU ({threads} UNDO threads)",
+            undo_bytes=undo,
+            redo_bytes=redo,
+        )
     r.span(ri.UNDO_DISK_DATA, t0)
 
 
@@ -57,7 +82,17 @@ def exec_redo_log(r: NodeRestart) -> Generator[Event, Any, None]:
     """Apply the REDO logged since the restored LCP started, on every LDM thread."""
     sz = r.rt.sz
     t0 = r.rt.env.now
-    yield from r.work(r.redo_bytes, sz.k.redo_byte_secs, r.own.ldm, 1.0 / sz.host.disk_read, "redo")
+    flow = yield from r.work(r.redo_bytes, sz.k.redo_byte_secs, r.own.ldm, 1.0 / sz.host.disk_read, "redo")
+    why.note_flows(
+        r.run,
+        ri.EXEC_REDO_LOG,
+        [flow],
+        r.node,
+        "REDO bytes logged since the restored LCP started",
+        cap=f"LDM CPU ({r.own.ldm} LDM threads)",
+        redo_bytes=r.redo_bytes,
+        lcp_age_at_crash_secs=r.crash - r.redo_from,
+    )
     r.span(ri.EXEC_REDO_LOG, t0)
 
 
@@ -86,4 +121,15 @@ def rebuild_indexes(r: NodeRestart) -> Generator[Event, Any, None]:
     threads = min(build, fragments, hw) if offline else own.ldm
     if not offline:  # slot by slot in the LDM thread (fixed_costs.slot_visits)
         entries = max(entries, fixed_costs.slot_visits(s.data.table_amounts(), own.ldm * sz.replicas))
-    yield from r.work(entries, sz.k.index_entry_secs, threads, name="index")
+    flow = yield from r.work(entries, sz.k.index_entry_secs, threads, name="index")
+    why.note_flows(
+        r.run,
+        ri.INDEX_REBUILD,
+        [flow],
+        r.node,
+        "ordered-index entries (rows × ordered indexes; slot visits in the LDM thread)",
+        cap=f"CPU ({threads} index-build threads)",
+        index_entries=entries,
+        ordered_indexes=s.data.ordered_indexes,
+        build_threads=threads,
+    )

@@ -11,6 +11,7 @@ from typing import Any
 from simpy.events import Event
 from simpy.resources.resource import Request
 
+from ndbsim.engine.flow import Flow
 from ndbsim.engine.node import Node
 from ndbsim.engine.records import NodeRun
 from ndbsim.engine.runtime import Runtime
@@ -56,9 +57,10 @@ class NodeRestart:
 
     def work(
         self, amount: float, cpu_per_unit: float, threads: float, disk_per_unit: float = 0.0, name: str = ""
-    ) -> Generator[Event, Any, None]:
+    ) -> Generator[Event, Any, Flow]:
         """Work spread over ``threads`` threads of the node; its CPU use is capped at what
-        those threads can get from the cores (hyperthreads count ``hyperthread_gain``)."""
+        those threads can get from the cores (hyperthreads count ``hyperthread_gain``). Returns
+        the flow, followed for the phase's why (``engine.why``)."""
         node = self.node
         cores = self.rt.sz.cores(threads)
         demand = {node.cpu: cpu_per_unit}
@@ -66,4 +68,6 @@ class NodeRestart:
             demand[node.disk] = disk_per_unit
         cap = cores / cpu_per_unit if cpu_per_unit > 0 else math.inf
         flow = self.rt.fluid.transfer(amount, demand, cap=cap, name=name)
+        self.rt.fluid.track(flow)
         yield flow.done
+        return flow

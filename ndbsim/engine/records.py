@@ -85,6 +85,8 @@ class NodeRun:
     """The NDB release the node came back on (restart.upgrade_to's in an upgrade)."""
     threads: dict[str, Any] = field(default_factory=dict)
     """The thread layout the node came back with, by NDB thread type, and the setting that gave it."""
+    why: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per restart_info phase, why it took its time (``engine.why``): bottleneck, quantity, figures."""
 
 
 @dataclass

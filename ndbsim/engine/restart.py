@@ -16,7 +16,7 @@ from typing import Any
 
 from simpy.events import Event
 
-from ndbsim.engine import fixed_costs
+from ndbsim.engine import fixed_costs, why
 from ndbsim.engine.checkpoint import LcpRecord
 from ndbsim.engine.copy import copy_phase
 from ndbsim.engine.local_recovery import exec_redo_log, index_rebuild, restore_fragments, undo_disk_data
@@ -66,15 +66,20 @@ def complete_node_failure(r: NodeRestart) -> Generator[Event, Any, None]:
     takeover, one GCP."""
     rt = r.rt
     failure = rt.sz.gcp
+    detect = 0.0
     if rt.scenario.restart.cause in UNANNOUNCED_FAILURES:
         hb = rt.sz.cfg["HeartbeatIntervalDbDb"] / 1000.0
-        failure += hb * (MISSED_HEARTBEATS + float(rt.rng.random()))
+        detect = hb * (MISSED_HEARTBEATS + float(rt.rng.random()))
+        failure += detect
+    why.step(r.run, ri.TO_COMPLETE_NODE_FAILURE, gcp_secs=rt.sz.gcp, heartbeat_detection_secs=detect)
     yield from r.timed(ri.TO_COMPLETE_NODE_FAILURE, failure)
 
 
 def allocate_node_id(r: NodeRestart) -> Generator[Event, Any, None]:
     """The node stays down for the planned downtime, then asks for its node id."""
-    yield from r.timed(ri.TO_ALLOCATE_NODE_ID, r.rt.scenario.restart.downtime)
+    downtime = r.rt.scenario.restart.downtime
+    why.step(r.run, ri.TO_ALLOCATE_NODE_ID, downtime_secs=downtime)
+    yield from r.timed(ri.TO_ALLOCATE_NODE_ID, downtime)
     r.node.down = False
 
 
@@ -84,6 +89,7 @@ def memory_touch(r: NodeRestart) -> Generator[Event, Any, None]:
     rt = r.rt
     cfg = r.own.cfg
     memory = cfg["DataMemory"] + (cfg.get("IndexMemory") or 0.0)
+    why.step(r.run, ri.MEMORY_TOUCH, memory_bytes=memory, touch_rate=rt.sz.host.memory_touch_rate)
     yield from r.timed(ri.MEMORY_TOUCH, fixed_costs.memory_touch_secs(memory, rt.sz.host.memory_touch_rate))
 
 
@@ -93,7 +99,11 @@ def include_in_heartbeat_protocol(r: NodeRestart) -> Generator[Event, Any, None]
     t0 = rt.env.now
     with rt.qmgr_gate.request() as req:
         yield req
+        waited = rt.env.now - t0
         yield rt.env.timeout(HEARTBEAT_INCLUSION_SECS)
+    why.step(
+        r.run, ri.TO_INCLUDE_IN_HEARTBEAT_PROTOCOL, queue_wait_secs=waited, inclusion_secs=HEARTBEAT_INCLUSION_SECS
+    )
     r.span(ri.TO_INCLUDE_IN_HEARTBEAT_PROTOCOL, t0)
 
 
@@ -105,6 +115,7 @@ def init_fragment_log_files(r: NodeRestart) -> Generator[Event, Any, None]:
     redo_init = 0.0
     if sz.cfg["InitFragmentLogFiles"] == "FULL":
         redo_init = sz.redo_capacity / sz.host.disk_write
+        why.step(r.run, ri.UNTIL_WAIT_FOR_NDBCNTR_MASTER, redo_log_bytes=sz.redo_capacity)
     yield from r.timed(ri.UNTIL_WAIT_FOR_NDBCNTR_MASTER, redo_init)
 
 
@@ -113,6 +124,8 @@ def wait_for_ndbcntr_master(r: NodeRestart) -> Generator[Event, Any, None]:
     t0 = r.rt.env.now
     r.gate = r.rt.cntr_gate.request()
     yield r.gate
+    if r.rt.env.now > t0:
+        why.step(r.run, ri.WAIT_FOR_NDBCNTR_MASTER, waited_secs=r.rt.env.now - t0)
     r.span(ri.WAIT_FOR_NDBCNTR_MASTER, t0)
 
 
@@ -127,12 +140,21 @@ def wait_for_lcp_for_copy_meta_data(r: NodeRestart) -> Generator[Event, Any, Non
     t0 = r.rt.env.now
     if not r.rt.sz.features.lcp_pause_for_metadata:
         yield r.rt.lcp.idle()
+        why.step(r.run, ri.TO_WAIT_FOR_LCP_FOR_COPY_META_DATA, waited_secs=r.rt.env.now - t0)
     r.span(ri.TO_WAIT_FOR_LCP_FOR_COPY_META_DATA, t0)
 
 
 def copy_meta_data(r: NodeRestart) -> Generator[Event, Any, None]:
     """The dictionary is copied table by table; then the NDBCNTR gate opens for the next node."""
     rt = r.rt
+    data = rt.scenario.data
+    why.step(
+        r.run,
+        ri.TO_COPY_META_DATA,
+        tables=data.table_count,
+        ordered_indexes=data.ordered_indexes,
+        secs=fixed_costs.metadata_copy_secs(data),
+    )
     yield from r.timed(ri.TO_COPY_META_DATA, fixed_costs.metadata_copy_secs(rt.scenario.data))
     assert r.gate is not None, "wait_for_ndbcntr_master takes the gate"
     rt.cntr_gate.release(r.gate)
@@ -140,7 +162,9 @@ def copy_meta_data(r: NodeRestart) -> Generator[Event, Any, None]:
 
 def include_node(r: NodeRestart) -> Generator[Event, Any, None]:
     """Inclusion in the GCP protocol waits for the next global checkpoint."""
-    yield from r.timed(ri.TO_INCLUDE_NODE, float(r.rt.rng.random()) * r.rt.sz.gcp)
+    wait = float(r.rt.rng.random()) * r.rt.sz.gcp
+    why.step(r.run, ri.TO_INCLUDE_NODE, gcp_secs=r.rt.sz.gcp)
+    yield from r.timed(ri.TO_INCLUDE_NODE, wait)
 
 
 # -- synchronisation ------------------------------------------------------------------------
@@ -178,8 +202,10 @@ def wait_lcp_for_restart(r: NodeRestart) -> Generator[Event, Any, None]:
         node.redo_floor = t0  # logging is enabled once the copy is done (END_TOREQ, reference §1.4)
     yield rt.env.timeout(float(rt.rng.random()) * fixed_costs.LCP_START_CHECK_SECS)  # DIH's next check
     node.in_lcp = True
+    t_dist = rt.env.now
     yield rt.lcp.request()
     yield rt.env.timeout(fixed_costs.lcp_stop_gcp_secs(float(rt.rng.random()), rt.sz.gcp))
+    why.lcp_wait(r, t0, t_dist)
     r.span(ri.WAIT_LCP_FOR_RESTART, t0)
     _rejoin(rt, node)
 
@@ -191,8 +217,11 @@ def _local_lcp(r: NodeRestart, t0: float) -> Generator[Event, Any, None]:
     size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes, first=r.initial)
     facts.local_lcp_bytes = size
     flow = rt.writes.flow(node, size, rt.writes.speed(node))
+    rt.fluid.track(flow)
+    restored = node.history[0] if node.history and not r.initial else None
     yield flow.done
     facts.local_lcp_secs = env.now - t0
+    why.local_lcp(r, flow, size, changes.updates + changes.inserts, restored)
     # the local LCP is now this node's newest checkpoint (an initial restart's only one)
     rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
     node.history = [rec] if r.initial else [rec, *node.history]
@@ -210,7 +239,19 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
     size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
     facts.local_lcp_bytes = size
     flow = rt.writes.flow(node, size, rt.writes.speed(node))
+    rt.fluid.track(flow)
     yield flow.done
+    why.note_flows(
+        r.run,
+        ri.WAIT_LCP_FOR_RESTART,
+        [flow],
+        node,
+        "LCP bytes: the changes the REDO re-applied",
+        disk="write",
+        cap=f"write speed ({why.speed_parameter(sz)})",
+        lcp_bytes=size,
+        lcp_fixed_secs=sz.lcp_fixed_secs,
+    )
     yield env.timeout(sz.lcp_fixed_secs)
     facts.local_lcp_secs = env.now - t0
     rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
@@ -227,7 +268,9 @@ def _rejoin(rt: Runtime, node: Node) -> None:
 
 def wait_subscription_handover(r: NodeRestart) -> Generator[Event, Any, None]:
     """SUMA hands the node its share of the event subscriptions from the live nodes."""
-    yield from r.timed(ri.WAIT_SUBSCRIPTION_HANDOVER, r.rt.sz.k.suma_handover_gcps * r.rt.sz.gcp)
+    k, gcp = r.rt.sz.k, r.rt.sz.gcp
+    why.step(r.run, ri.WAIT_SUBSCRIPTION_HANDOVER, gcps=k.suma_handover_gcps, gcp_secs=gcp)
+    yield from r.timed(ri.WAIT_SUBSCRIPTION_HANDOVER, k.suma_handover_gcps * gcp)
 
 
 # -- the tables -------------------------------------------------------------------------------

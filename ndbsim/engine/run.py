@@ -30,8 +30,8 @@ DataMemory", as a system restart may re-allocate the data in another order."""
 
 def restart_plan(rt: Runtime) -> tuple[str, list[list[int]]]:
     """(kind, waves of node ids). Nodes of one wave restart together; a rolling restart is
-    node restarts, one wave per replica of each node group, an initial-rolling one initial
-    node restarts in the same waves."""
+    node restarts in the waves of ``restart.plan`` (per-node-group: one wave per replica of each
+    node group), an initial-rolling one initial node restarts in the same waves."""
     s = rt.scenario
     kind = s.restart.type
     all_ids = [n.id for n in rt.nodes]
@@ -39,13 +39,19 @@ def restart_plan(rt: Runtime) -> tuple[str, list[list[int]]]:
         return "system", [all_ids]
     if kind in ROLLING_TYPES:
         chosen = s.restart.nodes or all_ids
+        kind = "initial" if kind == "initial-rolling" else "node"
+        plan = s.restart.plan
+        if plan == "one-at-a-time":
+            return kind, [[n] for n in sorted(chosen)]
+        if not isinstance(plan, str):  # explicit waves, checked against the node groups on input
+            return kind, [list(w) for w in plan]
         replicas = rt.sz.replicas
         waves: list[list[int]] = []
         for member in range(replicas):
             wave = [n.id for n in rt.nodes if n.id in chosen and (n.id - 1) % replicas == member]
             if wave:
                 waves.append(wave)
-        return ("initial" if kind == "initial-rolling" else "node"), waves
+        return kind, waves
     return kind, [s.restart.nodes or [all_ids[-1]]]
 
 

@@ -201,7 +201,15 @@ class Result(ReplicatedSummary):
                     "secs": end - start,
                 }
             )
-        return {"replication": i, "window_secs": rep.total_restart_secs, "waves": waves, "nodes": nodes}
+        plan = self.scenario.get("restart", {}).get("plan") or "per-node-group"
+        plan = plan if isinstance(plan, str) else "explicit waves"
+        return {
+            "replication": i,
+            "plan": plan,
+            "window_secs": rep.total_restart_secs,
+            "waves": waves,
+            "nodes": nodes,
+        }
 
     def to_frame(self) -> pd.DataFrame:
         """Per replication, node and phase: seconds, start and end (relative to the crash)."""
@@ -234,6 +242,7 @@ class Result(ReplicatedSummary):
                     "release": runs[nid].release,
                     "release_from": _release_from(runs[nid].release, self.version, sim),
                     "threads": runs[nid].threads,
+                    "why": runs[nid].why,
                 }
             )
         return {

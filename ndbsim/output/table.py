@@ -81,7 +81,7 @@ def schedule_lines(result: Result) -> list[str]:
     n = len(result.replications)
     which = f"replication {sch['replication'] + 1} of {n}, the median window; " if n > 1 else ""
     up = result.scenario.get("restart", {}).get("upgrade_to")
-    out = [f"schedule ({which}from the first node's stop)"]
+    out = [f"schedule ({which}from the first node's stop), restart.plan {sch['plan']}"]
     if up:
         out.append(
             f"upgrade {result.version} → {up}: each node comes back on {up}; the cluster's LCP stays "

@@ -60,6 +60,7 @@ def _engine_numbering(s: Scenario, node_ids: list[int]) -> Scenario:
         dup = next(x for x in node_ids if node_ids.count(x) > 1)
         raise InputError(f"NodeId {dup} is listed twice; list each data node once", field="cluster.node_ids")
     index = {nid: i + 1 for i, nid in enumerate(node_ids)}
+    s = _plan_numbering(s, index, node_ids)
     if not s.restart.nodes:
         return s
     for n in s.restart.nodes:
@@ -70,6 +71,70 @@ def _engine_numbering(s: Scenario, node_ids: list[int]) -> Scenario:
             )
     restart = s.restart.model_copy(update={"nodes": [index[n] for n in s.restart.nodes]})
     return s.model_copy(update={"restart": restart})
+
+
+def _plan_numbering(s: Scenario, index: dict[int, int], node_ids: list[int]) -> Scenario:
+    """The scenario with ``restart.plan``'s waves of NodeIds as the engine numbers nodes."""
+    plan = s.restart.plan
+    if isinstance(plan, str):
+        return s
+    for wave in plan:
+        for n in wave:
+            if n not in index:
+                raise InputError(
+                    f"node {n} of wave {wave} is not a data node; use NodeIds {', '.join(map(str, node_ids))}",
+                    field="restart.plan",
+                )
+    waves = [[index[n] for n in wave] for wave in plan]
+    return s.model_copy(update={"restart": s.restart.model_copy(update={"plan": waves})})
+
+
+def _check_plan(s: Scenario, replicas: int, nodes: int, name: Any) -> None:
+    """Explicit waves: a rolling restart's, every restarted node in exactly one wave, and no wave
+    taking a whole node group down (its data would be gone: the cluster shuts down)."""
+    plan = s.restart.plan
+    if plan == "per-node-group":
+        return
+    if s.restart.type not in ROLLING_TYPES:
+        raise InputError(
+            f"a restart plan ({plan}) orders the waves of a rolling restart, not a {s.restart.type} restart; "
+            "use restart.type=rolling or initial-rolling, or drop restart.plan",
+            field="restart.plan",
+        )
+    if isinstance(plan, str):
+        return
+    chosen = sorted(s.restart.nodes or range(1, nodes + 1))
+    seen: list[int] = []
+    for wave in plan:
+        if not wave:
+            raise InputError("a wave is empty; give each wave one node or more", field="restart.plan")
+        for n in wave:
+            if not 1 <= n <= nodes:
+                raise InputError(
+                    f"node {n} of wave {wave} does not exist; use node ids 1..{nodes}", field="restart.plan"
+                )
+            if n in seen:
+                raise InputError(f"node {name(n)} is in two waves; restart each node once", field="restart.plan")
+            seen.append(n)
+        for first in range(1, nodes + 1, replicas):
+            group = list(range(first, first + replicas))
+            if set(wave).issuperset(group):
+                raise InputError(
+                    f"wave {[name(n) for n in wave]} takes all of node group {(first - 1) // replicas} "
+                    f"(nodes {[name(n) for n in group]}) down at once: the cluster would shut down; put "
+                    "those nodes in different waves",
+                    field="restart.plan",
+                )
+    if sorted(seen) != chosen:
+        missing = sorted(set(chosen) - set(seen))
+        extra = sorted(set(seen) - set(chosen))
+        what = f"leave out {[name(n) for n in missing]}" if missing else f"add {[name(n) for n in extra]}"
+        raise InputError(
+            f"the waves {what}, which the restart {'restarts' if missing else 'leaves alone'} "
+            "(restart.nodes, or every node); "
+            "list every restarted node in exactly one wave",
+            field="restart.plan",
+        )
 
 
 def _check_live_replica(s: Scenario, replicas: int, nodes: int, node_ids: list[int] | None = None) -> None:
@@ -89,8 +154,9 @@ def _check_live_replica(s: Scenario, replicas: int, nodes: int, node_ids: list[i
             "is impossible; use restart.type=system or raise NoOfReplicas",
             field="cluster.config.NoOfReplicas",
         )
+    _check_plan(s, replicas, nodes, name)
     if kind in ROLLING_TYPES:
-        return  # one member of each node group at a time
+        return  # the plan's waves keep a member of each node group up
     chosen = set(s.restart.nodes or [nodes])
     for first in range(1, nodes + 1, replicas):
         group = list(range(first, first + replicas))

@@ -48,6 +48,23 @@ def version_text(v: Any) -> Any:
     return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
 
+PLANS = ("per-node-group", "one-at-a-time")
+"""The named restart plans (``Restart.plan``); explicit waves are the third form."""
+
+
+def plan_value(v: Any) -> Any:
+    """``restart.plan`` as written: a plan's name, or waves of NodeIds (a lone wave may be
+    written flat, ``[11, 13]``)."""
+    if isinstance(v, list) and v and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        return [v]
+    if isinstance(v, str) and v not in PLANS:
+        raise InputError(
+            f"{v!r} is not a restart plan; use per-node-group, one-at-a-time or waves of NodeIds like [[1, 3], [2, 4]]",
+            field="restart.plan",
+        )
+    return v
+
+
 ROLLING_TYPES = ("rolling", "initial-rolling")
 """Restart types that restart the nodes wave by wave, one member of every node group at a time."""
 
@@ -74,6 +91,14 @@ class Restart(StrictModel):
     upgrade_to: Annotated[str | None, BeforeValidator(version_text)] = None
     """The NDB release each restarted node comes back on (an online upgrade, ``ndbsim.upgrade``).
     Default None: the nodes restart on ``version``."""
+    plan: Annotated[Literal["per-node-group", "one-at-a-time"] | list[list[int]], BeforeValidator(plan_value)] = (
+        "per-node-group"
+    )
+    """The waves of a rolling restart: ``per-node-group`` (one node of each node group per wave,
+    as MCM's rolling restart does), ``one-at-a-time`` (one node per wave, in NodeId order: more
+    replicas stay up), or explicit waves of NodeIds, ``[[11, 13], [12], [14]]``, each restarted
+    node in exactly one wave and no wave taking a whole node group down (the cluster would shut
+    down). Default per-node-group: the waves ndbsim has always run."""
 
 
 MAX_REPLICATIONS = 100_000

@@ -11,13 +11,14 @@ from ndbsim.studies.runs import resolve_variant
 from ndbsim.studies.solve.answer import Answer
 from ndbsim.studies.solve.data_size import data_size
 from ndbsim.studies.solve.lcp_speed import lcp_speed
+from ndbsim.studies.solve.plan import plan
 from ndbsim.studies.solve.redo_log import redo_log
 from ndbsim.studies.solve.search import Sim
 from ndbsim.studies.solve.update_rate import update_rate
 
-QUESTIONS = ("redo-log", "update-rate", "lcp-speed", "data-size")
+QUESTIONS = ("redo-log", "update-rate", "lcp-speed", "data-size", "plan")
 """The inverse questions ``ndbsim solve`` answers (see the package docstring)."""
-WINDOW_QUESTIONS = ("lcp-speed", "data-size")
+WINDOW_QUESTIONS = ("lcp-speed", "data-size", "plan")
 """The questions that need a restart window (``--window``); update-rate takes one if given."""
 
 
@@ -96,6 +97,8 @@ def _ask(
     assert secs is not None  # a window question has one (``_window``)
     if question == "lcp-speed":
         return lcp_speed(sim, resolved, secs, quantile)
+    if question == "plan":
+        return plan(sim, resolved, secs, quantile)
     return data_size(sim, resolved, secs, quantile, grow_datamemory)
 
 

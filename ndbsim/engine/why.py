@@ -1,0 +1,212 @@
+"""Why each phase of a node's restart took its time, from what the engine simulated: the
+constraint that bound the phase's fluid flows most of the time (the node's cores, its disk, its
+network link, a live node's cores, or the flow's own cap: its threads or its configured write
+speed), or the gate or wait it spent its time in, and the quantity that drove it, with the
+figures. Recorded on ``NodeRun.why`` as the restart runs; plain dicts, no event.
+
+An entry is ``{"bottleneck": str, "quantity": str, "figures": {name: number}}``; a flow's
+entry also has ``"bound_secs"``: the seconds it ran bound by each constraint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ndbsim.engine.flow import Flow
+from ndbsim.input import restart_info as ri
+
+if TYPE_CHECKING:
+    from ndbsim.engine.checkpoint import LcpRecord
+    from ndbsim.engine.node import Node
+    from ndbsim.engine.node_restart import NodeRestart
+    from ndbsim.engine.records import NodeRun
+    from ndbsim.engine.sizing import Sizing
+
+
+def resource_label(resource: str, node: Node, disk: str, cap: str) -> str:
+    """A constraint's name as a DBA reads it: ``disk`` says whether the node's disk reads or
+    writes in this flow; ``cap`` names what the flow's own cap stands for."""
+    if resource == "cap":
+        return cap
+    if resource == node.cpu:
+        return f"CPU (node {node.id}'s cores)"
+    if resource == node.disk:
+        return f"disk {disk} (node {node.id})"
+    if resource == node.net:
+        return f"network (node {node.id}'s link)"
+    if resource.startswith("cpu"):
+        return f"CPU of live node {resource[3:]}"
+    if resource.startswith("disk"):
+        return f"disk of node {resource[4:]}"
+    if resource.startswith("net"):
+        return f"network of node {resource[3:]}"
+    return "shared resources (no single one saturated)"
+
+
+def bound_secs(flows: Iterable[Flow], node: Node, disk: str, cap: str) -> dict[str, float]:
+    """The seconds ``flows`` (followed by ``FluidSystem.track``) ran bound by each constraint,
+    by label, the longest first."""
+    out: dict[str, float] = {}
+    for f in flows:
+        for r, secs in (f.spent or {}).items():
+            label = resource_label(r, node, disk, cap)
+            out[label] = out.get(label, 0.0) + secs
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+PROTOCOL: dict[str, tuple[str, str]] = {
+    ri.TO_COMPLETE_NODE_FAILURE: (
+        "wait: the live nodes' failure handling",
+        "one global checkpoint, and missed heartbeats after a host or network failure",
+    ),
+    ri.TO_ALLOCATE_NODE_ID: ("wait: planned downtime", "restart.downtime"),
+    ri.MEMORY_TOUCH: ("memory touch rate (host.memory_touch_rate)", "DataMemory + IndexMemory bytes"),
+    ri.TO_INCLUDE_IN_HEARTBEAT_PROTOCOL: (
+        "gate: QMGR includes one starting node at a time",
+        "starting nodes ahead in QMGR's queue",
+    ),
+    ri.UNTIL_WAIT_FOR_NDBCNTR_MASTER: ("disk write", "REDO log bytes initialised (InitFragmentLogFiles=FULL)"),
+    ri.WAIT_FOR_NDBCNTR_MASTER: (
+        "gate: NDBCNTR's master starts one node at a time",
+        "another starting node's metadata copy",
+    ),
+    ri.TO_WAIT_FOR_LCP_FOR_COPY_META_DATA: (
+        "wait: the running LCP (it cannot pause before 7.4)",
+        "the rest of the live nodes' LCP",
+    ),
+    ri.TO_COPY_META_DATA: (
+        "dictionary copy, table by table",
+        "tables, then the ordered indexes (one schema transaction each)",
+    ),
+    ri.TO_INCLUDE_NODE: ("wait: the next global checkpoint", "GCP interval"),
+    ri.WAIT_SUBSCRIPTION_HANDOVER: ("wait: SUMA's handover, some global checkpoints", "GCPs"),
+}
+"""The bottleneck and the driving quantity of each phase that is a protocol step (a wait, a gate
+or a fixed-rate step) rather than work through the fluid resources; the figures are the run's."""
+
+
+def step(run: NodeRun, phase: str, **figures: Any) -> None:
+    """``note`` for a protocol step (``PROTOCOL``)."""
+    note(run, phase, *PROTOCOL[phase], **figures)
+
+
+def note(run: NodeRun, phase: str, bottleneck: str, quantity: str, **figures: Any) -> None:
+    """Record why ``phase`` took its time on ``run`` (a phase run twice keeps both figures:
+    the later entry adds to the earlier one's)."""
+    entry: dict[str, Any] = {"bottleneck": bottleneck, "quantity": quantity, "figures": figures}
+    old = run.why.get(phase)
+    if old is not None:
+        entry["figures"] = {**old["figures"], **figures}
+    run.why[phase] = entry
+
+
+def note_flows(
+    run: NodeRun,
+    phase: str,
+    flows: Iterable[Flow],
+    node: Node,
+    quantity: str,
+    disk: str = "read",
+    cap: str = "threads",
+    **figures: Any,
+) -> None:
+    """``note`` for a phase whose work ran as fluid flows: its bottleneck is the constraint
+    that bound them longest."""
+    secs = bound_secs(flows, node, disk, cap)
+    old = run.why.get(phase)
+    if old is not None:
+        for k, v in old.get("bound_secs", {}).items():
+            secs[k] = secs.get(k, 0.0) + v
+        secs = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
+    bottleneck = next(iter(secs), "no work")
+    note(run, phase, bottleneck, quantity, **figures)
+    run.why[phase]["bound_secs"] = secs
+
+
+# -- the wait for an LCP at the end of a restart -----------------------------------------------
+def speed_parameter(sz: Sizing) -> str:
+    """The parameter that sets a restarting node's own LCP write speed in this release."""
+    return "DiskCheckpointSpeedInRestart" if sz.features.legacy_speed_parameters else "MaxDiskWriteSpeedOwnRestart"
+
+
+def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: LcpRecord | None) -> None:
+    """Why the local LCP took its time: its bytes are the changes since the node's newest LCP
+    on disk, so a younger newest LCP (more LCPs before the crash, or faster ones) shrinks it."""
+    rt = r.rt
+    sz = rt.sz
+    speed = float(sz.cfg[speed_parameter(sz)])  # a restarting node's own LCP speed (WriteSpeeds.of_node)
+    cap = (
+        f"write speed ({speed_parameter(sz)})"
+        if speed / size <= sz.lcp_cap(size, speed) * (1 + 1e-9)
+        else "LDM CPU (the LCP's row scan)"
+    )
+    figures: dict[str, float] = {
+        "local_lcp_bytes": size,
+        "local_lcp_changed_rows": rows,
+        "local_lcp_secs": r.run.facts.local_lcp_secs or 0.0,
+        "own_restart_write_speed": speed,
+        "restored_lcp_age_at_crash_secs": r.crash - r.redo_from,
+    }
+    mechanism = ""
+    if restored is not None and restored.end > restored.start:
+        written = figures["restored_lcp_write_speed"] = restored.bytes / (restored.end - restored.start)
+        mechanism = _newest_lcp_speed(sz, written)
+    note_flows(
+        r.run,
+        ri.WAIT_LCP_FOR_RESTART,
+        [flow],
+        r.node,
+        "local LCP bytes: the rows changed since the node's newest LCP on disk started",
+        disk="write",
+        cap=cap,
+        **figures,
+    )
+    if mechanism:
+        r.run.why[ri.WAIT_LCP_FOR_RESTART]["mechanism"] = mechanism
+
+
+def _newest_lcp_speed(sz: Sizing, written: float) -> str:
+    """What set the speed the node's newest LCP was written at before the crash, as the
+    write-speed parameters say (``WriteSpeeds.of_node``): the faster it wrote, the younger the
+    newest LCP at the crash and the fewer changes the local LCP writes again."""
+    cfg = sz.cfg
+    if sz.features.legacy_speed_parameters:
+        return f"the live LCPs wrote at DiskCheckpointSpeed ({written / 2**20:.0f}M/s)"
+    base = float(cfg.get("MaxDiskWriteSpeed") or 0.0)
+    other = float(cfg.get("MaxDiskWriteSpeedOtherNodeRestart") or 0.0)
+    speed = f"{written / 2**20:.0f}M/s"
+    if written <= base * 1.02:
+        return f"the live LCPs wrote at MaxDiskWriteSpeed ({speed}): the newest LCP was old at the crash"
+    if abs(written - other) <= 0.02 * other:
+        return f"the newest LCP wrote at MaxDiskWriteSpeedOtherNodeRestart ({speed}), another node restarting"
+    if sz.features.redo_control:
+        return (
+            f"EnableRedoControl raised the live LCPs' write speed above MaxDiskWriteSpeed ({base / 2**20:.0f}M/s) "
+            f"to {speed} as the REDO filled: the newest LCP was younger at the crash"
+        )
+    return f"the live LCPs wrote at {speed}, above MaxDiskWriteSpeed ({base / 2**20:.0f}M/s)"
+
+
+def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
+    """The distributed LCP's part of the wait: the rest of the running LCP, then one the node
+    takes part in; the bottleneck when it took longer than a local LCP before it."""
+    rt = r.rt
+    dist = rt.env.now - t_dist
+    joined = r.node.history[0] if r.node.history else None
+    figures = {
+        "distributed_lcp_wait_secs": dist,
+        "distributed_lcp_bytes": joined.bytes if joined else 0.0,
+        "distributed_lcp_secs": (joined.end - joined.start) if joined else 0.0,
+    }
+    local = r.run.why.get(ri.WAIT_LCP_FOR_RESTART)
+    if local is not None and t_dist - t0 >= dist:
+        local["figures"].update(figures)
+        return
+    note(
+        r.run,
+        ri.WAIT_LCP_FOR_RESTART,
+        "wait: a distributed LCP the node takes part in",
+        "the running LCP's rest, then one LCP of the live nodes' changes",
+        **figures,
+    )

@@ -1,11 +1,13 @@
 """A flow of the fluid system: an amount of work that needs so much of each resource per unit of
-progress, capped or not, and the alarm that rings while given flows run (``engine.fluid``)."""
+progress, capped or not; the alarm that rings while given flows run; the batch that holds
+reallocations (``engine.fluid``)."""
 
 from __future__ import annotations
 
 import math
 import operator
 from collections.abc import Callable
+from typing import Protocol
 
 import simpy
 from simpy.events import Event
@@ -109,3 +111,31 @@ def end_flow(flow: Flow, at: float) -> None:
 
 START_ORDER = operator.attrgetter("seq")
 """A flow's start order, the sort key of groups and of flows finishing together."""
+
+
+class Reallocating(Protocol):
+    """What a ``Batch`` holds: ``engine.fluid``'s ``FluidSystem``."""
+
+    _held: int
+    _deferred: bool
+
+    def flush(self) -> None: ...
+
+
+class Batch:
+    """Context manager holding a ``FluidSystem``'s reallocation until the outermost exit."""
+
+    __slots__ = ("fluid",)
+
+    def __init__(self, fluid: Reallocating):
+        self.fluid = fluid
+
+    def __enter__(self) -> None:
+        self.fluid._held += 1
+
+    def __exit__(self, *exc: object) -> None:
+        fluid = self.fluid
+        fluid._held -= 1
+        if not fluid._held and fluid._deferred:
+            fluid._deferred = False
+            fluid.flush()

@@ -25,8 +25,9 @@ from collections.abc import Callable, Sequence
 import simpy
 from simpy.events import Event, Timeout
 
-from ndbsim.engine.flow import EPS, START_ORDER, Alarm, Flow, end_flow
-from ndbsim.engine.max_min import fill_group, own_bottleneck
+from ndbsim.engine.bound import binding, spend
+from ndbsim.engine.flow import EPS, START_ORDER, Alarm, Batch, Flow, end_flow
+from ndbsim.engine.max_min import fill_group, linked_group, own_bottleneck
 
 HEAP_SLACK = 4
 """The heap of finish times is rebuilt from the live flows once it holds this many entries per
@@ -68,7 +69,7 @@ class FluidSystem:
         self._alarms: list[Alarm] = []
         self.on_change: Callable[[], None] | None = None
         """Called before any change to the flows or loads (the LCP loop's skip settles on it)."""
-        self.batch = _Batch(self)
+        self.batch = Batch(self)
         """``with fluid.batch:`` — the changes made inside share one reallocation at the end."""
 
     def add_resource(self, name: str, capacity: float) -> None:
@@ -157,7 +158,7 @@ class FluidSystem:
         if self.on_change is not None:
             self.on_change()
         if flow in self.flows:
-            self._spend(flow, self.env._now)
+            spend(flow, self.env._now)
             self._remove(flow)
             end_flow(flow, self.env._now)
             self.flush()
@@ -179,28 +180,7 @@ class FluidSystem:
         if flow.spent is None:
             flow.spent = {}
             if flow in self.flows:
-                flow.bound = self._binding(flow)
-
-    def _binding(self, f: Flow) -> str:
-        """The constraint that binds ``f``'s rate: its cap, or the first of its resources that
-        the flows and fixed loads use up."""
-        if f.rate >= f.cap * (1.0 - 1e-9):
-            return "cap"
-        users, capacity, fixed = self._users, self.capacity, self.fixed
-        for r in f.keys:
-            if f.demand[r] <= 0 or r not in capacity:
-                continue
-            used = fixed.get(r, 0.0) + sum(g.demand[r] * g.rate for g in users[r])
-            if used >= capacity[r] * (1.0 - 1e-6):
-                return r
-        return ""
-
-    @staticmethod
-    def _spend(f: Flow, now: float) -> None:
-        """Add the seconds since ``f.since`` to the constraint that bound ``f`` over them."""
-        spent = f.spent
-        if spent is not None and now > f.since:
-            spent[f.bound] = spent.get(f.bound, 0.0) + (now - f.since)
+                flow.bound = binding(flow, self._users, self.capacity, self.fixed)
 
     def alarm(self, at: float, fn: Callable[[], None], flows: Sequence[Flow]) -> None:
         """Call ``fn`` at time ``at`` if one of ``flows`` is still running then. The alarm shares
@@ -293,7 +273,7 @@ class FluidSystem:
             left = f.remaining - f.rate * (now - f.since) if now > f.since else f.remaining
             if left <= f.rate * resolution + f.tolerance:
                 if f.spent is not None:
-                    self._spend(f, now)
+                    spend(f, now)
                 f.remaining, f.since = 0.0, now
                 done.append(f)
             else:
@@ -345,18 +325,7 @@ class FluidSystem:
                     if rate != f.rate or f.token < 0:
                         retime(f, f.rate, rate, now)
                     continue
-            seen.add(r0)
-            stack = [r0]
-            group: dict[Flow, None] = {}
-            while stack:
-                for f in users[stack.pop()]:
-                    if f not in group:
-                        group[f] = None
-                        for q in f.keys:
-                            if q not in seen:
-                                seen.add(q)
-                                stack.append(q)
-            members = sorted(group, key=START_ORDER)
+            members = sorted(linked_group(r0, users, seen), key=START_ORDER)
             old = [f.rate for f in members]
             fill_group(members, self.capacity, free)
             for f, was in zip(members, old):
@@ -371,12 +340,12 @@ class FluidSystem:
         since = f.since
         if now > since:
             if f.spent is not None:
-                self._spend(f, now)
+                spend(f, now)
             f.remaining -= was * (now - since)
             f.since = since = now
         f.rate = rate
         if f.spent is not None:
-            f.bound = self._binding(f)
+            f.bound = binding(f, self._users, self.capacity, self.fixed)
         self._tokens += 1
         token = f.token = self._tokens
         if rate > 0:
@@ -411,22 +380,3 @@ class FluidSystem:
                     if a.watching(self.flows):
                         a.fn()
         self.flush()
-
-
-class _Batch:
-    """Context manager holding a ``FluidSystem``'s reallocation until the outermost exit."""
-
-    __slots__ = ("fluid",)
-
-    def __init__(self, fluid: FluidSystem):
-        self.fluid = fluid
-
-    def __enter__(self) -> None:
-        self.fluid._held += 1
-
-    def __exit__(self, *exc: object) -> None:
-        fluid = self.fluid
-        fluid._held -= 1
-        if not fluid._held and fluid._deferred:
-            fluid._deferred = False
-            fluid.flush()

@@ -1,5 +1,6 @@
 """Max-min fair sharing of resources among flows (``engine.fluid``): the rate of a flow that
-shares none of its resources, and progressive filling for a group of flows that do."""
+shares none of its resources, progressive filling for a group of flows that do, and the group
+linked to a resource."""
 
 from __future__ import annotations
 
@@ -66,3 +67,21 @@ def fill_group(active: list[Flow], capacity: dict[str, float], free: dict[str, f
         if len(still) == len(active):
             break
         active = still
+
+
+def linked_group(r0: str, users: dict[str, dict[Flow, None]], seen: set[str]) -> dict[Flow, None]:
+    """The flows linked to resource ``r0`` through the resources they share (``users``: per
+    resource, the flows running on it), found by walking resource -> flows -> resources; the
+    resources reached are added to ``seen``."""
+    seen.add(r0)
+    stack = [r0]
+    group: dict[Flow, None] = {}
+    while stack:
+        for f in users[stack.pop()]:
+            if f not in group:
+                group[f] = None
+                for q in f.keys:
+                    if q not in seen:
+                        seen.add(q)
+                        stack.append(q)
+    return group

@@ -132,40 +132,22 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     skipped: list[str] = []
     seen: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), 1):
-        if len(line) >= MAX_LINE_LENGTH:
-            raise InputError(
-                f"line {lineno}, column 1: {len(line):,} characters long; NDB reads at most "
-                f"{MAX_LINE_LENGTH - 1:,} per line, so shorten it",
-                source=str(p),
-            )
-        stripped = line.split("#", 1)[0].split(";", 1)[0].strip()
+        stripped = _content(line, lineno, p)
         if not stripped:
             continue
         m = _SECTION.match(stripped)
         if m:
-            section = " ".join(m.group(1).lower().replace("_", " ").split())
-            if section.removesuffix(" default") not in _SECTIONS:
-                raise InputError(
-                    f"line {lineno}, column 1: [{m.group(1)}] is not a config.ini section"
-                    f"{did_you_mean(section, sorted(_SECTIONS))}; NDB knows {', '.join(sorted(_SECTIONS))}",
-                    source=str(p),
-                )
+            section = _section_name(m.group(1), lineno, p)
             seen = set()  # the parameters of this one section
             if section in _DATA_NODE:
                 node_sections.append({})
                 node_ids[len(node_sections) - 1] = {}
             continue
-        if "=" not in stripped and ":" not in stripped:
-            raise InputError(
-                f"line {lineno}, column 1: {stripped!r} is neither [section] nor name=value; fix or remove the line",
-                source=str(p),
-            )
+        name, value = _name_value(stripped, lineno, p)
         if section is None:
             raise InputError(
                 f"line {lineno}, column 1: parameter before any [section]; put it under [ndbd default]", source=str(p)
             )
-        name, _, value = re.split(r"([=:])", stripped, maxsplit=1)
-        name, value = name.strip(), value.strip()
         if section not in _DATA_NODE and section not in _DATA_DEFAULT:
             continue
         if section in _DATA_NODE and name.lower() in _IDENTITY:
@@ -175,37 +157,96 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             continue
         if name.lower() in _PLACEMENT:
             continue
-        canon = config_params.canonical_name(name)
+        canon = _modelled_name(name, f"[{section}] {name} (line {lineno})", p, skipped)
         if canon is None:
-            unused = ndb_params.known(name)
-            if unused is None:
-                raise InputError(
-                    f"unknown data-node parameter{did_you_mean(name, _ALL_NAMES)}; NDB refuses a config.ini "
-                    "with it, so correct or remove it",
-                    field=f"[{section}] {name} (line {lineno})",
-                    source=str(p),
-                )
-            if unused not in skipped:
-                skipped.append(unused)
             continue
         field = f"[{section}] {canon} (line {lineno})"
-        value = ndb_value(canon, value, field, p)
-        try:
-            config_params.parse_value(canon, value, field)
-        except InputError as e:
-            raise e.located(str(p)) from None
+        value = _checked_value(canon, value, field, p)
         target = node_sections[-1] if section in _DATA_NODE else defaults
         if canon in seen:
             raise InputError(f"{canon} is given twice in one [{section}] section; keep one", field=field, source=str(p))
         seen.add(canon)
         target[canon] = value
-    # node-specific values apply to all nodes only when every [ndbd] agrees
+    _merge_node_values(node_sections, defaults, skipped)
+    return _cluster(defaults, node_sections, node_ids, p), skipped
+
+
+def _content(line: str, lineno: int, p: Path) -> str:
+    """The line without its comment and surrounding blanks; an error for a line NDB cannot read."""
+    if len(line) >= MAX_LINE_LENGTH:
+        raise InputError(
+            f"line {lineno}, column 1: {len(line):,} characters long; NDB reads at most "
+            f"{MAX_LINE_LENGTH - 1:,} per line, so shorten it",
+            source=str(p),
+        )
+    return line.split("#", 1)[0].split(";", 1)[0].strip()
+
+
+def _section_name(header: str, lineno: int, p: Path) -> str:
+    """``[NDBD_default]`` -> ``ndbd default``; an error for a section NDB does not know."""
+    section = " ".join(header.lower().replace("_", " ").split())
+    if section.removesuffix(" default") not in _SECTIONS:
+        raise InputError(
+            f"line {lineno}, column 1: [{header}] is not a config.ini section"
+            f"{did_you_mean(section, sorted(_SECTIONS))}; NDB knows {', '.join(sorted(_SECTIONS))}",
+            source=str(p),
+        )
+    return section
+
+
+def _name_value(stripped: str, lineno: int, p: Path) -> tuple[str, str]:
+    """``name=value`` or ``name: value`` -> (name, value); an error for any other line."""
+    if "=" not in stripped and ":" not in stripped:
+        raise InputError(
+            f"line {lineno}, column 1: {stripped!r} is neither [section] nor name=value; fix or remove the line",
+            source=str(p),
+        )
+    name, _, value = re.split(r"([=:])", stripped, maxsplit=1)
+    return name.strip(), value.strip()
+
+
+def _modelled_name(name: str, field: str, p: Path, skipped: list[str]) -> str | None:
+    """The canonical name of a parameter ndbsim models; None for one NDB knows but ndbsim does not
+    use (added to ``skipped``); an error for one NDB does not know."""
+    canon = config_params.canonical_name(name)
+    if canon is None:
+        unused = ndb_params.known(name)
+        if unused is None:
+            raise InputError(
+                f"unknown data-node parameter{did_you_mean(name, _ALL_NAMES)}; NDB refuses a config.ini "
+                "with it, so correct or remove it",
+                field=field,
+                source=str(p),
+            )
+        if unused not in skipped:
+            skipped.append(unused)
+    return canon
+
+
+def _checked_value(canon: str, value: str, field: str, p: Path) -> str:
+    """The value as NDB reads it (K/M/G numbers), checked against the parameter's range."""
+    value = ndb_value(canon, value, field, p)
+    try:
+        config_params.parse_value(canon, value, field)
+    except InputError as e:
+        raise e.located(str(p)) from None
+    return value
+
+
+def _merge_node_values(node_sections: list[dict[str, Any]], defaults: dict[str, Any], skipped: list[str]) -> None:
+    """Node-specific values apply to all nodes only when every [ndbd] agrees."""
     for name in sorted({k for s in node_sections for k in s}):
         values = {s.get(name) for s in node_sections}
         if len(values) == 1 and None not in values:
             defaults[name] = values.pop()
         else:  # ndbsim gives every data node the same configuration
             skipped.append(f"{name} (differs between [ndbd] sections)")
+
+
+def _cluster(
+    defaults: dict[str, Any], node_sections: list[dict[str, Any]], node_ids: dict[int, dict[str, int]], p: Path
+) -> dict[str, Any]:
+    """The ``cluster`` mapping: the data nodes' config, their number and ids."""
     if not node_sections:  # without them the cluster would be invented: 2 nodes, NDB's defaults
         raise InputError(
             "no [ndbd] section, so no data node; a cluster's config.ini has one per data node: "
@@ -218,7 +259,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
         ordered = _node_order([node_ids[i] for i in range(len(node_sections))], p)
         if ordered is not None:
             cluster["node_ids"] = ordered
-    return cluster, skipped
+    return cluster
 
 
 _IDENTITY = {"nodeid": "NodeId", "id": "NodeId", "nodegroup": "NodeGroup"}

@@ -123,7 +123,7 @@ def parse_value(name: str, raw: Any, field: str) -> Any:
             value = "" if raw is None else str(raw)
             if name == "ThreadConfig":
                 from ndbsim.input.safe_load import check_line_length
-                from ndbsim.input.threads import check_thread_config
+                from ndbsim.input.thread_config import check_thread_config
 
                 check_line_length(value, field)
 

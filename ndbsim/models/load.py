@@ -81,26 +81,17 @@ def read(
     source = source or own
     origins = origin.origins(raw, builtin=scenario is None)
     notes: list[str] = []
-    ini_keys: set[str] = set()
-    if config_ini is not None:
-        ini_keys = _overlay_config_ini(raw, config_ini, source, notes)
-        origins.update(dict.fromkeys(ini_keys, origin.CONFIG_INI))
+    ini_keys = _with_config_ini(raw, config_ini, source, notes, origins)
     _override(raw, overrides, overrides_field, sets, source)
     override_keys = {sc.override_key(a) for a in overrides}
     where = overrides_field or ("set: or --set" if varied else "--set")  # only a sweep varies keys
     notes += sc.repeated_notes(overrides, ini_keys, varied, where)
     origins = origin.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or origin.SET)
-    if version is not None:
-        raw["version"] = version
-        origins["version"] = origin.VERSION_OPTION
-    if neutral and config_ini is not None and "version" not in raw:
-        raise InputError(release_needed(), field="--version")
+    _release(raw, origins, version, needed=neutral and config_ini is not None)
     if neutral:
         _size_from_datamemory(raw, notes, origins)
     if rows_fix is not None:
-        note = sc.fixed_rows_note(raw, {*varied, *override_keys}, rows_fix)
-        if note:
-            notes.append(note)
+        notes += _rows_note(raw, {*varied, *override_keys}, rows_fix)
     return Loaded(
         model_of(raw),
         raw,
@@ -111,6 +102,37 @@ def read(
         config_ini=config_ini,
         origins=origins,
     )
+
+
+def _with_config_ini(
+    raw: dict[str, Any], config_ini: str | Path | None, source: str | None, notes: list[str], origins: dict[str, str]
+) -> set[str]:
+    """Overlay the config.ini's values on ``raw``, their origin the config.ini; the keys it set."""
+    if config_ini is None:
+        return set()
+    from ndbsim.output import origins as origin
+
+    ini_keys = _overlay_config_ini(raw, config_ini, source, notes)
+    origins.update(dict.fromkeys(ini_keys, origin.CONFIG_INI))
+    return ini_keys
+
+
+def _release(raw: dict[str, Any], origins: dict[str, str], version: str | None, needed: bool) -> None:
+    """The release ``--version`` names, if given; an error when ``needed`` (a config.ini alone)
+    and nothing names it."""
+    from ndbsim.output import origins as origin
+
+    if version is not None:
+        raw["version"] = version
+        origins["version"] = origin.VERSION_OPTION
+    if needed and "version" not in raw:
+        raise InputError(release_needed(), field="--version")
+
+
+def _rows_note(raw: dict[str, Any], changed: set[str], rows_fix: str) -> list[str]:
+    """The note that ``data.rows`` stays fixed while ``data.size`` changes, if it does."""
+    note = sc.fixed_rows_note(raw, changed, rows_fix)
+    return [note] if note else []
 
 
 def release_needed() -> str:

@@ -24,8 +24,6 @@ def phase_table(
     from ndbsim.output.header import header_lines, title_as_run
 
     ids = result.node_ids()
-    per_node = {nid: result.phases(nid) for nid in ids}
-    totals = {nid: result.node_total(nid) for nid in ids}
     cp = result.first.checkpoint
     rep = result.to_dict()["replications"]
     out = [
@@ -40,20 +38,7 @@ def phase_table(
     if result.explained:
         out.extend(header_lines(result.explained))
     out.append("")
-    width = max(len(p) for p in PHASES) + 4
-    out.append(
-        "phase (ndbinfo.restart_info)".ljust(width)
-        + "".join(f"{'node ' + str(n):>12s}" for n in ids)
-        + ("   share" if len(ids) == 1 else "")
-    )
-    for p in PHASES:
-        row = (p + " *" if p in OWN_PHASES else p).ljust(width) + "".join(_secs(per_node[n][p]) for n in ids)
-        if len(ids) == 1 and totals[ids[0]] > 0:
-            share = per_node[ids[0]][p] / totals[ids[0]]
-            row += f"  {'█' * round(share * 30)}" if share >= 0.005 else ""
-        out.append(row)
-    out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in ids))
-    out.append(f"* ndbsim's own row: restart_info has no column for {', '.join(OWN_PHASES)}")
+    out.extend(_phase_rows(result, ids))
     out.append("")
     if result.multi_node:
         out.extend(schedule_lines(result))
@@ -72,6 +57,28 @@ def phase_table(
     if warnings:
         out.extend(f"warning: {w}" for w in dict.fromkeys(result.warnings + list(notes or [])))
     return "\n".join(out) + "\n"
+
+
+def _phase_rows(result: Result, ids: list[int]) -> list[str]:
+    """The table proper: a row per restart_info phase, a column per node (with one node, each
+    phase's share of the restart as a bar), and the total."""
+    per_node = {nid: result.phases(nid) for nid in ids}
+    totals = {nid: result.node_total(nid) for nid in ids}
+    width = max(len(p) for p in PHASES) + 4
+    out = [
+        "phase (ndbinfo.restart_info)".ljust(width)
+        + "".join(f"{'node ' + str(n):>12s}" for n in ids)
+        + ("   share" if len(ids) == 1 else "")
+    ]
+    for p in PHASES:
+        row = (p + " *" if p in OWN_PHASES else p).ljust(width) + "".join(_secs(per_node[n][p]) for n in ids)
+        if len(ids) == 1 and totals[ids[0]] > 0:
+            share = per_node[ids[0]][p] / totals[ids[0]]
+            row += f"  {'█' * round(share * 30)}" if share >= 0.005 else ""
+        out.append(row)
+    out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in ids))
+    out.append(f"* ndbsim's own row: restart_info has no column for {', '.join(OWN_PHASES)}")
+    return out
 
 
 def schedule_lines(result: Result) -> list[str]:

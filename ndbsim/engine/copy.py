@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from simpy.events import Event
 
@@ -17,6 +17,9 @@ from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.engine.records import Status
 from ndbsim.input.profiles import SCAN_ROW_SECS
 from ndbsim.input.restart_info import TO_SYNCHRONIZE_STARTING_NODE
+
+if TYPE_CHECKING:
+    from ndbsim.input.scenario import Scenario
 
 COPY_STEPS_MAX = 32
 """The copy phase runs table by table, each table shipping what changed until it starts (the
@@ -63,7 +66,7 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
         cap=f"LDM CPU ({_copy_instances(r)} copy instances)",
         copied_rows=run.facts.copied_rows,
         scanned_rows=sz.rows,
-        live_node=peers[0].id,
+        live_node=_node_id(rt.scenario, peers[0].id),
         copy_steps=len(shares),
     )
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
@@ -170,3 +173,9 @@ def _ship(
         flows.append(flow)
         yield flow.done
     return shipped_total, flows
+
+
+def _node_id(s: Scenario, index: int) -> int:
+    """The NDB NodeId of the engine's data node ``index`` (1-based; ``cluster.node_ids``' order)."""
+    ids = s.cluster.node_ids
+    return ids[index - 1] if ids else index

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ndbsim.input.restart_info import OWN_PHASES, PHASES
+from ndbsim.input.restart_info import OWN_PHASES, PHASES, column_of
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.output.result import Result
 
@@ -77,7 +77,10 @@ def _phase_rows(result: Result, ids: list[int]) -> list[str]:
             row += f"  {'█' * round(share * 30)}" if share >= 0.005 else ""
         out.append(row)
     out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in ids))
-    out.append(f"* ndbsim's own row: restart_info has no column for {', '.join(OWN_PHASES)}")
+    out.append(
+        f"* ndbsim's own row: restart_info counts {', '.join(OWN_PHASES)} in "
+        f"{', '.join(sorted({column_of(p) or '?' for p in OWN_PHASES}))}"
+    )
     return out
 
 

@@ -19,3 +19,9 @@ def sim(path=None, *sets, **kw):
 
 def ndbsim(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, cwd=cwd)
+
+
+KNOWN_GAPS = {"lab-2node-7.5.4-tiny"}
+"""Validation cases the model does not explain: the file requests NDB's source makes per fragment, at a
+physical disk latency, give the 66 s lab restart of reference §9 about 16 s (README, fixed costs;
+docs/restart-physics.md)."""

@@ -180,6 +180,10 @@ def why_text(why: Any) -> str:
     if isinstance(why, dict):
         if "text" in why:
             return str(why["text"])
+        if "bottleneck" in why and "quantity" in why:
+            from ndbsim.output.why import why_text as engine_why
+
+            return engine_why(why)
         return "; ".join(f"{k}: {why_text(v)}" for k, v in why.items() if v not in (None, ""))
     if isinstance(why, (list, tuple)):
         return "; ".join(why_text(x) for x in why)
@@ -220,7 +224,8 @@ def _phase_table(d: dict[str, Any]) -> list[str]:
     out.append(f'<tr class="sum"><td>total_restart_secs</td>{totals}{"<td></td>" if has_why else ""}</tr>')
     out.append("</table>")
     out.append(
-        f'<p class="note">* ndbsim\'s own row: restart_info has no column for {_e(", ".join(OWN_PHASES))}. '
+        f'<p class="note">* ndbsim\'s own row: restart_info counts {_e(", ".join(OWN_PHASES))} in '
+        "secs_to_include_in_heartbeat_protocol. "
         "Grey rows: phases that took no time." + ("" if has_why else " This run carries no per-phase why.") + "</p>"
     )
     cp = d.get("checkpoint") or {}

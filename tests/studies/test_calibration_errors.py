@@ -14,7 +14,7 @@ import yaml
 from ndbsim.cli.app import main
 from ndbsim.studies.calibration import DEFAULT_DIR
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml"
 CASE = "seed003-dbt2-7.6.6.yaml"
 HEADER = "node_id,total_restart_secs,secs_restore_fragments,secs_exec_redo_log\n"

@@ -13,7 +13,7 @@ import pytest
 from ndbsim.input import budget
 from ndbsim.studies.sweep import IN_FLIGHT, make_points, point_space, sweep
 
-BASE = str(Path(__file__).resolve().parents[1] / "scenarios" / "dbt2-600wh-7.6.6.yaml")
+BASE = str(Path(__file__).resolve().parents[2] / "scenarios" / "dbt2-600wh-7.6.6.yaml")
 
 
 def test_a_two_million_point_grid_is_not_built():

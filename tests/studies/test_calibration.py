@@ -1,6 +1,7 @@
 """Calibration: the cases load, the fit is deterministic, and `ndbsim check` runs them all."""
 
 import pytest
+from _helpers import KNOWN_GAPS
 
 from ndbsim.studies.calibrate import FITTED, case_from_restart_info
 from ndbsim.studies.calibration import DEFAULT_DIR, load_cases, predict
@@ -41,12 +42,6 @@ def test_check_table_covers_every_case():
     assert names == {c.name for c in load_cases(DEFAULT_DIR)}
     text = format_check(rows, [])
     assert "published" in text and "predicted" in text
-
-
-KNOWN_GAPS = {"lab-2node-7.5.4-tiny"}
-"""Validation cases the model does not explain: the file requests NDB's source makes per fragment, at a
-physical disk latency, give the 66 s lab restart of reference §9 about 16 s (README, fixed costs;
-docs/restart-physics.md)."""
 
 
 def test_check_passes_every_tolerance():

@@ -11,7 +11,7 @@ from _helpers import ndbsim
 from ndbsim.errors import InputError
 from ndbsim.input import safe_load
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAST = pytest.mark.skipif(safe_load._FastLoader is None, reason="PyYAML built without libyaml")
 
 

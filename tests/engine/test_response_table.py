@@ -4,7 +4,7 @@
 Each row: a base scenario, a parameter moved from one value to another, what is measured (the
 total, one restart_info phase, or every phase), the expected direction, and a band for the
 ratio new/old when a source gives one. A row that fails is a mechanism to fix, not a row to
-weaken. ``python tests/test_response_table.py`` prints the table with today's figures.
+weaken. ``python tests/engine/test_response_table.py`` prints the table with today's figures.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 import ndbsim
 from ndbsim.input.restart_info import PHASES as PHASE_ORDER
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 S75 = "scenarios/dbt2-600wh-7.5.10.yaml"
 S76 = "scenarios/dbt2-600wh-7.6.6.yaml"
 SR = "scenarios/system-restart-7.6.yaml"

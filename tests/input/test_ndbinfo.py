@@ -10,7 +10,7 @@ from _helpers import ndbsim
 
 from ndbsim.input.ndbinfo import REQUIRED, parse_export, unescape
 
-HERE = Path(__file__).parent / "ndbinfo"
+HERE = Path(__file__).resolve().parents[1] / "ndbinfo"
 EXPORT_80 = HERE / "export-8.0.35.tsv"
 EXPORT_76 = HERE / "export-7.6.30.tsv"
 

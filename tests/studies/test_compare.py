@@ -28,8 +28,8 @@ def test_each_side_is_what_run_prints_with_the_same_seed_and_replications():
 
 def test_two_config_ini_files_on_the_same_data(tmp_path):
     a, b = tmp_path / "a.ini", tmp_path / "b.ini"
-    a.write_text("[ndbd default]\nNoOfReplicas=2\nMaxDiskWriteSpeedOwnRestart=200M\n")
-    b.write_text("[ndbd default]\nNoOfReplicas=2\nMaxDiskWriteSpeedOwnRestart=50M\n")
+    a.write_text("[ndbd default]\nNoOfReplicas=2\nMaxDiskWriteSpeedOwnRestart=200M\n[ndbd]\n[ndbd]\n")
+    b.write_text("[ndbd default]\nNoOfReplicas=2\nMaxDiskWriteSpeedOwnRestart=50M\n[ndbd]\n[ndbd]\n")
     out = ndbsim("compare", BASE, "--config-ini", str(a), "--config-ini", str(b), "-f", "csv")
     assert out.returncode == 0, out.stderr
     rows = {r["phase"]: r for r in csv.DictReader(io.StringIO(out.stdout))}

@@ -312,7 +312,7 @@ def test_calibrate_writes_a_user_file_by_default(tmp_path):
 
 
 def test_a_fit_that_breaks_published_cases_is_found(tmp_path):
-    from test_calibration import KNOWN_GAPS
+    from _helpers import KNOWN_GAPS
 
     from ndbsim.input.profiles import CALIBRATED_FILE, constants_file
     from ndbsim.studies.check import broken_cases

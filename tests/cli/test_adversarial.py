@@ -23,7 +23,7 @@ import pytest
 from ndbsim.cli.app import main
 from ndbsim.input.profiles import CONSTANTS_ENV, reload_calibration
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = (ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml").read_text()
 CONSTANTS = (ROOT / "ndbsim" / "input" / "profiles" / "calibrated.yaml").read_text()
 INI = "[ndbd default]\nNoOfReplicas=2\nDataMemory=80G\n[ndbd]\n[ndbd]\n"

@@ -8,7 +8,6 @@ from pathlib import Path
 import typer
 
 from ndbsim.cli.options import (
-    CHART_SUFFIXES,
     CONFIG_INI_OPTION,
     CONSTANTS_OPTION,
     EXIT_NOT_MADE_IT,
@@ -19,6 +18,7 @@ from ndbsim.cli.options import (
     STUDY_SET_OPTION,
     WORKERS_OPTION,
     add_commands,
+    check_chart,
     check_workers,
     emit,
     run_warnings,
@@ -114,12 +114,7 @@ def _check_advise(
     check_run_counts(seed, replications)
     check_workers(workers)
     check_output_path(output, "--output")
-    if chart is not None:
-        check_output_path(chart, "--chart")
-        if chart.suffix.lower() not in CHART_SUFFIXES:
-            raise InputError(
-                f"{str(chart)!r} has no .png, .svg or .pdf suffix; name the chart e.g. advise.png", field="--chart"
-            )
+    check_chart(chart, "--chart", "advise.png")
     check_not_inputs(
         {"--output": output, "--chart": chart},
         {"scenario": scenario, "--config-ini": config_ini, "--constants": constants},

@@ -24,6 +24,18 @@ redo-overload (error 410), non-converging or stuck. The table, JSON or CSV is st
 CHART_SUFFIXES = (".png", ".svg", ".pdf")
 """Chart files matplotlib writes (``run --gantt``, ``advise --chart``)."""
 
+
+def check_chart(chart: Path | None, flag: str, example: str) -> None:
+    """A chart path is writable and names a format matplotlib writes (``CHART_SUFFIXES``)."""
+    from ndbsim.output.io import check_output_path
+
+    if chart is None:
+        return
+    check_output_path(chart, flag)
+    if chart.suffix.lower() not in CHART_SUFFIXES:
+        raise InputError(f"{str(chart)!r} has no .png, .svg or .pdf suffix; name the chart e.g. {example}", field=flag)
+
+
 USER_CONSTANTS = "ndbsim-constants.yaml"
 """Where ``ndbsim calibrate`` writes its fit by default: a file of the user's, in the current
 directory, so the packaged constants change only with ``--replace-packaged``."""

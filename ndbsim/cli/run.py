@@ -10,12 +10,12 @@ import typer
 
 from ndbsim.cli.help import RELEASE_HELP, SET_HELP
 from ndbsim.cli.options import (
-    CHART_SUFFIXES,
     CONFIG_INI_OPTION,
     CONSTANTS_OPTION,
     EXIT_NOT_MADE_IT,
     SCENARIO_ARGUMENT,
     add_commands,
+    check_chart,
     emit,
     use_constants,
     warn,
@@ -154,12 +154,7 @@ def _check_run(
     check_run_counts(seed, replications)
     _announce(replications)
     check_output_path(output, "--output")
-    if gantt is not None:
-        check_output_path(gantt, "--gantt")
-        if gantt.suffix.lower() not in CHART_SUFFIXES:
-            raise InputError(
-                f"{str(gantt)!r} has no .png, .svg or .pdf suffix; name the chart e.g. restart.png", field="--gantt"
-            )
+    check_chart(gantt, "--gantt", "restart.png")
     check_not_inputs(
         {"--output": output, "--gantt": gantt},
         {"scenario": scenario, "--config-ini": config_ini, "--constants": constants},

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ndbsim.errors import InputError
+from ndbsim.input import provenance
 from ndbsim.input import scenario as sc
 from ndbsim.models.registry import Model, model_of
 
@@ -33,8 +34,9 @@ class Loaded:
     override_keys: set[str] = field(default_factory=set)
     config_ini: str | Path | None = None
     origins: dict[str, str] = field(default_factory=dict)
-    """Where each given dotted key came from (``origins.origins``): the scenario file, the
-    built-in default scenario, the config.ini, ``--set``, or DataMemory for a derived data.size."""
+    """Where each given dotted key came from (``input.provenance.origins``, built once by ``read``):
+    the scenario file, the built-in default scenario, the config.ini, ``--set``, ``--version``, or
+    DataMemory for a derived data.size."""
 
     def run(self, seed: int | None = None, replications: int | None = None, *, explained: bool = True) -> Any:
         """Simulate the prepared scenario; ``seed`` and ``replications`` default to its own.
@@ -70,8 +72,6 @@ def read(
     a ``varied`` key) ends with this fix. ``version``: the NDB release ``--version`` names; a
     config.ini without a scenario needs it (or ``--set version=``), as no config.ini names its release.
     """
-    from ndbsim.output import origins as origin
-
     neutral = scenario is None and (neutral or config_ini is not None)
     if neutral:  # a config.ini alone: an idle cluster, not the built-in DBT2 benchmark
         from ndbsim.input.init_scenario import neutral_base
@@ -79,19 +79,26 @@ def read(
         scenario = neutral_base(config_ini)
     raw, own = sc.raw_from(scenario)
     source = source or own
-    origins = origin.origins(raw, builtin=scenario is None)
+    scenario_keys = provenance.flat_keys(raw)
     notes: list[str] = []
-    ini_keys = _with_config_ini(raw, config_ini, source, notes, origins)
+    ini_keys = _overlay_config_ini(raw, config_ini, source, notes) if config_ini is not None else set()
     _override(raw, overrides, overrides_field, sets, source)
     override_keys = {sc.override_key(a) for a in overrides}
     where = overrides_field or ("set: or --set" if varied else "--set")  # only a sweep varies keys
     notes += sc.repeated_notes(overrides, ini_keys, varied, where)
-    origins = origin.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or origin.SET)
-    _release(raw, origins, version, needed=neutral and config_ini is not None)
-    if neutral:
-        _size_from_datamemory(raw, notes, origins)
+    _release(raw, version, needed=neutral and config_ini is not None)
+    derived = neutral and _size_from_datamemory(raw, notes)
     if rows_fix is not None:
         notes += _rows_note(raw, {*varied, *override_keys}, rows_fix)
+    origins = provenance.origins(
+        scenario_keys,
+        builtin=scenario is None,
+        config_ini=ini_keys,
+        sets=[*override_keys, *(sets or {})],
+        set_origin=set_origin or provenance.SET,
+        version_option=version is not None,
+        from_datamemory=derived,
+    )
     return Loaded(
         model_of(raw),
         raw,
@@ -104,27 +111,11 @@ def read(
     )
 
 
-def _with_config_ini(
-    raw: dict[str, Any], config_ini: str | Path | None, source: str | None, notes: list[str], origins: dict[str, str]
-) -> set[str]:
-    """Overlay the config.ini's values on ``raw``, their origin the config.ini; the keys it set."""
-    if config_ini is None:
-        return set()
-    from ndbsim.output import origins as origin
-
-    ini_keys = _overlay_config_ini(raw, config_ini, source, notes)
-    origins.update(dict.fromkeys(ini_keys, origin.CONFIG_INI))
-    return ini_keys
-
-
-def _release(raw: dict[str, Any], origins: dict[str, str], version: str | None, needed: bool) -> None:
+def _release(raw: dict[str, Any], version: str | None, needed: bool) -> None:
     """The release ``--version`` names, if given; an error when ``needed`` (a config.ini alone)
     and nothing names it."""
-    from ndbsim.output import origins as origin
-
     if version is not None:
         raw["version"] = version
-        origins["version"] = origin.VERSION_OPTION
     if needed and "version" not in raw:
         raise InputError(release_needed(), field="--version")
 
@@ -176,13 +167,11 @@ def _override(
         sc.set_path(raw, key, value)
 
 
-def _size_from_datamemory(raw: dict[str, Any], notes: list[str], origins: dict[str, str]) -> None:
-    """A neutral base without data.size takes it from DataMemory, and says so."""
+def _size_from_datamemory(raw: dict[str, Any], notes: list[str]) -> bool:
+    """A neutral base without data.size takes it from DataMemory, and says so; whether it did."""
     from ndbsim.input.init_scenario import data_size_from_datamemory
-    from ndbsim.output.origins import FROM_DATAMEMORY
 
-    if data_size_from_datamemory(raw, raw.get("version"), notes):
-        origins["data.size"] = FROM_DATAMEMORY
+    return data_size_from_datamemory(raw, raw.get("version"), notes)
 
 
 def prepare(loaded: Loaded) -> Loaded:

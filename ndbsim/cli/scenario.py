@@ -70,7 +70,14 @@ def init(
     prepare(replace(loaded, model=NDB))  # what init writes must be a valid NDB scenario
     notes = list(loaded.notes)
     derived = frozenset(k for k, origin in loaded.origins.items() if origin == FROM_DATAMEMORY)
-    text = init_text(loaded.raw, str(config_ini) if config_ini else None, notes, derived)
+    text = init_text(
+        loaded.raw,
+        str(config_ini) if config_ini else None,
+        notes,
+        derived,
+        origins=loaded.origins,
+        not_simulated=loaded.not_simulated,
+    )
     if output is None:
         sys.stdout.write(text)
         return

@@ -14,6 +14,7 @@ from typing import Any
 
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input import config_params, ndb_params
+from ndbsim.input.provenance import CONFIG_INI, not_simulated_note
 from ndbsim.input.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
@@ -121,8 +122,9 @@ def _hint_suffix(rest: str) -> str:
     return first if first in ("K", "M", "G") else ""
 
 
-def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
-    """(``cluster`` mapping, names of skipped parameters)."""
+def read_config_ini(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(``cluster`` mapping, the skipped parameters: each label (NDB's name, or the name and why)
+    with the value the file gives it, or the values when the data nodes differ)."""
     p = Path(path)
     text = read_text(p, MAX_TEXT_BYTES, field="--config-ini", what="NDB config.ini")
     section: str | None = None
@@ -130,6 +132,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     node_sections: list[dict[str, Any]] = []
     node_ids: dict[int, dict[str, int]] = {}
     skipped: list[str] = []
+    values: dict[str, list[str]] = {}
     seen: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = _content(line, lineno, p)
@@ -159,6 +162,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             continue
         canon = _modelled_name(name, f"[{section}] {name} (line {lineno})", p, skipped)
         if canon is None:
+            values.setdefault(ndb_params.known(name) or name, []).append(value)
             continue
         field = f"[{section}] {canon} (line {lineno})"
         value = _checked_value(canon, value, field, p)
@@ -167,8 +171,14 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             raise InputError(f"{canon} is given twice in one [{section}] section; keep one", field=field, source=str(p))
         seen.add(canon)
         target[canon] = value
-    _merge_node_values(node_sections, defaults, skipped)
-    return _cluster(defaults, node_sections, node_ids, p), skipped
+    _merge_node_values(node_sections, defaults, skipped, values)
+    return _cluster(defaults, node_sections, node_ids, p), {label: _one(values.get(label, [])) for label in skipped}
+
+
+def _one(values: list[str]) -> Any:
+    """The value a skipped parameter is set to, or its values (in file order) when they differ."""
+    distinct = list(dict.fromkeys(values))
+    return distinct[0] if len(distinct) == 1 else distinct
 
 
 def _content(line: str, lineno: int, p: Path) -> str:
@@ -233,14 +243,19 @@ def _checked_value(canon: str, value: str, field: str, p: Path) -> str:
     return value
 
 
-def _merge_node_values(node_sections: list[dict[str, Any]], defaults: dict[str, Any], skipped: list[str]) -> None:
-    """Node-specific values apply to all nodes only when every [ndbd] agrees."""
+def _merge_node_values(
+    node_sections: list[dict[str, Any]], defaults: dict[str, Any], skipped: list[str], values: dict[str, list[str]]
+) -> None:
+    """Node-specific values apply to all nodes only when every [ndbd] agrees; ``values`` gets
+    the values of those that differ."""
     for name in sorted({k for s in node_sections for k in s}):
-        values = {s.get(name) for s in node_sections}
-        if len(values) == 1 and None not in values:
-            defaults[name] = values.pop()
+        given = {s.get(name) for s in node_sections}
+        if len(given) == 1 and None not in given:
+            defaults[name] = given.pop()
         else:  # ndbsim gives every data node the same configuration
-            skipped.append(f"{name} (differs between [ndbd] sections)")
+            label = f"{name} (differs between [ndbd] sections)"
+            skipped.append(label)
+            values[label] = [str(s.get(name, defaults.get(name, "NDB's default"))) for s in node_sections]
 
 
 def _cluster(
@@ -329,11 +344,20 @@ def _node_order(nodes: list[dict[str, int]], path: Path) -> list[int] | None:
     return sorted(ids)
 
 
-def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, notes: list[str]) -> dict[str, Any]:
+def merge_config_ini(
+    raw: dict[str, Any],
+    path: str | Path,
+    source: str | None,
+    notes: list[str],
+    not_simulated: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Put a config.ini's [ndbd default] parameters and data-node count into the scenario
-    mapping ``raw`` (they win over the file's), note what was skipped, and return what was read.
-    Only NDB scenarios take one: ``ndbsim.models.load.read`` asks the scenario's model first."""
+    mapping ``raw`` (they win over the file's), note what was skipped (and put it, with its
+    values, in ``not_simulated``), and return what was read. Only NDB scenarios take one:
+    ``ndbsim.models.load.read`` asks the scenario's model first."""
     cluster, skipped = read_config_ini(path)
+    if not_simulated is not None:
+        not_simulated.update(skipped)
     raw.setdefault("cluster", {})
     if not isinstance(raw["cluster"], dict):
         raise InputError(
@@ -358,7 +382,7 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
         raw["cluster"]["data_nodes"] = cluster["data_nodes"]
     if "node_ids" in cluster:
         raw["cluster"]["node_ids"] = cluster["node_ids"]
-    notes.extend(_skipped_note(label) for label in skipped)
+    notes.extend(not_simulated_note(CONFIG_INI, label) for label in skipped)
     kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
     if kept:
         notes.append(
@@ -366,15 +390,3 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
             f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default"
         )
     return cluster
-
-
-def _skipped_note(label: str) -> str:
-    """One line per parameter the config.ini sets and ndbsim does not simulate: what it would do to
-    a restart (``ndb_params.IMPACT``), or why a per-node value was not taken."""
-    if label.endswith("(differs between [ndbd] sections)"):
-        name = label.split(" ", 1)[0]
-        return (
-            f"config.ini: {name} differs between [ndbd] sections; ndbsim gives every data node the same "
-            "value, so it keeps NDB's default"
-        )
-    return f"config.ini: {label} is not simulated: {ndb_params.restart_impact(label)}"

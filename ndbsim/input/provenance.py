@@ -1,8 +1,15 @@
 """Where each scenario value came from, built in one place: the origins (the scenario file, the
-built-in default scenario, the config.ini, ``--set``, ``--version``, a ``simulate()`` argument,
-DataMemory for a derived data.size, ndbsim's default) and the one function that maps every given
-dotted key to its origin once the load pipeline (``models.load.read``) has read, overlaid and
-overridden a scenario.
+built-in default scenario, the config.ini, an ndbinfo export, ``--set``, ``--version``, a
+``simulate()`` argument, DataMemory for a derived data.size, ndbsim's default), the one function
+that maps every given dotted key to its origin once the load pipeline (``models.load.read``) has
+read, overlaid and overridden a scenario, and a scenario's own ``provenance`` section.
+
+The ``provenance`` section is what ``ndbsim init`` writes so that a later run still knows where
+each value came from: under each origin (config.ini, ndbinfo export, ndbsim default, derived from
+DataMemory) the dotted keys it gave, each with the value written then. A key counts as coming
+from there while the scenario still holds that value; a value the user changed is the user's.
+Under ``not simulated``, by origin, the parameters the config.ini or the export set that ndbsim
+does not model, so every run warns about them as a run on the config.ini does.
 
 A run names every value no input gave (``defaulted``, ``output.explain``); ``output.origins``
 reads this map, and nothing else builds it.
@@ -10,8 +17,12 @@ reads this map, and nothing else builds it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from ndbsim.errors import InputError
+from ndbsim.input import ndb_params
 
 SCENARIO = "scenario"
 """Origin of a value written in the scenario file (or mapping) the user gave."""
@@ -27,7 +38,9 @@ PYTHON_ARG = "simulate() argument"
 """Origin of a value given to ``ndbsim.simulate()``: in ``overrides=`` or as a keyword argument."""
 OVERRIDES = (SET, PYTHON_ARG)
 """The origins of a value set on top of the scenario (and of the sections it creates)."""
-GIVEN = (SCENARIO, CONFIG_INI, VERSION_OPTION, *OVERRIDES)
+NDBINFO = "ndbinfo export"
+"""Origin of a value ``ndbsim init --ndbinfo`` read from a running cluster's ndbinfo export."""
+GIVEN = (SCENARIO, CONFIG_INI, NDBINFO, VERSION_OPTION, *OVERRIDES)
 """The origins of a value the user gave; any other origin is listed under ``defaulted``."""
 FROM_DATAMEMORY = "derived from DataMemory"
 """Origin of ``data.size`` when a config.ini alone gave no data size (``init_scenario``)."""
@@ -61,12 +74,15 @@ def origins(
     set_origin: str = SET,
     version_option: bool = False,
     from_datamemory: bool = False,
+    marked: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Where each given key came from, the later winning: the scenario's own keys (from the
-    built-in default scenario when ``builtin``), the keys the config.ini set, the keys ``sets``
-    set (and the sections they create) with the origin ``set_origin``, the release when
-    ``--version`` gave it, and data.size when it was taken from DataMemory."""
+    built-in default scenario when ``builtin``; ``marked``: the origins its provenance section
+    still holds, ``Marks.held``), the keys the config.ini set, the keys ``sets`` set (and the
+    sections they create) with the origin ``set_origin``, the release when ``--version`` gave
+    it, and data.size when it was taken from DataMemory."""
     out = dict.fromkeys(scenario_keys, DEFAULT_SCENARIO if builtin else SCENARIO)
+    _mark(out, marked or {})
     out.update(dict.fromkeys(config_ini, CONFIG_INI))
     for key in sets:
         parts = key.split(".")
@@ -77,3 +93,164 @@ def origins(
     if from_datamemory:
         out["data.size"] = FROM_DATAMEMORY
     return out
+
+
+def _mark(out: dict[str, str], marked: Mapping[str, str]) -> None:
+    """The provenance section's origins over the scenario's: a key still at ndbsim's default
+    is no longer given, nor is a section all of whose given keys were."""
+    emptied: set[str] = set()
+    for key, origin in marked.items():
+        if key not in out:
+            continue
+        if origin == NDBSIM_DEFAULT:
+            del out[key]
+            emptied.add(key.split(".", 1)[0])
+        else:
+            out[key] = origin
+    for section in emptied:
+        if not any(k.startswith(section + ".") for k in out):
+            out.pop(section, None)
+
+
+SECTION = "provenance"
+"""The scenario's top-level key that holds its provenance (``ndbsim init`` writes it)."""
+
+NOT_SIMULATED = "not simulated"
+"""The provenance section's key of the parameters ndbsim does not model, by origin."""
+
+MARKED = (CONFIG_INI, NDBINFO, NDBSIM_DEFAULT, FROM_DATAMEMORY)
+"""The origins a provenance section may give a key."""
+
+NOTE_SOURCE = {CONFIG_INI: "config.ini", NDBINFO: "ndbinfo.config_values"}
+"""How a warning names where a parameter ndbsim does not model was set, by origin."""
+
+DIFFERS = " (differs between "
+"""What a ``not simulated`` label holds after a modelled parameter's name when the data nodes
+give it different values (``DataMemory (differs between [ndbd] sections)``)."""
+
+
+def not_simulated_note(origin: str, label: str) -> str:
+    """The warning for one parameter ``origin`` (config.ini or the ndbinfo export) sets that
+    ndbsim does not simulate: what it would do to a restart (``ndb_params.IMPACT``), or that the
+    data nodes differ in it and every node keeps NDB's default."""
+    where = NOTE_SOURCE[origin]
+    if DIFFERS in label:
+        name, _, rest = label.partition(DIFFERS)
+        return (
+            f"{where}: {name} differs between {rest.removesuffix(')')}; ndbsim gives every data node the same "
+            "value, so it keeps NDB's default"
+        )
+    return f"{where}: {label} is not simulated: {ndb_params.restart_impact(label)}"
+
+
+@dataclass
+class Marks:
+    """A scenario's provenance section, read: each marked key's origin and the value written
+    with it, and the parameters ndbsim does not model by origin (label -> value as set)."""
+
+    values: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    not_simulated: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def held(self, raw: dict[str, Any]) -> dict[str, str]:
+        """The marked keys whose value ``raw`` still holds, with their origins."""
+        return {k: origin for k, (origin, value) in self.values.items() if _at(raw, k) == (True, value)}
+
+    def notes(self, held: Mapping[str, str], dropped: Iterable[str] = ()) -> list[str]:
+        """The warnings a run of this scenario gives: each parameter ndbsim does not model (but
+        those ``dropped``, which a config.ini given to the run sets again), and a data.size still
+        DataMemory's."""
+        gone = set(dropped)
+        out = [
+            not_simulated_note(origin, label)
+            for origin, params in self.not_simulated.items()
+            for label in params
+            if label.partition(DIFFERS)[0] not in gone
+        ]
+        if held.get("data.size") == FROM_DATAMEMORY:
+            out.append(
+                f"data.size={self.values['data.size'][1]} is DataMemory's, as ndbsim init wrote it (a full "
+                "DataMemory, the longest restart); give the real size in the scenario (ndbinfo.memoryusage's "
+                "used bytes)"
+            )
+        return out
+
+
+def _at(raw: Any, key: str) -> tuple[bool, Any]:
+    """(whether ``raw`` has the dotted ``key``, its value)."""
+    cur = raw
+    for part in key.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            return False, None
+        cur = cur[part]
+    return True, cur
+
+
+def take(raw: dict[str, Any], source: str | None) -> Marks:
+    """Remove ``raw``'s provenance section and read it (an empty ``Marks`` when there is none);
+    an error naming the entry and the fix when it is not as ``ndbsim init`` writes it."""
+    section = raw.pop(SECTION, None)
+    marks = Marks()
+    if section is None:
+        return marks
+    for origin, entries in _mapping(section, SECTION, source).items():
+        where = f"{SECTION}.{origin}"
+        if origin == NOT_SIMULATED:
+            marks.not_simulated = _not_simulated(entries, where, source)
+            continue
+        if origin not in MARKED:
+            raise InputError(
+                f"{origin!r} is not an origin ndbsim records; use one of {', '.join(MARKED)} or {NOT_SIMULATED}",
+                field=where,
+                source=source,
+            )
+        for key, value in _mapping(entries, where, source).items():
+            marks.values[str(key)] = (origin, value)
+    return marks
+
+
+def _not_simulated(entries: Any, where: str, source: str | None) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for origin, params in _mapping(entries, where, source).items():
+        if origin not in NOTE_SOURCE:
+            raise InputError(
+                f"{origin!r} is not where a parameter is set; use {' or '.join(NOTE_SOURCE)}",
+                field=f"{where}.{origin}",
+                source=source,
+            )
+        for label in _mapping(params, f"{where}.{origin}", source):
+            if DIFFERS not in str(label) and ndb_params.known(str(label)) != label:
+                raise InputError(
+                    "not a data-node parameter ndbsim leaves unmodelled (ndbsim params lists the modelled ones); "
+                    "remove the line",
+                    field=f"{where}.{origin}.{label}",
+                    source=source,
+                )
+        out[origin] = {str(k): v for k, v in params.items()}
+    return out
+
+
+def _mapping(value: Any, where: str, source: str | None) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InputError(
+            "is not a mapping; keep the section as ndbsim init wrote it, or delete it (every value then counts as "
+            "yours)",
+            field=where,
+            source=source,
+        )
+    return value
+
+
+def record(raw: dict[str, Any], origin: str, keys: Iterable[str]) -> None:
+    """Mark ``keys`` of ``raw`` (each with its current value) as coming from ``origin``, in
+    ``raw``'s provenance section (``init --ndbinfo`` marks what the export gave)."""
+    section = raw.setdefault(SECTION, {}).setdefault(origin, {})
+    for key in keys:
+        found, value = _at(raw, key)
+        if found:
+            section[key] = value
+
+
+def record_not_simulated(raw: dict[str, Any], origin: str, params: Mapping[str, Any]) -> None:
+    """Carry the parameters ``origin`` set that ndbsim does not model in ``raw``'s provenance section."""
+    if params:
+        raw.setdefault(SECTION, {}).setdefault(NOT_SIMULATED, {}).setdefault(origin, {}).update(params)

@@ -37,6 +37,9 @@ class Loaded:
     """Where each given dotted key came from (``input.provenance.origins``, built once by ``read``):
     the scenario file, the built-in default scenario, the config.ini, ``--set``, ``--version``, or
     DataMemory for a derived data.size."""
+    not_simulated: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The parameters the config.ini or the ndbinfo export set that ndbsim does not model, by
+    origin (``provenance.NOTE_SOURCE``): label -> value as set. A run warns about each."""
 
     def run(self, seed: int | None = None, replications: int | None = None, *, explained: bool = True) -> Any:
         """Simulate the prepared scenario; ``seed`` and ``replications`` default to its own.
@@ -79,9 +82,13 @@ def read(
         scenario = neutral_base(config_ini)
     raw, own = sc.raw_from(scenario)
     source = source or own
+    marks = provenance.take(raw, source)
+    held = marks.held(raw)
     scenario_keys = provenance.flat_keys(raw)
+    from_ini: dict[str, Any] = {}
     notes: list[str] = []
-    ini_keys = _overlay_config_ini(raw, config_ini, source, notes) if config_ini is not None else set()
+    ini_keys = _overlay_config_ini(raw, config_ini, source, notes, from_ini) if config_ini is not None else set()
+    notes[:0] = marks.notes(held, dropped=[label.partition(provenance.DIFFERS)[0] for label in from_ini])
     _override(raw, overrides, overrides_field, sets, source)
     override_keys = {sc.override_key(a) for a in overrides}
     where = overrides_field or ("set: or --set" if varied else "--set")  # only a sweep varies keys
@@ -98,6 +105,7 @@ def read(
         set_origin=set_origin or provenance.SET,
         version_option=version is not None,
         from_datamemory=derived,
+        marked=held,
     )
     return Loaded(
         model_of(raw),
@@ -108,7 +116,22 @@ def read(
         override_keys=override_keys,
         config_ini=config_ini,
         origins=origins,
+        not_simulated=_not_simulated(marks, from_ini),
     )
+
+
+def _not_simulated(marks: provenance.Marks, from_ini: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The parameters ndbsim does not model, by origin: the scenario's own (less those a
+    config.ini given to the run sets again), then the config.ini's."""
+    dropped = {label.partition(provenance.DIFFERS)[0] for label in from_ini}
+    out = {
+        origin: kept
+        for origin, params in marks.not_simulated.items()
+        if (kept := {k: v for k, v in params.items() if k.partition(provenance.DIFFERS)[0] not in dropped})
+    }
+    if from_ini:
+        out[provenance.CONFIG_INI] = {**out.get(provenance.CONFIG_INI, {}), **from_ini}
+    return out
 
 
 def _release(raw: dict[str, Any], version: str | None, needed: bool) -> None:
@@ -136,12 +159,15 @@ def release_needed() -> str:
     )
 
 
-def _overlay_config_ini(raw: dict[str, Any], config_ini: str | Path, source: str | None, notes: list[str]) -> set[str]:
-    """Lay the config.ini over ``raw`` (its notes go to ``notes``); the dotted keys it set."""
+def _overlay_config_ini(
+    raw: dict[str, Any], config_ini: str | Path, source: str | None, notes: list[str], not_simulated: dict[str, Any]
+) -> set[str]:
+    """Lay the config.ini over ``raw`` (its notes go to ``notes``, the parameters ndbsim does
+    not model to ``not_simulated``); the dotted keys it set."""
     from ndbsim.input.config_ini import merge_config_ini
 
     model_of(raw).check_config_ini(config_ini, source)
-    cluster = merge_config_ini(raw, config_ini, source, notes)
+    cluster = merge_config_ini(raw, config_ini, source, notes, not_simulated)
     ini_keys = {f"cluster.config.{k}" for k in cluster["config"]}
     ini_keys |= {f"cluster.{k}" for k in ("data_nodes", "node_ids") if k in cluster}
     return ini_keys

@@ -39,9 +39,10 @@ SELECT t.type_name, COUNT(*) AS objects
     AND COALESCE(p.fq_name, o.fq_name) NOT LIKE 'sys/%'
   GROUP BY t.type_name ORDER BY t.type_name;
 
--- the running configuration of each data node
+-- the running configuration of each data node, with NDB's default of each parameter (to tell
+-- the parameters set away from it that ndbsim does not model)
 SELECT 'config_values' AS ndbsim_table;
-SELECT v.node_id, p.param_name, v.config_value
+SELECT v.node_id, p.param_name, v.config_value, p.param_default
   FROM ndbinfo.config_values v JOIN ndbinfo.config_params p ON p.param_number = v.config_param
   ORDER BY v.node_id, p.param_name;
 

@@ -50,7 +50,7 @@ def init(
     from dataclasses import replace
 
     from ndbsim.input.init_scenario import init_text
-    from ndbsim.input.provenance import FROM_DATAMEMORY
+    from ndbsim.input.scenario.provenance import FROM_DATAMEMORY
     from ndbsim.models.load import prepare, read
     from ndbsim.models.registry import NDB
     from ndbsim.output.io import stdout_if_dash

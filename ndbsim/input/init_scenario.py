@@ -17,7 +17,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from ndbsim.input import config_params, provenance
+from ndbsim.input import config_params
+from ndbsim.input.scenario import provenance
 from ndbsim.input.scenario.model import Scenario
 from ndbsim.input.units import exact_size_text, parse_bytes
 
@@ -148,7 +149,7 @@ def init_text(
     the values ``raw`` gives (from the config.ini) in place of the defaults; ``derived`` keys
     (data.size from DataMemory) are marked for the user to replace. ``sources``: dotted key -> where
     its value came from (an ndbinfo export's table, ``ndbinfo``), written beside it. ``origins``
-    (the load's, ``input.provenance``) and ``not_simulated`` (the parameters ndbsim does not
+    (the load's, ``input.scenario.provenance``) and ``not_simulated`` (the parameters ndbsim does not
     model, by origin): written at the end as the provenance section a run reads back."""
     s = Scenario.model_validate(raw)
     given_by = f" --ndbinfo {ndbinfo}" if ndbinfo else (f" --config-ini {config_ini}" if config_ini else "")

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input import provenance
 from ndbsim.input import scenario as sc
+from ndbsim.input.scenario import provenance
 from ndbsim.models.registry import Model, model_of
 
 
@@ -34,7 +34,7 @@ class Loaded:
     override_keys: set[str] = field(default_factory=set)
     config_ini: str | Path | None = None
     origins: dict[str, str] = field(default_factory=dict)
-    """Where each given dotted key came from (``input.provenance.origins``, built once by ``read``):
+    """Where each given dotted key came from (``input.scenario.provenance.origins``, built once by ``read``):
     the scenario file, the built-in default scenario, the config.ini, ``--set``, ``--version``, or
     DataMemory for a derived data.size."""
     not_simulated: dict[str, dict[str, Any]] = field(default_factory=dict)

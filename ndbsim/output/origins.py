@@ -2,7 +2,7 @@
 its input set, the origin of one key and its value.
 
 A run names every value no input gave (``defaulted``); the map of origins it reads is built once,
-by ``input.provenance.origins``, as ``models.load`` reads, overlays and overrides a scenario.
+by ``input.scenario.provenance.origins``, as ``models.load`` reads, overlays and overrides a scenario.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ndbsim.input.provenance import NDBSIM_DEFAULT, OVERRIDES, SCENARIO
+from ndbsim.input.scenario.provenance import NDBSIM_DEFAULT, OVERRIDES, SCENARIO
 
 
 @cache

@@ -178,3 +178,21 @@ def test_init_ndbinfo_says_so_when_the_export_cannot_tell_the_unmodelled_paramet
     p = ndbsim("init", "--ndbinfo", str(old))
     assert p.returncode == 0, p.stderr
     assert "param_default" in p.stdout and "ndbsim ndbinfo-sql" in p.stdout
+
+
+@pytest.mark.parametrize(
+    ("edit", "needles"),
+    [
+        (("  ndbsim default:\n", "  my guess:\n"), ("provenance.my guess", "ndbsim default")),
+        (("      ODirect: '1'\n", "      NoSuchParam: '1'\n"), ("NoSuchParam", "remove the line")),
+    ],
+)
+def test_a_damaged_provenance_section_is_one_line_naming_the_entry(from_ini, edit, needles):
+    text = from_ini.read_text()
+    assert edit[0] in text
+    from_ini.write_text(text.replace(*edit, 1))
+    p = ndbsim("run", str(from_ini))
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    for n in needles:
+        assert n in p.stderr, p.stderr

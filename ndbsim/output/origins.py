@@ -64,9 +64,17 @@ def _given_into(model: BaseModel, prefix: str, out: set[str]) -> None:
 
 
 def origin_of(key: str, given: set[str], where: dict[str, str] | None) -> str:
+    """Where ``key``'s value came from: its own origin in ``where``; else an override's that set
+    part of it (``--set workload.during_restart.updates_per_s=0`` gives workload.during_restart)
+    or set a section holding it as a whole (``--set 'host={cpu_cores: 4}'``); else ndbsim's
+    default. Without ``where``: the scenario's when ``given`` holds it."""
     if where is not None:
         if key in where:
             return where[key]
+        below = key + "."
+        for k, origin in where.items():
+            if origin in OVERRIDES and k.startswith(below):
+                return origin
         for k in _parents(key):
             if where.get(k) in OVERRIDES:
                 return where[k]

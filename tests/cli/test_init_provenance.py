@@ -147,6 +147,16 @@ def test_a_value_the_user_edits_is_the_users(from_ini):
     assert {"host.disk_write", "host.network"} <= keys
 
 
+def test_a_set_on_the_run_is_the_users_and_leaves_its_siblings_defaulted(from_ini, ini):
+    keys = {d["key"] for d in run_json(str(from_ini), "--set", "host.network=25Gbit/s")["defaulted"]}
+    assert "host.network" not in keys and {"host.disk_read", "host.disk_write"} <= keys
+    keys = {
+        d["key"]
+        for d in run_json("--config-ini", str(ini), "--version", "8.4.3", "-s", "host.network=25Gbit/s")["defaulted"]
+    }
+    assert "host.network" not in keys and {"host.disk_read", "host.disk_write"} <= keys
+
+
 def test_validate_warns_about_the_unmodelled_parameters(from_ini):
     p = ndbsim("validate", str(from_ini))
     assert p.returncode == 0, p.stderr

@@ -78,16 +78,13 @@ def origins(
 ) -> dict[str, str]:
     """Where each given key came from, the later winning: the scenario's own keys (from the
     built-in default scenario when ``builtin``; ``marked``: the origins its provenance section
-    still holds, ``Marks.held``), the keys the config.ini set, the keys ``sets`` set (and the
-    sections they create) with the origin ``set_origin``, the release when ``--version`` gave
+    still holds, ``Marks.held``), the keys the config.ini set, the keys ``sets`` set with the
+    origin ``set_origin``, the release when ``--version`` gave
     it, and data.size when it was taken from DataMemory."""
     out = dict.fromkeys(scenario_keys, DEFAULT_SCENARIO if builtin else SCENARIO)
     _mark(out, marked or {})
     out.update(dict.fromkeys(config_ini, CONFIG_INI))
-    for key in sets:
-        parts = key.split(".")
-        for i in range(1, len(parts) + 1):
-            out[".".join(parts[:i])] = set_origin
+    out.update(dict.fromkeys(sets, set_origin))  # its sections stay as they were: a sibling is not set
     if version_option:
         out["version"] = VERSION_OPTION
     if from_datamemory:

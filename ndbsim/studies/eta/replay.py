@@ -1,0 +1,82 @@
+"""Snapshots cut from a finished restart's restart_info rows, as the master would have shown them
+at a moment of the restart: the test of ``ndbsim eta`` against a restart whose end is known.
+
+The waves run one after another from ``start``; each node's phases follow one another in
+restart_info's order, so at a moment a node has finished the columns whose running sum has
+passed, shows the state that ends its last finished column (``restart_status.STATES``) and 0 in
+every later column, and its process has run since the end of ``secs_to_allocate_node_id``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ndbsim.input.restart_info import COLUMNS, TO_ALLOCATE_NODE_ID
+from ndbsim.input.restart_status import STATES
+
+HEADER = ("node_id", "node_restart_status", "node_restart_status_int", *COLUMNS, "total_restart_secs")
+_BY_FINISHED = {s.finished: s for s in STATES if not s.coarse}
+
+
+def wave_starts(rows: dict[int, dict[str, Any]], waves: list[list[int]], start: float) -> list[float]:
+    """When each wave began: the one before it ended with its slowest node."""
+    out, t = [], start
+    for w in waves:
+        out.append(t)
+        t += max(rows[n]["total_restart_secs"] for n in w)
+    return out
+
+
+def _row_at(row: dict[str, Any], began: float, at: float) -> tuple[list[str], float | None]:
+    """A node's restart_info cells at ``at`` and its uptime (None: its process is not running)."""
+    cols = [float(row["phases"].get(c, 0.0)) for c in COLUMNS]
+    done_at = began + row["total_restart_secs"]
+    finished, t = 0, began
+    for secs in cols:
+        if t + secs > at:
+            break
+        t += secs
+        finished += 1
+    if at >= done_at:
+        finished = len(COLUMNS)
+    state = _BY_FINISHED[finished]
+    shown = [f"{c:.0f}" if i < finished else "0" for i, c in enumerate(cols)]
+    total = f"{row['total_restart_secs']:.0f}" if finished == len(COLUMNS) else "0"
+    cells = [str(row["node_id"]), state.text, str(state.code), *shown, total]
+    alloc = COLUMNS.index(TO_ALLOCATE_NODE_ID) + 1
+    process = began + sum(cols[:alloc])
+    return cells, (at - process if at >= process else None)
+
+
+def snapshot_text(rows: dict[int, dict[str, Any]], waves: list[list[int]], start: float, at: float) -> str:
+    """The snapshot script's output at ``at`` for a restart of ``waves`` that began at ``start``."""
+    starts = wave_starts(rows, waves, start)
+    info, nodes = [], []
+    for began, w in zip(starts, waves):
+        for n in w:
+            if at < began:
+                nodes.append([str(n), "100000", "STARTED", "0", "1"])  # not restarted yet in this restart
+                continue
+            cells, uptime = _row_at(rows[n], began, at)
+            info.append(cells)
+            if uptime is not None:
+                started = cells[1] == "Restart completed"
+                nodes.append([str(n), f"{uptime:.0f}", "STARTED" if started else "STARTING", "0", "1"])
+    lines = ["ndbsim_export\tsql_node_ndb_version", "ndbsim-ndbinfo 1\t8.0.35"]
+    lines += ["ndbsim_table", "snapshot", "sampled_at", f"{at:.6f}"]
+    lines += ["ndbsim_table", "nodes", "node_id\tuptime\tstatus\tstart_phase\tconfig_generation"]
+    lines += ["\t".join(r) for r in sorted(nodes, key=lambda r: int(r[0]))]
+    lines += ["ndbsim_table", "restart_info"]
+    if info:
+        lines += ["\t".join(HEADER)] + ["\t".join(r) for r in sorted(info, key=lambda r: int(r[0]))]
+    lines += ["ndbsim_table", "end"]
+    return "\n".join(lines) + "\n"
+
+
+def boundaries(row: dict[str, Any], began: float) -> list[float]:
+    """The moments a node's phases end (its first phase's start first)."""
+    out, t = [began], began
+    for c in COLUMNS:
+        t += float(row["phases"].get(c, 0.0))
+        out.append(t)
+    return out

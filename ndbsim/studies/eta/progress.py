@@ -113,9 +113,11 @@ def _in_phase(row: NodeRow, first_seen: dict[tuple[int, str], float], at: float)
     return 0.0, "unknown"
 
 
-def _node(n: int, wave: int, row: NodeRow, running: bool, first_seen: dict, at: float) -> NodeProgress:
+def _node(n: int, wave: int, row: NodeRow, now_running: bool, first_seen: dict, at: float) -> NodeProgress:
+    """Node ``n`` of a wave before the running one or of the running one (``now_running``: its
+    restart is this one's, seen restarting or in a wave under way)."""
     state = row.state
-    if not running or state is None:
+    if state is None or (state.complete and not now_running):
         return NodeProgress(n, wave, WAITING, row)
     if state.complete:
         cols = {} if state.coarse else dict(row.columns)
@@ -124,32 +126,38 @@ def _node(n: int, wave: int, row: NodeRow, running: bool, first_seen: dict, at: 
     return NodeProgress(n, wave, RESTARTING, row, state.current, dict(row.columns), in_phase=secs, in_phase_from=how)
 
 
+def _current(waves: list[list[int]], rows: dict[int, NodeRow], seen: set[int]) -> int | None:
+    """The running wave: the first with a node restarting; with none, the wave after the last one
+    seen restarting (a watch between two waves), or None when every wave is done."""
+    for i, w in enumerate(waves):
+        if any(rows[n].state is not None and not rows[n].state.complete for n in w):  # type: ignore[union-attr]
+            return i
+    last = max((i for i, w in enumerate(waves) if any(n in seen for n in w)), default=None)
+    if last is None or last + 1 >= len(waves):
+        return None
+    return last + 1
+
+
 def progress(
-    snap: Snapshot, waves: list[list[int]], first_seen: dict[tuple[int, str], float] | None = None, floor: int = 0
+    snap: Snapshot,
+    waves: list[list[int]],
+    first_seen: dict[tuple[int, str], float] | None = None,
+    seen: set[int] | None = None,
 ) -> Progress:
     """Where the plan ``waves`` stands in ``snap``. ``first_seen`` maps (node, state) to the time a
-    watch first saw it; ``floor`` is the first wave a watch has not seen done (a wave seen done
-    stays done, though a single snapshot between two waves cannot tell)."""
-    seen = first_seen or {}
+    watch first saw it; ``seen`` holds the nodes a watch has seen restarting (a single snapshot:
+    those restarting in it)."""
     rows = {n: snap.nodes.get(n) or NodeRow(n) for w in waves for n in w}
-    restarting = [
-        i
-        for i, w in enumerate(waves)
-        if any(rows[n].state is not None and not rows[n].state.complete for n in w)  # type: ignore[union-attr]
-    ]
-    current: int | None = restarting[0] if restarting else None
-    if current is None and floor < len(waves) and first_seen:
-        current = floor  # between two waves in a watch: the next one is about to start
-    if current is not None and restarting and restarting[0] < floor:
-        current = restarting[0]
+    restarting = {n for n, r in rows.items() if r.state is not None and not r.state.complete}
+    seen_all = (seen or set()) | restarting
+    current = _current(waves, rows, seen_all)
     nodes: dict[int, NodeProgress] = {}
     for i, w in enumerate(waves):
+        under_way = any(n in restarting for n in w)
         for n in w:
-            running = current is None or i <= current
-            nodes[n] = _node(n, i + 1, rows[n], running, seen, snap.sampled_at)
-            if current is not None and i == current and rows[n].state is not None and rows[n].state.complete:  # type: ignore[union-attr]
-                # a node of the running wave already finished: this restart's row only if the wave
-                # is under way (some node of it restarting); else it is an older restart's
-                if not restarting or restarting[0] != i:
-                    nodes[n] = NodeProgress(n, i + 1, WAITING, rows[n])
+            if current is not None and i > current:
+                nodes[n] = NodeProgress(n, i + 1, WAITING, rows[n])
+                continue
+            now = current is None or i < current or under_way or n in seen_all
+            nodes[n] = _node(n, i + 1, rows[n], now, first_seen or {}, snap.sampled_at)
     return Progress(snap.sampled_at, waves, nodes, current)

@@ -80,3 +80,59 @@ def boundaries(row: dict[str, Any], began: float) -> list[float]:
         t += float(row["phases"].get(c, 0.0))
         out.append(t)
     return out
+
+
+def read_rows(csv_path: str) -> dict[int, dict[str, Any]]:
+    """A finished restart's rows (``restart_rows.observations``) by NodeId."""
+    from pathlib import Path
+
+    from ndbsim.studies.calibration.restart_rows import observations
+
+    return {r["node_id"]: r for r in observations(Path(csv_path))}
+
+
+def cut_times(rows: dict[int, dict[str, Any]], waves: list[list[int]], wave: int, start: float) -> list[float]:
+    """Every phase boundary of ``wave`` (0-based): the moments its first node's phases end, each once,
+    from the wave's start to its end."""
+    began = wave_starts(rows, waves, start)[wave]
+    first = rows[waves[wave][0]]
+    times = sorted(set(boundaries(first, began)))
+    end = began + max(rows[n]["total_restart_secs"] for n in waves[wave])
+    return [t for t in times if t < end] + [end]
+
+
+def replay(session: Any, rows: dict[int, dict[str, Any]], wave: int, start: float) -> list[dict[str, Any]]:
+    """``session`` fed the snapshots cut at every phase boundary of ``wave``, in order: per cut the
+    state of the wave's first node, the predicted window and its error against the true one."""
+    import time as clock
+
+    from ndbsim.input.snapshot import parse_snapshot
+
+    waves = session.waves
+    truth = sum(max(rows[n]["total_restart_secs"] for n in w) for w in waves)
+    out = []
+    for k, at in enumerate(cut_times(rows, waves, wave, start)):
+        t0 = clock.perf_counter()
+        eta = session.update(parse_snapshot(snapshot_text(rows, waves, start, at), f"cut {k}"))
+        secs = clock.perf_counter() - t0
+        p = eta.progress.nodes[waves[wave][0]]
+        w = eta.window
+        out.append(
+            {
+                "cut": k,
+                "at_secs": at - start,
+                "node": p.node_id,
+                "state": p.row.state.name if p.row.state else "",
+                "phase": p.phase or "done",
+                "fit_nodes": eta.refit.nodes,
+                "fit_phases": eta.refit.phases,
+                "window_p50": w["p50"],
+                "window_p5": w["p5"],
+                "window_p95": w["p95"],
+                "truth": truth,
+                "error": (w["p50"] - truth) / truth,
+                "error_of_left": (w["p50"] - truth) / max(truth - (at - start), 1.0),
+                "secs": secs,
+            }
+        )
+    return out

@@ -11,7 +11,7 @@ from typing import Any
 from ndbsim.errors import InputError
 from ndbsim.input.snapshot import Snapshot
 from ndbsim.studies.eta.predict import Eta, predict
-from ndbsim.studies.eta.progress import DONE, RESTARTING, check_nodes, progress
+from ndbsim.studies.eta.progress import RESTARTING, check_nodes, progress
 from ndbsim.studies.eta.refit import Refit, refit
 
 ETA_REPLICATIONS = 10
@@ -31,9 +31,12 @@ class Session:
     last: Refit | None = None
     last_at: float | None = None
     first_seen: dict[tuple[int, str], float] = field(default_factory=dict)
-    floor: int = 0
-    """The first wave this session has not seen done."""
-    seen_running: bool = False
+    seen: set[int] = field(default_factory=set)
+    """The nodes this session has seen restarting."""
+
+    @property
+    def seen_running(self) -> bool:
+        return bool(self.seen)
 
     def update(self, snap: Snapshot) -> Eta:
         """The ETA of one more snapshot; one line (``InputError``) for a snapshot that cannot be this
@@ -50,13 +53,8 @@ class Session:
         for n, row in snap.nodes.items():
             if row.state is not None:
                 self.first_seen.setdefault((n, row.state.name), snap.sampled_at)
-        prog = progress(snap, self.waves, self.first_seen if self.seen_running else None, self.floor)
-        if any(p.status == RESTARTING for p in prog.nodes.values()):
-            self.seen_running = True
-        while self.floor < len(self.waves) and all(prog.nodes[n].status == DONE for n in self.waves[self.floor]):
-            if prog.current is not None and self.floor >= prog.current:
-                break
-            self.floor += 1
+        prog = progress(snap, self.waves, self.first_seen if self.seen else None, self.seen)
+        self.seen |= {n for n, p in prog.nodes.items() if p.status == RESTARTING}
         self.last = refit(self.raw, prog, self.last)
         return predict(prog, self.last, self.replications, self.seed)
 

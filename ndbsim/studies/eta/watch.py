@@ -25,7 +25,10 @@ from ndbsim.studies.eta.predict import Eta
 from ndbsim.studies.eta.session import Session
 
 EXIT_OVERRUN = 4
-"""The exit code when the restart has run past ``MARGIN`` × the first prediction's p99 window."""
+"""The exit code when the restart has run past ``MARGIN`` × the predicted p99 window. The window
+judged is the one predicted when the cluster last showed something new (a phase finished, a
+node done): a phase that hangs shows nothing new, so its deadline stays where it was set, while
+every finished phase resets it with what the fit has learnt."""
 
 PASSWORD_FLAGS = ("-p", "--password")
 """The client's password options: refused (use --defaults-file or a login path)."""
@@ -91,7 +94,7 @@ def watch(
     sleep: Callable[[float], None] = time.sleep,
 ) -> Outcome:
     """Snapshot, predict, show, until the restart completes or overruns."""
-    deadline = math.nan
+    deadline, key = math.nan, None
     n = 0
     while True:
         n += 1
@@ -100,8 +103,8 @@ def watch(
         prog = eta.progress
         if prog.complete and session.seen_running:
             return Outcome(0, f"the restart completed after {prog.spent:.0f} s")
-        if not prog.complete and math.isnan(deadline):
-            deadline = MARGIN * eta.window["p99"]
+        if not prog.complete and (math.isnan(deadline) or eta.refit.key != key):
+            deadline, key = MARGIN * eta.window["p99"], eta.refit.key
         if not prog.complete and prog.spent > deadline:
             return Outcome(
                 EXIT_OVERRUN,

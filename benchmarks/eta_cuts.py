@@ -43,14 +43,17 @@ def scenario(directory: Path) -> Path:
 
 
 def table(rows: list[dict]) -> str:
-    head = "| cut | at | node 12 state | phase in progress | fitted on | window p50 (p5-p95) | error | of what is left | s |"
+    head = (
+        f"| cut | at | node {rows[0]['node']} state | phase in progress | fitted on | window p50 (p5-p95) | error "
+        "| of what is left | s |"
+    )
     lines = [head, "|" + "---|" * 9]
-    for r in rows:
-        lines.append(
-            f"| {r['cut']} | {r['at_secs']:.0f} s | {r['state']} | {r['phase']} | {r['fit_nodes']} nodes + "
-            f"{r['fit_phases']} phases | {r['window_p50']:.0f} s ({r['window_p5']:.0f}-{r['window_p95']:.0f}) | "
-            f"{100 * r['error']:+.1f}% | {100 * r['error_of_left']:+.1f}% | {r['secs']:.1f} |"
-        )
+    lines += [
+        f"| {r['cut']} | {r['at_secs']:.0f} s | {r['state']} | {r['phase']} | {r['fit_nodes']} nodes + "
+        f"{r['fit_phases']} phases | {r['window_p50']:.0f} s ({r['window_p5']:.0f}-{r['window_p95']:.0f}) | "
+        f"{100 * r['error']:+.1f}% | {100 * r['error_of_left']:+.1f}% | {r['secs']:.1f} |"
+        for r in rows
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -59,9 +62,11 @@ def main() -> None:
         path = Path(sys.argv[1]) if len(sys.argv) > 1 else scenario(Path(d))
         session = open_session(path, None, None, [])
         rows = read_rows(str(DATA / "restart_info.csv"))
+        first = replay(open_session(path, None, None, []), rows, 0, START)
         out = replay(session, rows, 1, START)
-    sys.stdout.write(table(out))
-    sys.stdout.write(f"true window: {out[0]['truth']:.0f} s (the slowest node of each wave, waves back to back)\n")
+    sys.stdout.write("second wave (wave 1 complete), one session as --watch feeds it:\n\n" + table(out))
+    sys.stdout.write("\nfirst wave (no complete row yet), one session:\n\n" + table(first))
+    sys.stdout.write(f"\ntrue window: {out[0]['truth']:.0f} s (the slowest node of each wave, waves back to back)\n")
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ def eta(
     check_run_counts(seed, replications)
     session = open_session(scenario, replications, seed, set_)
     if ndbinfo is not None:
-        from ndbsim.input.snapshot import read_snapshot
+        from ndbsim.input.snapshot.read import read_snapshot
 
         _show(session.update(read_snapshot(ndbinfo)), format, str(scenario), tty=False)
         return

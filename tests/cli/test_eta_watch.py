@@ -62,8 +62,18 @@ def _snapshots(d: Path, times: list[float]) -> None:
 
 def _watch(d: Path, *extra: str) -> subprocess.CompletedProcess:
     return ndbsim(
-        "eta", "my.yaml", "--watch", "0.2s", "--mysql", str(d / "client" / "mysql"), "-n", "2", *extra,
-        "--", "--defaults-file=my.cnf", cwd=d,
+        "eta",
+        "my.yaml",
+        "--watch",
+        "0.2s",
+        "--mysql",
+        str(d / "client" / "mysql"),
+        "-n",
+        "2",
+        *extra,
+        "--",
+        "--defaults-file=my.cnf",
+        cwd=d,
     )
 
 
@@ -86,11 +96,15 @@ def test_watch_exits_4_past_the_p99_by_the_timeouts_margin(fake):
     _snapshots(fake, [restore, restore + 1])
     text = (fake / "client" / "001.tsv").read_text()
     later = text.replace(f"{restore + 1:.6f}", f"{restore + 3600:.6f}")
-    later = "\n".join(
-        line if not line.startswith(("12\t", "14\t")) or "\t" not in line or "STARTING" not in line
-        else "\t".join([line.split("\t")[0], str(int(line.split("\t")[1]) + 3600), *line.split("\t")[2:]])
-        for line in later.splitlines()
-    ) + "\n"
+    later = (
+        "\n".join(
+            line
+            if not line.startswith(("12\t", "14\t")) or "\t" not in line or "STARTING" not in line
+            else "\t".join([line.split("\t")[0], str(int(line.split("\t")[1]) + 3600), *line.split("\t")[2:]])
+            for line in later.splitlines()
+        )
+        + "\n"
+    )
     (fake / "client" / "001.tsv").write_text(later)
     p = _watch(fake)
     assert p.returncode == 4, (p.stdout, p.stderr)
@@ -126,7 +140,9 @@ def test_no_client_left_after_ctrl_c_or_a_killed_parent(fake, how):
     _snapshots(fake, [START + 100])
     (fake / "client" / "hang").write_text("")
     cmd = [sys.executable, "-m", "ndbsim", "eta", "my.yaml", "--watch", "1s", "--mysql", str(fake / "client" / "mysql")]
-    proc = subprocess.Popen([*cmd, "--", "--defaults-file=my.cnf"], cwd=fake, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*cmd, "--", "--defaults-file=my.cnf"], cwd=fake, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     deadline = time.time() + 60
     while not _pids(fake) and time.time() < deadline:
         time.sleep(0.1)

@@ -14,8 +14,8 @@ from _helpers import ndbsim
 from conftest import ROOT
 
 from ndbsim.errors import InputError
-from ndbsim.input.restart_status import STATES, state_of
-from ndbsim.input.snapshot import parse_snapshot
+from ndbsim.input.snapshot.read import parse_snapshot
+from ndbsim.input.snapshot.status import STATES, state_of
 from ndbsim.studies.eta.replay import read_rows, replay, snapshot_text
 from ndbsim.studies.eta.session import open_session
 
@@ -118,8 +118,9 @@ def _one_line(p) -> str:
 def test_bad_snapshots_are_one_line_and_exit_2(cluster):
     d = cluster["dir"]
     good = snapshot_text(cluster["rows"], [[11, 13], [12, 14]], START, START + 400)
-    (d / "other.tsv").write_text(good.replace("\n11\t", "\n1\t").replace("\n12\t", "\n2\t").replace(
-        "\n13\t", "\n3\t").replace("\n14\t", "\n4\t"))
+    (d / "other.tsv").write_text(
+        good.replace("\n11\t", "\n1\t").replace("\n12\t", "\n2\t").replace("\n13\t", "\n3\t").replace("\n14\t", "\n4\t")
+    )
     assert "another cluster" in _one_line(ndbsim("eta", "my.yaml", "--ndbinfo", "other.tsv", cwd=d))
     (d / "absent.tsv").write_text(good.replace("\n14\t", "\n15\t"))
     assert "not a data node of the scenario" in _one_line(ndbsim("eta", "my.yaml", "--ndbinfo", "absent.tsv", cwd=d))

@@ -76,7 +76,9 @@ def predict(prog: Progress, fit: Refit, replications: int, seed: int | None) -> 
     eta.status, eta.warnings = result.status, [w for w in result.warnings if "restart.nodes" not in w]
     running = [prog.nodes[n] for n in left[0]]
     per_node: dict[int, list[float]] = {p.node_id: [] for p in running if p.status != DONE}
-    waves, plan, later = [], [], [[] for _ in left[1:]]
+    waves: list[float] = []
+    plan: list[float] = []
+    later: list[list[float]] = [[] for _ in left[1:]]
     for rep in result.replications:
         runs = {r.node_id: r for r in rep.nodes}
         ends = []

@@ -7,7 +7,7 @@ restart_info keeps each node's *last* restart, so a node of a later wave may sti
 completed restart from before this one: its row is not this restart's and is not used.
 
 How long the phase in progress has run is not in restart_info (its column is 0 until it ends,
-``ndbsim.input.restart_status``). It is estimated from ``nodes.uptime``, which counts from the
+``ndbsim.input.snapshot.status``). It is estimated from ``nodes.uptime``, which counts from the
 data node process's start: the node id is allocated when the process starts, so the time since
 then less the columns finished after ``secs_to_allocate_node_id`` is the current phase's time so
 far (each column is rounded down to whole seconds, so this is up to one second per column
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ndbsim.errors import InputError
 from ndbsim.input.restart_info import COLUMNS, TO_ALLOCATE_NODE_ID
-from ndbsim.input.snapshot import NodeRow, Snapshot
+from ndbsim.input.snapshot.read import NodeRow, Snapshot
 
 DONE, RESTARTING, WAITING = "done", "restarting", "waiting"
 

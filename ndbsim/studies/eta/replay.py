@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ndbsim.input.restart_info import COLUMNS, TO_ALLOCATE_NODE_ID
-from ndbsim.input.restart_status import STATES
+from ndbsim.input.snapshot.status import STATES
 
 HEADER = ("node_id", "node_restart_status", "node_restart_status_int", *COLUMNS, "total_restart_secs")
 _BY_FINISHED = {s.finished: s for s in STATES if not s.coarse}
@@ -31,12 +31,8 @@ def _row_at(row: dict[str, Any], began: float, at: float) -> tuple[list[str], fl
     """A node's restart_info cells at ``at`` and its uptime (None: its process is not running)."""
     cols = [float(row["phases"].get(c, 0.0)) for c in COLUMNS]
     done_at = began + row["total_restart_secs"]
-    finished, t = 0, began
-    for secs in cols:
-        if t + secs > at:
-            break
-        t += secs
-        finished += 1
+    ends = [began + sum(cols[: i + 1]) for i in range(len(cols))]
+    finished = sum(1 for e in ends if e <= at)
     if at >= done_at:
         finished = len(COLUMNS)
     state = _BY_FINISHED[finished]
@@ -106,7 +102,7 @@ def replay(session: Any, rows: dict[int, dict[str, Any]], wave: int, start: floa
     state of the wave's first node, the predicted window and its error against the true one."""
     import time as clock
 
-    from ndbsim.input.snapshot import parse_snapshot
+    from ndbsim.input.snapshot.read import parse_snapshot
 
     waves = session.waves
     truth = sum(max(rows[n]["total_restart_secs"] for n in w) for w in waves)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input.snapshot import Snapshot
+from ndbsim.input.snapshot.read import Snapshot
 from ndbsim.studies.eta.predict import Eta, predict
 from ndbsim.studies.eta.progress import RESTARTING, check_nodes, progress
 from ndbsim.studies.eta.refit import Refit, refit

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ndbsim.errors import InputError
 from ndbsim.input.ndbinfo import SNAPSHOT_SCRIPT, script_text
-from ndbsim.input.snapshot import Snapshot, parse_snapshot
+from ndbsim.input.snapshot.read import Snapshot, parse_snapshot
 from ndbsim.output.timeouts import MARGIN
 from ndbsim.studies.eta.predict import Eta
 from ndbsim.studies.eta.session import Session
@@ -66,7 +66,7 @@ def take_snapshot(client: str, args: list[str], timeout: float, n: int) -> Snaps
             capture_output=True,
             text=True,
             timeout=timeout,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
     except FileNotFoundError:
         raise InputError(f"{client!r} not found; install the mysql client or give its path", field="--mysql") from None

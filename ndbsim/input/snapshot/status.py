@@ -60,13 +60,15 @@ _N = len(COLUMNS)
 
 STATES: tuple[State, ...] = (
     State("NODE_FAILED", 2, 13, ("Node failed, fail handling ongoing", "Node failed, failure handling in progress"), 0),
-    State(
-        "NODE_FAILURE_COMPLETED", 3, 14, ("Node failure handling complete", "Node failure handling completed"), 1
-    ),
+    State("NODE_FAILURE_COMPLETED", 3, 14, ("Node failure handling complete", "Node failure handling completed"), 1),
     State("ALLOCATED_NODE_ID", 4, 0, ("Allocated node id",), 2),
     State("INCLUDED_IN_HB_PROTOCOL", 5, 1, ("Included in heartbeat protocol",), 3),
     State(
-        "NDBCNTR_START_WAIT", 6, 2, ("Wait for NDBCNTR master permit", "Wait for NDBCNTR master to permit us to start"), 4
+        "NDBCNTR_START_WAIT",
+        6,
+        2,
+        ("Wait for NDBCNTR master permit", "Wait for NDBCNTR master to permit us to start"),
+        4,
     ),
     State("NDBCNTR_STARTED", 7, 3, ("NDBCNTR master permitted us", "NDBCNTR master permitted us to start"), 5),
     State("START_PERMITTED", 8, 4, ("All nodes permitted us", "All nodes permitted us to start"), 6),
@@ -98,12 +100,8 @@ STATES: tuple[State, ...] = (
         ("Synchronize start node with live nodes", "Synchronizing starting node with live nodes"),
         14,
     ),
-    State(
-        "WAIT_LCP_FOR_RESTART", 17, 10, ("Wait LCP to ensure durability", "Wait for LCP to ensure durability"), 15
-    ),
-    State(
-        "WAIT_SUMA_HANDOVER", 18, 11, ("Wait handover of subscriptions", "Wait for handover of subscriptions"), 16
-    ),
+    State("WAIT_LCP_FOR_RESTART", 17, 10, ("Wait LCP to ensure durability", "Wait for LCP to ensure durability"), 15),
+    State("WAIT_SUMA_HANDOVER", 18, 11, ("Wait handover of subscriptions", "Wait for handover of subscriptions"), 16),
     State("RESTART_COMPLETED", 19, 12, ("Restart completed",), _N),
     State("NODE_GETTING_PERMIT", 20, 15, ("All nodes permitted us",), 6, coarse=True),
     State("NODE_GETTING_INCLUDED", 21, 16, ("Include node in LCP/GCP protocols",), 9, coarse=True),

@@ -1,6 +1,6 @@
 """A snapshot of a running restart (``ndbsim ndbinfo-sql --snapshot``, or the full script): when it
 was taken, each data node's ``nodes`` row and its ``restart_info`` row, read as NDB writes them
-(``ndbsim.input.restart_status``).
+(``ndbsim.input.snapshot.status``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from ndbsim.errors import InputError
 from ndbsim.input.ndbinfo import SNAPSHOT_BLOCKS, Export, number, parse_export, read_export
 from ndbsim.input.restart_info import COLUMNS
-from ndbsim.input.restart_status import State, state_of
+from ndbsim.input.snapshot.status import State, state_of
 
 MAX_SECS = 1e6
 """The largest seconds value a snapshot may hold (about 11.6 days), as for restart_info exports."""

@@ -60,6 +60,9 @@ class Refit:
     """Each fitted figure: node, column, measured, simulated before → after."""
     simulations: int
     key: tuple
+    columns: frozenset
+    """The restart_info columns the rows hold: the figures sensitive to them are probed again when
+    a new column joins (a phase of a kind not finished before)."""
     start: dict[str, float]
     """The scenario's host figures, before the fit."""
 
@@ -116,17 +119,19 @@ def refit(raw: dict[str, Any], prog: Progress, last: Refit | None) -> Refit:
     case, nodes, phases = fit_case(raw, prog)
     start = host_values(raw)
     if case is None:
-        return Refit(start, (), raw, 0, 0, [], 0, (), start)
+        return Refit(start, (), raw, 0, 0, [], 0, (), frozenset(), start)
     key = _key(case)
     if last is not None and last.key == key:
         return last
     steps = Steps(False, "")
-    names = last.fitted if last is not None and last.key else _sensitive(case, case.raw, start, steps)
+    columns = frozenset(f.name for f in case.figures if not f.info and f.value > 0)
+    same = last is not None and last.key and last.columns == columns
+    names = last.fitted if same and last is not None else _sensitive(case, case.raw, start, steps)
     x0 = np.array([math.log((last.values if last else start)[n] / start[n]) for n in names])
     values = _solve(case, start, names, x0, steps) if names else start
     fitted_raw = with_host(raw, {n: values[n] for n in names})
     rows = _rows(case, fitted_raw, prog, start, values)
-    return Refit(host_values(fitted_raw), names, fitted_raw, nodes, phases, rows, steps.count, key, start)
+    return Refit(host_values(fitted_raw), names, fitted_raw, nodes, phases, rows, steps.count, key, columns, start)
 
 
 def _solve(case: Case, start: dict[str, float], names: tuple[str, ...], x0: np.ndarray, steps: Steps) -> dict:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import typer
 
-from ndbsim.cli.help import EXAMPLES, SET_HELP
+from ndbsim.cli.help import SET_HELP
+from ndbsim.cli.options import add_commands
 from ndbsim.errors import InputError
 
 FORMATS = ("table", "json")
@@ -17,7 +18,7 @@ FORMATS = ("table", "json")
 
 def register(app: typer.Typer) -> None:
     """Add ``eta`` to the command line."""
-    app.command(epilog=EXAMPLES["eta"], context_settings={"allow_interspersed_args": True})(eta)
+    add_commands(app, eta)
 
 
 def eta(
@@ -68,7 +69,7 @@ def _show(result: object, format: str, scenario: str, tty: bool, line: bool = Fa
     from ndbsim.studies.eta import report
 
     if format == "json":
-        text = report.to_json(result).replace("\n", "").replace("  ", "") + "\n" if line else report.to_json(result)  # type: ignore[arg-type]
+        text = report.to_json(result, compact=line)  # type: ignore[arg-type]
     elif line:
         text = report.format_line(result) + "\n"  # type: ignore[arg-type]
     else:

@@ -33,6 +33,8 @@ class Eta:
     progress: Progress
     refit: Refit
     replications: int
+    seed: int | None = None
+    """The root seed of the simulation of what is left (the scenario's when None was given)."""
     node_left: dict[int, dict[str, float]] = field(default_factory=dict)
     """Each restarting or waiting node of the running wave: seconds until it ends."""
     wave_left: dict[str, float] = field(default_factory=dict)
@@ -65,14 +67,16 @@ def _node_left(p: Any, cols: dict[str, float]) -> float:
 
 def predict(prog: Progress, fit: Refit, replications: int, seed: int | None) -> Eta:
     """The ends of the running node(s), their wave and the plan, simulated from the running wave."""
-    eta = Eta(prog, fit, replications)
+    eta = Eta(prog, fit, replications, seed)
     if prog.current is None:
         zero = dict.fromkeys(QUANTILES, 0.0)
         eta.wave_left, eta.plan_left = zero, dict(zero)
         return eta
     left = prog.waves[prog.current :]
     raw = fit.raw if prog.current == 0 else plan_raw(fit.raw, left)
-    result = load(raw).run(seed, replications, explained=False)
+    loaded = load(raw)
+    eta.seed = loaded.prepared.scenario.simulation.seed if seed is None else seed
+    result = loaded.run(seed, replications, explained=False)
     eta.status, eta.warnings = result.status, [w for w in result.warnings if "restart.nodes" not in w]
     running = [prog.nodes[n] for n in left[0]]
     per_node: dict[int, list[float]] = {p.node_id: [] for p in running if p.status != DONE}

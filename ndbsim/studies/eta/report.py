@@ -39,9 +39,10 @@ def _node_line(eta: Eta, p: Any) -> str:
         how = {"unknown": "time in it unknown, taken as 0"}.get(p.in_phase_from, f"{_d(p.in_phase)} so far")
         left = eta.node_left.get(p.node_id)
         ends = f"; ends in {_spread(eta.progress.sampled_at, left)}" if left else ""
+        ndb = f"{p.row.status or 'no nodes row'}" + (f", start phase {p.row.start_phase}" if p.row.start_phase else "")
         return (
-            f"  node {p.node_id:>3}  wave {p.wave}  restarting  in {p.phase} ({how}, from {p.in_phase_from}); "
-            f"{_d(p.elapsed)} since its failure{ends}"
+            f"  node {p.node_id:>3}  wave {p.wave}  restarting  in {p.phase} ({how}, from {p.in_phase_from}; "
+            f"{ndb}); {_d(p.elapsed)} since its failure{ends}"
         )
     return f"  node {p.node_id:>3}  wave {p.wave}  waiting"
 
@@ -67,6 +68,13 @@ def format_text(eta: Eta, scenario: str) -> str:
         )
     else:
         lines.append(f"no phase finished yet: the scenario's host figures; {eta.replications} replications, as run's")
+    first = (prog.current or 0) + 1
+    span = f"wave {first}" if first == len(prog.waves) else f"waves {first}-{len(prog.waves)}"
+    left = [n for w in prog.waves[first - 1 :] for n in w]
+    lines.append(
+        f"simulated: {span} of the plan (nodes {', '.join(map(str, left))}), with the host figures above, "
+        f"{eta.replications} replications, seed {eta.seed}"
+    )
     if eta.status != "ok":
         lines.append(f"status of the rest: {eta.status}")
     lines.append(f"cannot be known from a snapshot: {UNKNOWNS}")
@@ -117,6 +125,8 @@ def to_dict(eta: Eta) -> dict[str, Any]:
                     "status": p.status,
                     "node_restart_status": p.row.state.text if p.row.state else None,
                     "phase": p.phase,
+                    "ndbinfo_nodes_status": p.row.status,
+                    "start_phase": p.row.start_phase,
                     "phase_secs_so_far": p.in_phase if p.status == RESTARTING else None,
                     "phase_secs_from": p.in_phase_from or None,
                     "elapsed_secs": p.elapsed if p.status != "waiting" else None,
@@ -138,6 +148,7 @@ def to_dict(eta: Eta) -> dict[str, Any]:
             "window_secs": eta.window,
             "later_waves": eta.later_waves,
             "replications": eta.replications,
+            "seed": eta.seed,
             "status": eta.status,
             "warnings": eta.warnings,
             "fit": {
@@ -153,5 +164,8 @@ def to_dict(eta: Eta) -> dict[str, Any]:
     )
 
 
-def to_json(eta: Eta) -> str:
+def to_json(eta: Eta, compact: bool = False) -> str:
+    """The JSON of ``to_dict``; ``compact``: one line (``--watch`` on a pipe, JSON lines)."""
+    if compact:
+        return json.dumps(to_dict(eta), separators=(",", ":")) + "\n"
     return json.dumps(to_dict(eta), indent=2) + "\n"

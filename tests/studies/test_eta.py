@@ -84,6 +84,16 @@ def test_error_shrinks_as_phases_complete_and_is_within_10pct_after_restore(clus
     assert first["fit_nodes"] == 2 and abs(first["error"]) < 0.10
 
 
+def test_in_the_first_wave_the_error_shrinks_as_the_phases_finish(cluster):
+    # no complete row yet: the ETA starts as run's (hosts faster than the rows) and closes in
+    cuts = replay(open_session(cluster["scenario"], None, None, []), cluster["rows"], 0, START)
+    first, last = cuts[0], cuts[-1]
+    assert first["fit_nodes"] == 0 and first["fit_phases"] == 0 and first["error"] < -0.15
+    restored = next(i for i, c in enumerate(cuts) if c["phase"] == "secs_index_rebuild")
+    assert all(abs(c["error"]) <= 0.10 for c in cuts[restored:]), cuts
+    assert abs(last["error"]) < abs(first["error"]) / 10
+
+
 def test_a_snapshot_with_nothing_finished_is_runs_prediction(cluster):
     name = _write(cluster, "first.tsv", START)
     eta = ndbsim("eta", "my.yaml", "--ndbinfo", name, "-f", "json", cwd=cluster["dir"])

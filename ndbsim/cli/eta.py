@@ -54,7 +54,7 @@ def eta(
             "give a snapshot (--ndbinfo snapshot.tsv) or --watch INTERVAL, one of the two", field="--ndbinfo"
         )
     if mysql_args and watch_every is None:
-        raise InputError("mysql options go with --watch only; drop them or add --watch 30s", field="mysql options")
+        raise InputError("they go with --watch only; drop them or add --watch 30s", field="mysql options")
     check_run_counts(seed, replications)
     session = open_session(scenario, replications, seed, set_)
     if ndbinfo is not None:

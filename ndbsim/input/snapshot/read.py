@@ -14,6 +14,9 @@ from ndbsim.input.ndbinfo import SNAPSHOT_BLOCKS, Export, number, parse_export, 
 from ndbsim.input.restart_info import COLUMNS
 from ndbsim.input.snapshot.status import State, state_of
 
+STATUS_COLUMNS = ("node_restart_status", "node_restart_status_int")
+"""restart_info's status columns: which state each node has reached."""
+
 MAX_SECS = 1e6
 """The largest seconds value a snapshot may hold (about 11.6 days), as for restart_info exports."""
 
@@ -77,7 +80,15 @@ def snapshot_from_export(ex: Export) -> Snapshot:
             start_phase=int(float(phase)) if phase not in (None, "") else None,
             uptime=_secs(ex, "nodes", row, "uptime", n) if row.get("uptime") is not None else None,
         )
-    for row in ex.rows("restart_info"):
+    info = ex.rows("restart_info")
+    missing = [c for c in STATUS_COLUMNS if info and c not in info[0]]
+    if missing:
+        raise ex.fail(
+            "restart_info",
+            f"has no column {', '.join(missing)}; export SELECT * FROM ndbinfo.restart_info with "
+            "`ndbsim ndbinfo-sql --snapshot`",
+        )
+    for row in info:
         n = _node_id(ex, "restart_info", row)
         code = row.get("node_restart_status_int")
         try:

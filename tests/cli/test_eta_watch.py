@@ -89,6 +89,19 @@ def test_watch_follows_the_restart_to_its_end(fake):
     assert "hunter2" not in p.stdout + p.stderr and "my.cnf" not in p.stdout + p.stderr
 
 
+def test_watch_json_is_one_object_per_snapshot(fake):
+    import json
+
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    times = cut_times(rows, WAVES, 1, START)
+    _snapshots(fake, [times[4], times[-1]])
+    p = _watch(fake, "-f", "json")
+    assert p.returncode == 0, p.stderr
+    objs = [json.loads(line) for line in p.stdout.splitlines()]
+    assert [o["complete"] for o in objs] == [False, True]
+    assert objs[0]["fit"]["nodes"] == 2 and objs[0]["running_wave"] == 2
+
+
 def test_watch_exits_4_past_the_p99_by_the_timeouts_margin(fake):
     # wave 2's node 12 stays in its restore for an hour: far past 1.5 x the predicted window
     rows = read_rows(str(DATA / "restart_info.csv"))

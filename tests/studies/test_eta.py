@@ -104,6 +104,13 @@ def test_a_snapshot_with_nothing_finished_is_runs_prediction(cluster):
     assert d["window_secs"]["p50"] == pytest.approx(r["total_restart_secs"], abs=1e-6)
 
 
+def test_same_snapshot_same_bytes(cluster):
+    name = _write(cluster, "again.tsv", START + 312 + 100)
+    a = ndbsim("eta", "my.yaml", "--ndbinfo", name, "-f", "json", cwd=cluster["dir"])
+    b = ndbsim("eta", "my.yaml", "--ndbinfo", name, "-f", "json", cwd=cluster["dir"])
+    assert a.returncode == 0 and a.stdout == b.stdout
+
+
 def test_json_per_node(cluster):
     name = _write(cluster, "mid.tsv", START + 312 + 200)
     p = ndbsim("eta", "my.yaml", "--ndbinfo", name, "-f", "json", cwd=cluster["dir"])

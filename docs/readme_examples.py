@@ -189,7 +189,11 @@ def main(argv: list[str]) -> int:
     if argv not in (["--check"], ["--update"]):
         print("usage: python docs/readme_examples.py --check | --update", file=sys.stderr)
         return 2
-    old, new = fresh_readme()
+    try:
+        old, new = fresh_readme()
+    except RuntimeError as e:  # a command failed or printed no figure: README left as it is
+        print(f"readme_examples: {e}", file=sys.stderr)
+        return 1
     if argv == ["--update"]:
         if new != old:
             README.write_text(new)

@@ -6,7 +6,9 @@ README quotes command output in two ways, and both are generated here:
   block is that command's standard output, byte for byte;
 - a ``# …`` comment after an ``ndbsim …`` line of a ```bash block: the figures of the
   comment come from the command's output (``COMMENTS``: a template and, per figure, the
-  regular expression that reads it from the output).
+  regular expression that reads it from the output);
+- figures in a sentence (``PROSE``: the sentence as a regular expression, each figure a named
+  group, and the expression that reads it from the output).
 
     python docs/readme_examples.py --check    # exit 1 and list what differs (tests/test_readme_examples.py)
     python docs/readme_examples.py --update   # rewrite README.md's quoted outputs from fresh runs
@@ -98,6 +100,32 @@ COMMENTS = [
     ),
 ]
 
+
+@dataclass(frozen=True)
+class Prose:
+    """Figures a sentence of README quotes from ``command``'s output."""
+
+    command: str
+    sentence: str
+    """The sentence, a regular expression whose named groups are the figures."""
+    figures: dict[str, str]
+    """Per named group, the regular expression whose first group reads it from the output."""
+
+
+PROSE = [
+    Prose(
+        "run scenarios/lab-2node-7.5.4-tiny.yaml",
+        r"come out at about (?P<restore>[\d.]+) s, (?P<rebuild>[\d.]+) s and\s+(?P<lcp>[\d.]+) s "
+        r"\(66 s published, (?P<total>\d+) s predicted\)",
+        {
+            "restore": r"^secs_restore_fragments\s+([\d.]+) s",
+            "rebuild": r"^secs_index_rebuild\s+([\d.]+) s",
+            "lcp": r"^secs_wait_lcp_for_restart\s+([\d.]+) s",
+            "total": r"^restart total: \S+ \((\d+) s\)",
+        },
+    ),
+]
+
 BLOCK = re.compile(r"```text\n\$ ndbsim ((?:[^\n]*\\\n)*[^\n]*)\n(.*?)```", re.S)
 """A ```text block quoting one command's output: the command (with its ``\\`` continuations)
 and the output."""
@@ -130,26 +158,42 @@ def run(command: str) -> str:
     return done.stdout
 
 
-def _fill(comment: Comment, output: str) -> str:
+def _figures(quote: Comment | Prose, output: str) -> dict[str, str]:
     values = {}
-    for name, pattern in comment.figures.items():
+    for name, pattern in quote.figures.items():
         found = re.search(pattern, output, re.M)
         if not found:
-            raise RuntimeError(f"ndbsim {comment.command}: no {name} ({pattern}) in its output:\n{output[-600:]}")
+            raise RuntimeError(f"ndbsim {quote.command}: no {name} ({pattern}) in its output:\n{output[-600:]}")
         values[name] = found.group(1)
-    return comment.template.format(**values)
+    return values
+
+
+def _fill(comment: Comment, output: str) -> str:
+    return comment.template.format(**_figures(comment, output))
+
+
+def _fill_prose(prose: Prose, text: str, output: str) -> str:
+    found = re.search(prose.sentence, text)
+    if not found:
+        raise RuntimeError(f"README.md no longer has the sentence {prose.sentence!r}; edit PROSE in {__file__}")
+    values = _figures(prose, output)
+    for name in sorted(values, key=found.start, reverse=True):  # last first: the spans stay valid
+        text = text[: found.start(name)] + values[name] + text[found.end(name) :]
+    return text
 
 
 def commands(text: str) -> list[str]:
     """Every command whose output README quotes, each once, in README order."""
     out = [_command(m.group(1)) for m in BLOCK.finditer(text)]
-    out += [c.command for c in COMMENTS]
+    out += [c.command for c in COMMENTS] + [p.command for p in PROSE]
     return list(dict.fromkeys(out))
 
 
-def refreshed(text: str, outputs: dict[str, str], comments: list[Comment] | None = None) -> str:
-    """README's text with every quoted output replaced by the fresh one (``comments``: by
-    default ``COMMENTS``)."""
+def refreshed(
+    text: str, outputs: dict[str, str], comments: list[Comment] | None = None, prose: list[Prose] | None = None
+) -> str:
+    """README's text with every quoted output replaced by the fresh one (``comments`` and
+    ``prose``: by default ``COMMENTS`` and ``PROSE``)."""
 
     def block(m: re.Match[str]) -> str:
         fresh = outputs[_command(m.group(1))].rstrip("\n") + "\n"
@@ -162,6 +206,8 @@ def refreshed(text: str, outputs: dict[str, str], comments: list[Comment] | None
             raise RuntimeError(f"README.md has no line 'ndbsim {comment.command}  # …'")
         fresh = _fill(comment, outputs[comment.command])
         text = pattern.sub(lambda m, fresh=fresh: m.group(1) + fresh, text)
+    for sentence in PROSE if prose is None else prose:
+        text = _fill_prose(sentence, text, outputs[sentence.command])
     return text
 
 

@@ -1,11 +1,12 @@
 """README's quoted outputs are what the commands print today (docs/readme_examples.py):
-every ```text block that starts with ``$ ndbsim …`` and every figure of an example's ``# …``
-comment. After a change that moves the model's figures, ``python docs/readme_examples.py
---update`` refreshes them."""
+every ```text block that starts with ``$ ndbsim …``, every figure of an example's ``# …``
+comment and the figures of the sentences ``PROSE`` names. After a change that moves the model's
+figures, ``python docs/readme_examples.py --update`` refreshes them."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -28,6 +29,8 @@ def test_every_quoted_command_is_found():
     text = (ROOT / "README.md").read_text()
     for comment in ex.COMMENTS:
         assert ex._comment_line(comment.command).search(text), comment.command
+    for prose in ex.PROSE:
+        assert re.search(prose.sentence, text), prose.sentence
     blocks = [ex._command(m.group(1)) for m in ex.BLOCK.finditer(text)]
     assert any(b.startswith("advise ") for b in blocks)
     assert sum(b.startswith("solve ") for b in blocks) >= 3
@@ -48,6 +51,6 @@ def test_a_drifted_figure_is_caught():
     output = "answer: workload.during_restart.updates_per_s = 197,000/s\n"
     text = f"```bash\nndbsim {comment.command}   # 201,000 updates/s (restart within 2x its idle time)\n```\n"
     text += f"```text\n$ ndbsim {comment.command}\nanswer: workload.during_restart.updates_per_s = 201,000/s\n```\n"
-    new = ex.refreshed(text, {comment.command: output}, [comment])
+    new = ex.refreshed(text, {comment.command: output}, [comment], [])
     assert "201,000" not in new and new.count("197,000") == 2, new
     assert len(ex.differences(text, new)) == 4

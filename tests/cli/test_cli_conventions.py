@@ -123,12 +123,12 @@ def test_validate_advise_and_solve_warn_on_stderr(tmp_path):
     ini = tmp_path / "odirect.ini"
     ini.write_text("[ndbd default]\nNoOfReplicas=2\nMaxNoOfExecutionThreads=2\nODirect=1\n[ndbd]\n[ndbd]\n")
     given = (TINY, "--config-ini", str(ini))
-    no_nodes = "ndbsim: warning: config.ini: ODirect is not simulated"
+    no_nodes = "ndbsim: warning: odirect.ini: ODirect is not simulated"
     v = ndbsim("validate", *given)
     assert v.returncode == 0 and no_nodes in v.stderr and "warning" not in v.stdout
     a = ndbsim("advise", *given, *QUICK_ADVICE, "-f", "json")
     assert a.returncode == 0 and no_nodes in a.stderr
-    assert any(w.startswith("config.ini: ODirect is not simulated") for w in json.loads(a.stdout)["warnings"])
+    assert any(w.startswith("odirect.ini: ODirect is not simulated") for w in json.loads(a.stdout)["warnings"])
     s = ndbsim("solve", "redo-log", *given, "-n", "2")
     assert s.returncode == 0 and no_nodes in s.stderr and "warning" not in s.stdout
 

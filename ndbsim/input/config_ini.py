@@ -382,7 +382,7 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
     kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
     if kept:
         notes.append(
-            f"config.ini does not set {', '.join(kept)}: the scenario's "
+            f"{Path(path).name} does not set {', '.join(kept)}: the scenario's "
             f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default"
         )
     return cluster

@@ -15,7 +15,7 @@ from typing import Any
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input import config_params, ndb_params
 from ndbsim.input.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
-from ndbsim.input.scenario.provenance import CONFIG_INI, not_simulated_note
+from ndbsim.input.scenario.provenance import not_simulated_note
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
 """A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
@@ -102,18 +102,36 @@ def ndb_value(name: str, value: str, field: str, path: Path) -> str:
         return value
     m = _NDB_NUMBER.fullmatch(value)
     if not m:
-        digits = re.match(r"\s*\d+", value)
-        hint = f"write {digits.group().strip()}{_hint_suffix(value[digits.end() :])}" if digits else "write e.g. 64G"
-        raise InputError(
-            f"{value!r} is not a number NDB reads: config.ini takes digits and at most one suffix K, M or G "
-            f"(1024-based); {hint}",
-            field=field,
-            source=str(path),
-        )
+        raise _not_a_number(value, field, path)
     number, suffix = m.groups()
     if kind == "int":
         return str(int(number) << _SHIFT[suffix])
     return f"{int(number)}{suffix.upper()}"
+
+
+def _not_a_number(value: str, field: str, path: Path) -> InputError:
+    """The one-line error for a number NDB's config.ini syntax does not have (``16GiB``, ``64MB``)."""
+    digits = re.match(r"\s*\d+", value)
+    hint = f"write {digits.group().strip()}{_hint_suffix(value[digits.end() :])}" if digits else "write e.g. 64G"
+    return InputError(
+        f"{value!r} is not a number NDB reads: config.ini takes digits and at most one suffix K, M or G "
+        f"(1024-based); {hint}",
+        field=field,
+        source=str(path),
+    )
+
+
+_SUFFIXED = re.compile(r"\s*\d+\s*[A-Za-z]+\s*")
+"""A number with a unit (``16GiB``, ``40M``): a shape none of NDB's string parameters take."""
+
+_STRING_PARAMS = frozenset({"InitialLogfileGroup", "InitialTablespace", "Arbitration", "LockExecuteThreadToCPU"})
+"""Unmodelled parameters whose values are strings (ConfigInfo.cpp ``CI_STRING``/``CI_ENUM``)."""
+
+
+def check_unmodelled_value(name: str, value: str, field: str, path: Path) -> None:
+    """NDB's number syntax on a parameter ndbsim does not model too (``16GiB`` refused everywhere)."""
+    if name not in _STRING_PARAMS and _SUFFIXED.fullmatch(value) and not _NDB_NUMBER.fullmatch(value):
+        raise _not_a_number(value, field, path)
 
 
 def _hint_suffix(rest: str) -> str:
@@ -162,7 +180,9 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
             continue
         canon = _modelled_name(name, f"[{section}] {name} (line {lineno})", p, skipped)
         if canon is None:
-            values.setdefault(ndb_params.known(name) or name, []).append(value)
+            unused = ndb_params.known(name) or name
+            check_unmodelled_value(unused, value, f"[{section}] {unused} (line {lineno})", p)
+            values.setdefault(unused, []).append(value)
             continue
         field = f"[{section}] {canon} (line {lineno})"
         value = _checked_value(canon, value, field, p)
@@ -382,11 +402,11 @@ def merge_config_ini(
         raw["cluster"]["data_nodes"] = cluster["data_nodes"]
     if "node_ids" in cluster:
         raw["cluster"]["node_ids"] = cluster["node_ids"]
-    notes.extend(not_simulated_note(CONFIG_INI, label) for label in skipped)
+    notes.extend(not_simulated_note(Path(path).name, label) for label in skipped)
     kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
     if kept:
         notes.append(
-            f"config.ini does not set {', '.join(kept)}: the scenario's "
+            f"{Path(path).name} does not set {', '.join(kept)}: the scenario's "
             f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default"
         )
     return cluster

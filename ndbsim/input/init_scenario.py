@@ -150,7 +150,7 @@ def init_text(
     (data.size from DataMemory) are marked for the user to replace. ``sources``: dotted key -> where
     its value came from (an ndbinfo export's table, ``ndbinfo``), written beside it. ``origins``
     (the load's, ``input.scenario.provenance``) and ``not_simulated`` (the parameters ndbsim does not
-    model, by origin): written at the end as the provenance section a run reads back."""
+    model, by where they were set): written at the end as the provenance section a run reads back."""
     s = Scenario.model_validate(raw)
     given_by = f" --ndbinfo {ndbinfo}" if ndbinfo else (f" --config-ini {config_ini}" if config_ini else "")
     lines = [
@@ -249,9 +249,9 @@ def _provenance_lines(
             lines += [f"  {origin}:", *groups[origin]]
     if any(not_simulated.values()):
         lines.append(f"  {provenance.NOT_SIMULATED}:")
-        for origin, params in not_simulated.items():
+        for where, params in not_simulated.items():
             if params:
-                lines.append(f"    {origin}:")
+                lines.append(f"    {_flow(where)}:")
                 lines += [f"      {_flow(label)}: {_flow(value)}" for label, value in params.items()]
     return lines
 

@@ -39,7 +39,8 @@ class Loaded:
     DataMemory for a derived data.size."""
     not_simulated: dict[str, dict[str, Any]] = field(default_factory=dict)
     """The parameters the config.ini or the ndbinfo export set that ndbsim does not model, by
-    origin (``provenance.NOTE_SOURCE``): label -> value as set. A run warns about each."""
+    where they were set (the config.ini's file name, ``ndbinfo.config_values``): label -> value
+    as set. A run warns about each."""
 
     def run(self, seed: int | None = None, replications: int | None = None, *, explained: bool = True) -> Any:
         """Simulate the prepared scenario; ``seed`` and ``replications`` default to its own.
@@ -116,21 +117,24 @@ def read(
         override_keys=override_keys,
         config_ini=config_ini,
         origins=origins,
-        not_simulated=_not_simulated(marks, from_ini),
+        not_simulated=_not_simulated(marks, from_ini, config_ini),
     )
 
 
-def _not_simulated(marks: provenance.Marks, from_ini: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The parameters ndbsim does not model, by origin: the scenario's own (less those a
-    config.ini given to the run sets again), then the config.ini's."""
+def _not_simulated(
+    marks: provenance.Marks, from_ini: dict[str, Any], config_ini: str | Path | None
+) -> dict[str, dict[str, Any]]:
+    """The parameters ndbsim does not model, by where they were set: the scenario's own (less
+    those a config.ini given to the run sets again), then the config.ini's, under its file name."""
     dropped = {label.partition(provenance.DIFFERS)[0] for label in from_ini}
     out = {
-        origin: kept
-        for origin, params in marks.not_simulated.items()
+        where: kept
+        for where, params in marks.not_simulated.items()
         if (kept := {k: v for k, v in params.items() if k.partition(provenance.DIFFERS)[0] not in dropped})
     }
-    if from_ini:
-        out[provenance.CONFIG_INI] = {**out.get(provenance.CONFIG_INI, {}), **from_ini}
+    if config_ini is not None and from_ini:
+        name = Path(config_ini).name
+        out[name] = {**out.get(name, {}), **from_ini}
     return out
 
 

@@ -55,7 +55,7 @@ NodeGroup=1
 NodeId=51
 """
 
-EXPORT = Path(__file__).parent.parent / "ndbinfo" / "export-8.4.3-3replicas.tsv"
+EXPORT = Path(__file__).parent.parent / "ndbinfo" / "export-8.4.3-unmodelled.tsv"
 """The same cluster's ndbinfo export (config_values with param_default, as ``ndbsim ndbinfo-sql`` reads it)."""
 
 HOST_FIGURES = {"host.disk_read", "host.disk_write", "host.network"}

@@ -8,8 +8,9 @@ The ``provenance`` section is what ``ndbsim init`` writes so that a later run st
 each value came from: under each origin (config.ini, ndbinfo export, ndbsim default, derived from
 DataMemory) the dotted keys it gave, each with the value written then. A key counts as coming
 from there while the scenario still holds that value; a value the user changed is the user's.
-Under ``not simulated``, by origin, the parameters the config.ini or the export set that ndbsim
-does not model, so every run warns about them as a run on the config.ini does.
+Under ``not simulated``, by where they were set (the config.ini's file name, or
+``ndbinfo.config_values``), the parameters ndbsim does not model, so every run warns about
+them as a run on the config.ini does.
 
 A run names every value no input gave (``defaulted``, ``output.explain``); ``output.origins``
 reads this map, and nothing else builds it.
@@ -118,19 +119,18 @@ NOT_SIMULATED = "not simulated"
 MARKED = (CONFIG_INI, NDBINFO, NDBSIM_DEFAULT, FROM_DATAMEMORY)
 """The origins a provenance section may give a key."""
 
-NOTE_SOURCE = {CONFIG_INI: "config.ini", NDBINFO: "ndbinfo.config_values"}
-"""How a warning names where a parameter ndbsim does not model was set, by origin."""
+NDBINFO_TABLE = "ndbinfo.config_values"
+"""Where an export's parameters ndbsim does not model were read, as their warnings name it."""
 
 DIFFERS = " (differs between "
 """What a ``not simulated`` label holds after a modelled parameter's name when the data nodes
 give it different values (``DataMemory (differs between [ndbd] sections)``)."""
 
 
-def not_simulated_note(origin: str, label: str) -> str:
-    """The warning for one parameter ``origin`` (config.ini or the ndbinfo export) sets that
-    ndbsim does not simulate: what it would do to a restart (``ndb_params.IMPACT``), or that the
-    data nodes differ in it and every node keeps NDB's default."""
-    where = NOTE_SOURCE[origin]
+def not_simulated_note(where: str, label: str) -> str:
+    """The warning for one parameter that ``where`` (the config.ini's file name, or
+    ``ndbinfo.config_values``) sets and ndbsim does not simulate: what it would do to a restart
+    (``ndb_params.IMPACT``), or that the data nodes differ in it and every node keeps NDB's default."""
     if DIFFERS in label:
         name, _, rest = label.partition(DIFFERS)
         return (
@@ -143,7 +143,8 @@ def not_simulated_note(origin: str, label: str) -> str:
 @dataclass
 class Marks:
     """A scenario's provenance section, read: each marked key's origin and the value written
-    with it, and the parameters ndbsim does not model by origin (label -> value as set)."""
+    with it, and the parameters ndbsim does not model by where they were set (the config.ini's
+    file name or ``ndbinfo.config_values``; label -> value as set)."""
 
     values: dict[str, tuple[str, Any]] = field(default_factory=dict)
     not_simulated: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -158,8 +159,8 @@ class Marks:
         DataMemory's."""
         gone = set(dropped)
         out = [
-            not_simulated_note(origin, label)
-            for origin, params in self.not_simulated.items()
+            not_simulated_note(where, label)
+            for where, params in self.not_simulated.items()
             for label in params
             if label.partition(DIFFERS)[0] not in gone
         ]
@@ -208,12 +209,6 @@ def take(raw: dict[str, Any], source: str | None) -> Marks:
 def _not_simulated(entries: Any, where: str, source: str | None) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for origin, params in _mapping(entries, where, source).items():
-        if origin not in NOTE_SOURCE:
-            raise InputError(
-                f"{origin!r} is not where a parameter is set; use {' or '.join(NOTE_SOURCE)}",
-                field=f"{where}.{origin}",
-                source=source,
-            )
         for label in _mapping(params, f"{where}.{origin}", source):
             if DIFFERS not in str(label) and ndb_params.known(str(label)) != label:
                 raise InputError(
@@ -222,7 +217,7 @@ def _not_simulated(entries: Any, where: str, source: str | None) -> dict[str, di
                     field=f"{where}.{origin}.{label}",
                     source=source,
                 )
-        out[origin] = {str(k): v for k, v in params.items()}
+        out[str(origin)] = {str(k): v for k, v in params.items()}
     return out
 
 
@@ -247,7 +242,7 @@ def record(raw: dict[str, Any], origin: str, keys: Iterable[str]) -> None:
             section[key] = value
 
 
-def record_not_simulated(raw: dict[str, Any], origin: str, params: Mapping[str, Any]) -> None:
-    """Carry the parameters ``origin`` set that ndbsim does not model in ``raw``'s provenance section."""
+def record_not_simulated(raw: dict[str, Any], where: str, params: Mapping[str, Any]) -> None:
+    """Carry the parameters ``where`` set that ndbsim does not model in ``raw``'s provenance section."""
     if params:
-        raw.setdefault(SECTION, {}).setdefault(NOT_SIMULATED, {}).setdefault(origin, {}).update(params)
+        raw.setdefault(SECTION, {}).setdefault(NOT_SIMULATED, {}).setdefault(where, {}).update(params)

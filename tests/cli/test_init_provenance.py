@@ -64,7 +64,7 @@ NOT_MODELLED = ("ODirect", "CompressedLCP", "LockPagesInMainMemory")
 
 @pytest.fixture
 def ini(tmp_path):
-    p = tmp_path / "config.ini"
+    p = tmp_path / "prod-cluster.ini"  # warnings name the file
     p.write_text(CONFIG_INI)
     return p
 
@@ -100,8 +100,8 @@ def test_init_then_run_lists_defaults_and_warnings_as_the_config_ini_run_does(in
     again = run_json(str(from_ini))
     assert {d["key"] for d in again["defaulted"]} >= HOST_FIGURES
     assert [(d["key"], d["from"]) for d in again["defaulted"]] == [(d["key"], d["from"]) for d in direct["defaulted"]]
-    assert set(NOT_MODELLED) <= not_simulated(again["warnings"], "config.ini")
-    assert not_simulated(again["warnings"], "config.ini") == not_simulated(direct["warnings"], "config.ini")
+    assert set(NOT_MODELLED) <= not_simulated(again["warnings"], "prod-cluster.ini")
+    assert not_simulated(again["warnings"], "prod-cluster.ini") == not_simulated(direct["warnings"], "prod-cluster.ini")
     assert [w for w in again["warnings"] if "is not simulated" in w] == [
         w for w in direct["warnings"] if "is not simulated" in w
     ]
@@ -116,7 +116,7 @@ def test_the_table_names_the_host_defaults_and_warns(from_ini):
     for key in HOST_FIGURES:
         assert f"{key}=" in defaulted, p.stdout
     for name in NOT_MODELLED:
-        assert f"config.ini: {name} is not simulated" in p.stderr
+        assert f"prod-cluster.ini: {name} is not simulated" in p.stderr
     assert "host: not given, so ndbsim's defaults were simulated" in p.stderr
 
 
@@ -126,14 +126,14 @@ def test_csv_and_report_carry_them_too(from_ini, tmp_path):
     row = next(csv.DictReader(io.StringIO(p.stdout)))
     assert set(row["defaulted"].split(";")) >= HOST_FIGURES
     for name in NOT_MODELLED:
-        assert f"config.ini: {name} is not simulated" in row["warnings"]
+        assert f"prod-cluster.ini: {name} is not simulated" in row["warnings"]
     html = tmp_path / "r.html"
     p = ndbsim("report", str(from_ini), "-o", str(html), "--no-advise", "-n", "2")
     assert p.returncode == 0, p.stderr
     page = html.read_text()
     assert "Warnings</h2><p>None" not in page
     for name in NOT_MODELLED:
-        assert f"config.ini: {name} is not simulated" in page
+        assert f"prod-cluster.ini: {name} is not simulated" in page
     for key in HOST_FIGURES:
         assert key in page.split("What was defaulted", 1)[1]
 
@@ -161,7 +161,7 @@ def test_validate_warns_about_the_unmodelled_parameters(from_ini):
     p = ndbsim("validate", str(from_ini))
     assert p.returncode == 0, p.stderr
     for name in NOT_MODELLED:
-        assert f"config.ini: {name} is not simulated" in p.stderr
+        assert f"prod-cluster.ini: {name} is not simulated" in p.stderr
 
 
 def test_init_ndbinfo_then_run_lists_host_defaults_and_unmodelled_parameters(from_export, tmp_path):

@@ -146,7 +146,7 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
         if speed / size <= sz.lcp_cap(size, speed) * (1 + 1e-9)
         else "LDM CPU (the LCP's row scan)"
     )
-    figures: dict[str, float] = {
+    figures: dict[str, Any] = {
         "local_lcp_bytes": size,
         "local_lcp_changed_rows": rows,
         "local_lcp_secs": r.run.facts.local_lcp_secs or 0.0,

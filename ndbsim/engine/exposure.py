@@ -1,0 +1,62 @@
+"""Which node groups a restart leaves on a single replica, wave by wave, and for how long: while
+a node group has one live node, that node's failure takes the group's data down and NDB shuts
+the cluster down (reference §5). A wave restarts at most NoOfReplicas − 1 nodes of a node group
+(checked on input); with three or four replicas, a plan may keep two of them up, so a wave
+that does not is named in the run's warnings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ndbsim.engine.records import NodeRun
+from ndbsim.engine.runtime import Runtime
+from ndbsim.input.units import format_secs
+
+
+def single_replica(rt: Runtime, runs: list[NodeRun]) -> list[dict[str, Any]]:
+    """Per wave and node group left with one live node: the wave, the node group, the NodeIds of
+    the live node and of the restarting ones, and the seconds from the wave's start until the
+    first of them is back (``NodeRun.end``; infinite if none ends). ``runs`` carry engine ids."""
+    replicas = rt.sz.replicas
+    out: list[dict[str, Any]] = []
+    for wave in sorted({x.wave for x in runs}):
+        mine = [x for x in runs if x.wave == wave]
+        for g, members in enumerate(rt.groups):
+            ids = {n.id for n in members}
+            down = [x for x in mine if x.node_id in ids]
+            if not down or replicas - len(down) != 1:
+                continue
+            gone = {x.node_id for x in down}
+            live = next(n for n in members if n.id not in gone)
+            out.append(
+                {
+                    "wave": wave,
+                    "node_group": g,
+                    "live_node": rt.node_id(live),
+                    "restarting": [rt.node_id(rt.nodes[x.node_id - 1]) for x in down],
+                    "secs": min(x.end for x in down) - min(x.start for x in down),
+                }
+            )
+    return out
+
+
+def warnings(replicas: int, exposure: list[dict[str, Any]]) -> list[str]:
+    """One warning per wave that leaves node groups on a single replica although NoOfReplicas
+    would let it keep two (three or four replicas); with two replicas every restarting node
+    leaves its group on one, which the schedule states."""
+    if replicas < 3:
+        return []
+    out = []
+    for wave in sorted({e["wave"] for e in exposure}):
+        mine = [e for e in exposure if e["wave"] == wave]
+        groups = "; ".join(
+            f"node group {e['node_group']} (restarting {', '.join(map(str, e['restarting']))}) runs on node "
+            f"{e['live_node']} alone for {format_secs(e['secs'])}"
+            for e in mine
+        )
+        out.append(
+            f"single replica in wave {wave}: {groups}; a failure of that node then shuts the cluster down. "
+            f"Restart at most {replicas - 2} node{'s' if replicas > 3 else ''} of a node group per wave "
+            "(restart.plan) to keep two replicas up"
+        )
+    return out

@@ -19,9 +19,7 @@ FragmentLogFileSize=1G
 [ndb_mgmd]
 NodeId=1
 HostName=mgm1
-""" + "".join(
-    f"\n[ndbd]\nNodeId={n}\nNodeGroup={n // 10 - 2}\nHostName=d{n}\n" for n in (21, 22, 23, 31, 32, 33)
-)
+""" + "".join(f"\n[ndbd]\nNodeId={n}\nNodeGroup={n // 10 - 2}\nHostName=d{n}\n" for n in (21, 22, 23, 31, 32, 33))
 
 SETS = (
     "restart.type=rolling",

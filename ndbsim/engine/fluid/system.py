@@ -25,9 +25,9 @@ from collections.abc import Callable, Sequence
 import simpy
 from simpy.events import Event, Timeout
 
-from ndbsim.engine.bound import binding, spend
-from ndbsim.engine.flow import EPS, START_ORDER, Alarm, Batch, Flow, end_flow
-from ndbsim.engine.max_min import fill_group, linked_group, own_bottleneck
+from ndbsim.engine.fluid.bound import binding, spend
+from ndbsim.engine.fluid.flow import EPS, START_ORDER, Alarm, Batch, Flow, end_flow
+from ndbsim.engine.fluid.max_min import fill_group, linked_group, own_bottleneck
 
 HEAP_SLACK = 4
 """The heap of finish times is rebuilt from the live flows once it holds this many entries per

@@ -8,13 +8,13 @@ from collections.abc import Callable
 import simpy
 
 from ndbsim.engine import clock
-from ndbsim.engine.flow import Flow
-from ndbsim.engine.fluid import FluidSystem
+from ndbsim.engine.fluid.flow import Flow
+from ndbsim.engine.fluid.system import FluidSystem
+from ndbsim.engine.lcp.write_speed import WriteSpeeds
 from ndbsim.engine.node import Node
 from ndbsim.engine.plan import Plan
 from ndbsim.engine.redo import RedoLog
 from ndbsim.engine.sizing import Sizing
-from ndbsim.engine.write_speed import WriteSpeeds
 
 MEMO_ENTRIES = 4096
 """Per-size LCP caps and demands remembered at most (a memory bound on a cache of pure

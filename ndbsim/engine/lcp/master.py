@@ -30,11 +30,11 @@ import simpy
 from simpy.events import Event, Timeout
 
 from ndbsim.engine import clock
-from ndbsim.engine.checkpoint import LcpRecord
-from ndbsim.engine.lcp_round import HISTORY_KEPT, LcpPlan, LcpSize
-from ndbsim.engine.lcp_skip import CycleSkip
-from ndbsim.engine.lcp_state import settles_first
-from ndbsim.engine.lcp_warm_up import WarmUpByArithmetic
+from ndbsim.engine.lcp.checkpoint import LcpRecord
+from ndbsim.engine.lcp.round import HISTORY_KEPT, LcpPlan, LcpSize
+from ndbsim.engine.lcp.skip import CycleSkip
+from ndbsim.engine.lcp.state import settles_first
+from ndbsim.engine.lcp.warm_up import WarmUpByArithmetic
 from ndbsim.engine.node import Node
 
 

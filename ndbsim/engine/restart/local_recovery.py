@@ -11,7 +11,7 @@ from typing import Any
 from simpy.events import Event
 
 from ndbsim.engine import fixed_costs, why
-from ndbsim.engine.node_restart import NodeRestart
+from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.input import restart_info as ri
 
 

@@ -1,4 +1,4 @@
-"""Max-min fair sharing of resources among flows (``engine.fluid``): the rate of a flow that
+"""Max-min fair sharing of resources among flows (``engine.fluid.system``): the rate of a flow that
 shares none of its resources, progressive filling for a group of flows that do, and the group
 linked to a resource."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ndbsim.engine.flow import EPS, UNBOUNDED_RATE, Flow
+from ndbsim.engine.fluid.flow import EPS, UNBOUNDED_RATE, Flow
 
 
 def own_bottleneck(f: Flow, free: dict[str, float]) -> float:

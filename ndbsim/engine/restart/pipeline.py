@@ -3,8 +3,8 @@
 restart_info column; each phase's duration comes from its mechanism (reference §10): work
 amounts in bytes, rows and index entries flow through the node's fluid resources. A rolling
 restart is node restarts in waves (``engine.run``). The steps of local recovery (restore, UNDO,
-REDO, index rebuild) are ``engine.local_recovery``'s, the copy phase ``engine.copy``'s and the
-LCP that ends a restart ``engine.restart_end``'s; here are the protocol's steps (failure handling,
+REDO, index rebuild) are ``engine.restart.local_recovery``'s, the copy phase ``engine.restart.copy``'s and the
+LCP that ends a restart ``engine.restart.end``'s; here are the protocol's steps (failure handling,
 heartbeats, NDBCNTR) and the tables that order them.
 """
 
@@ -17,12 +17,12 @@ from typing import Any
 from simpy.events import Event
 
 from ndbsim.engine import fixed_costs, why
-from ndbsim.engine.copy import copy_phase
-from ndbsim.engine.local_recovery import exec_redo_log, index_rebuild, restore_fragments, undo_disk_data
 from ndbsim.engine.node import Node
-from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.engine.records import NodeRun, Status
-from ndbsim.engine.restart_end import system_restart_lcp, wait_lcp_for_restart, wait_subscription_handover
+from ndbsim.engine.restart.copy import copy_phase
+from ndbsim.engine.restart.end import system_restart_lcp, wait_lcp_for_restart, wait_subscription_handover
+from ndbsim.engine.restart.local_recovery import exec_redo_log, index_rebuild, restore_fragments, undo_disk_data
+from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.engine.runtime import Runtime
 from ndbsim.input import restart_info as ri
 from ndbsim.input.features import Features

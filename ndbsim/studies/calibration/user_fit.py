@@ -18,13 +18,13 @@ import yaml
 
 from ndbsim.input import scenario as sc
 from ndbsim.output.io import atomic_write_text
-from ndbsim.studies import calibrate as shared
-from ndbsim.studies.calibrate import Calibration
-from ndbsim.studies.calibration import Case, case_from_data, load_cases, predict
-from ndbsim.studies.fit_progress import Steps
-from ndbsim.studies.fit_review import Change, format_cases, format_figures, refused, review, with_constants
-from ndbsim.studies.host_fit import fit_host, format_host, host_text, write_host
-from ndbsim.studies.restart_rows import case_from_restart_info
+from ndbsim.studies.calibration import calibrate as shared
+from ndbsim.studies.calibration.calibrate import Calibration
+from ndbsim.studies.calibration.cases import Case, case_from_data, load_cases, predict
+from ndbsim.studies.calibration.fit_progress import Steps
+from ndbsim.studies.calibration.fit_review import Change, format_cases, format_figures, refused, review, with_constants
+from ndbsim.studies.calibration.host_fit import fit_host, format_host, host_text, write_host
+from ndbsim.studies.calibration.restart_rows import case_from_restart_info
 
 USER_CASES = Path("ndbsim-cases")
 """Where an import writes its case unless ``--cases`` says: a folder of the user's, in the

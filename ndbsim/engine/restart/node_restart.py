@@ -11,7 +11,7 @@ from typing import Any
 from simpy.events import Event
 from simpy.resources.resource import Request
 
-from ndbsim.engine.flow import Flow
+from ndbsim.engine.fluid.flow import Flow
 from ndbsim.engine.node import Node
 from ndbsim.engine.records import NodeRun
 from ndbsim.engine.runtime import Runtime

@@ -11,11 +11,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ndbsim.engine.checkpoint import LcpRecord
+from ndbsim.engine.lcp.checkpoint import LcpRecord
+from ndbsim.engine.lcp.write_speed import WriteSpeeds
 from ndbsim.engine.sizing import Sizing
 from ndbsim.engine.stream import Stream
 from ndbsim.engine.workload import Changes, Rates
-from ndbsim.engine.write_speed import WriteSpeeds
 
 CycleAt = Callable[[float], tuple[LcpRecord, float]]
 """The steady LCP (its record, the cycle's length) at a given write speed."""

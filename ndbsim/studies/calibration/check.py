@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ndbsim.studies.calibration import DEFAULT_DIR, Row, compare, load_cases, predict
+from ndbsim.studies.calibration.cases import DEFAULT_DIR, Row, compare, load_cases, predict
 
 ROOT = DEFAULT_DIR.parent
 """The repository root (the calibration directory's parent): the claims' ``scenarios/...``

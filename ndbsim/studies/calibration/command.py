@@ -9,9 +9,9 @@ from pathlib import Path
 from ndbsim.errors import InputError
 from ndbsim.input.profiles import CALIBRATED_FILE
 from ndbsim.output.io import check_not_inputs, check_output_path
-from ndbsim.studies.calibrate import save_calibration
-from ndbsim.studies.calibration import DEFAULT_DIR
-from ndbsim.studies.user_fit import (
+from ndbsim.studies.calibration.calibrate import save_calibration
+from ndbsim.studies.calibration.cases import DEFAULT_DIR
+from ndbsim.studies.calibration.user_fit import (
     USER_CASES,
     Report,
     cases_for_constants,

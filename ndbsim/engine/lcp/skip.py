@@ -1,4 +1,4 @@
-"""Skipping identical LCP cycles (``engine.lcp_master``). When two LCPs in a row have the same
+"""Skipping identical LCP cycles (``engine.lcp.master``). When two LCPs in a row have the same
 participants, sizes, durations and spacing, and no other flow uses their resources, the loop
 sleeps over the cycles that follow. Whatever could change them settles the skip first
 (``settles_first``): settling writes the whole cycles skipped into the nodes' histories (and
@@ -15,9 +15,9 @@ import simpy
 from simpy.events import Event, Timeout
 
 from ndbsim.engine import clock
-from ndbsim.engine.checkpoint import LcpRecord
-from ndbsim.engine.lcp_round import HISTORY_KEPT, STEADY_TOLERANCE, CycleShape, LcpPlan, LcpSize, Skip
-from ndbsim.engine.lcp_state import LcpState
+from ndbsim.engine.lcp.checkpoint import LcpRecord
+from ndbsim.engine.lcp.round import HISTORY_KEPT, STEADY_TOLERANCE, CycleShape, LcpPlan, LcpSize, Skip
+from ndbsim.engine.lcp.state import LcpState
 
 SHARE_MARGIN = 1e-6
 """Headroom a shared resource must keep below saturation for the LCP skip to leave the other

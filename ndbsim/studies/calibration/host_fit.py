@@ -21,9 +21,9 @@ from ndbsim.errors import InputError
 from ndbsim.input import scenario as sc
 from ndbsim.input.safe_load import load_yaml
 from ndbsim.output.io import atomic_write_text
-from ndbsim.studies.calibrate import check_finishes
-from ndbsim.studies.calibration import Case, compare, predict
-from ndbsim.studies.fit_progress import Steps
+from ndbsim.studies.calibration.calibrate import check_finishes
+from ndbsim.studies.calibration.cases import Case, compare, predict
+from ndbsim.studies.calibration.fit_progress import Steps
 
 HOST_FIGURES = ("core_speed", "disk_read", "disk_write", "disk_latency", "network", "memory_touch_rate")
 """The host figures a restart's phases can tell (``scenario.Host``); cores and hardware threads

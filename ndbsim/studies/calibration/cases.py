@@ -21,8 +21,8 @@ from ndbsim.input.restart_info import column_of
 from ndbsim.models.load import prepare, read
 from ndbsim.models.registry import Model, model_of
 from ndbsim.paths import CASES_DIR
-from ndbsim.studies.case_errors import describe
-from ndbsim.studies.restart_rows import COMPARED, MAX_SECS, node_columns
+from ndbsim.studies.calibration.case_errors import describe
+from ndbsim.studies.calibration.restart_rows import COMPARED, MAX_SECS, node_columns
 
 DEFAULT_DIR = CASES_DIR
 """The repository's ``calibration/`` directory (``ndbsim.paths.CASES_DIR``)."""

@@ -1,4 +1,4 @@
-"""The warm-up's LCPs run by arithmetic (``engine.lcp_master``): before the crash, where nothing
+"""The warm-up's LCPs run by arithmetic (``engine.lcp.master``): before the crash, where nothing
 else can touch them (every node alike, each LCP writing alone at one rate with no change of the
 stream's rates under way), the loop's LCPs are computed exactly as the fluid would run them,
 the fluid's timer and round-off included, and recorded as simulated; only those a change of
@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 
 from ndbsim.engine import clock
-from ndbsim.engine.checkpoint import LcpRecord
-from ndbsim.engine.flow import EPS, UNBOUNDED_RATE
-from ndbsim.engine.lcp_round import HISTORY_KEPT, CycleShape
-from ndbsim.engine.lcp_state import LcpState
+from ndbsim.engine.fluid.flow import EPS, UNBOUNDED_RATE
+from ndbsim.engine.lcp.checkpoint import LcpRecord
+from ndbsim.engine.lcp.round import HISTORY_KEPT, CycleShape
+from ndbsim.engine.lcp.state import LcpState
 from ndbsim.engine.node import Node
 from ndbsim.engine.workload import Rates
 

@@ -1,6 +1,6 @@
 """A flow of the fluid system: an amount of work that needs so much of each resource per unit of
 progress, capped or not; the alarm that rings while given flows run; the batch that holds
-reallocations (``engine.fluid``)."""
+reallocations (``engine.fluid.system``)."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ START_ORDER = operator.attrgetter("seq")
 
 
 class Reallocating(Protocol):
-    """What a ``Batch`` holds: ``engine.fluid``'s ``FluidSystem``."""
+    """What a ``Batch`` holds: ``engine.fluid.system``'s ``FluidSystem``."""
 
     _held: int
     _deferred: bool

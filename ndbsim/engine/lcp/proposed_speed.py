@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ndbsim.engine.checkpoint import CheckpointPolicy, LcpRecord
+from ndbsim.engine.lcp.checkpoint import CheckpointPolicy, LcpRecord
 from ndbsim.engine.workload import Changes
 
 PROPOSAL_MARGIN = 1.25

@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ndbsim.studies.calibration import Case, Row, compare, predict
+from ndbsim.studies.calibration.cases import Case, Row, compare, predict
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The copy phase: synchronisation with a live node of the node group, table by table, the
 live node scanning every row and shipping the changed ones while the target moves (the offline
-ordered-index rebuild is ``engine.local_recovery``'s)."""
+ordered-index rebuild is ``engine.restart.local_recovery``'s)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Any
 from simpy.events import Event
 
 from ndbsim.engine import why
-from ndbsim.engine.flow import Flow
+from ndbsim.engine.fluid.flow import Flow
 from ndbsim.engine.node import Node
-from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.engine.records import Status
+from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.input.profiles import SCAN_ROW_SECS
 from ndbsim.input.restart_info import TO_SYNCHRONIZE_STARTING_NODE
 

@@ -1,6 +1,6 @@
 """One distributed LCP as the DIH master runs it (who takes part, what each node writes, its
 flows), and the shape two LCPs must share to count as one cycle the master may skip
-(``engine.lcp_master``)."""
+(``engine.lcp.master``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import NamedTuple
 import simpy
 from simpy.events import Event
 
-from ndbsim.engine.checkpoint import LcpRecord
-from ndbsim.engine.flow import Flow
+from ndbsim.engine.fluid.flow import Flow
+from ndbsim.engine.lcp.checkpoint import LcpRecord
 from ndbsim.engine.node import Node
 from ndbsim.engine.workload import Changes
 

@@ -1,6 +1,6 @@
 """The end of a node's restart, as ``ndbinfo.restart_info`` reports it (reference §1.4): the LCP
 that makes the node recoverable (on 7.6 its own local LCP first, then a distributed one), a system
-restart's LCP before any transaction, and SUMA's subscription handover. ``engine.restart`` orders
+restart's LCP before any transaction, and SUMA's subscription handover. ``engine.restart.pipeline`` orders
 these steps in its tables.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 from simpy.events import Event
 
 from ndbsim.engine import fixed_costs, why
-from ndbsim.engine.checkpoint import LcpRecord
+from ndbsim.engine.lcp.checkpoint import LcpRecord
 from ndbsim.engine.node import Node
-from ndbsim.engine.node_restart import NodeRestart
+from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.engine.runtime import Runtime
 from ndbsim.input import restart_info as ri
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.input.units import format_bytes, format_secs
-from ndbsim.studies.advise import Advice, _savings, prices
+from ndbsim.studies.advise.study import Advice, _savings, prices
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

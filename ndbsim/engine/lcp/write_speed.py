@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ndbsim.engine.lcp.proposed_speed import ALERT_RAISE, proposed_speed, proposing_cycle
 from ndbsim.engine.node import Node
-from ndbsim.engine.proposed_speed import ALERT_RAISE, proposed_speed, proposing_cycle
 from ndbsim.engine.sizing import Sizing
 from ndbsim.engine.stream import Stream
 from ndbsim.engine.workload import Changes, Rates

@@ -4,7 +4,7 @@ rate changes."""
 
 from __future__ import annotations
 
-from ndbsim.engine.flow import Flow
+from ndbsim.engine.fluid.flow import Flow
 
 
 def binding(f: Flow, users: dict[str, dict[Flow, None]], capacity: dict[str, float], fixed: dict[str, float]) -> str:

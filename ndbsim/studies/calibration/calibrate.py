@@ -20,9 +20,9 @@ from ndbsim.errors import InputError
 from ndbsim.input.profiles import CALIBRATED_FILE, Constants, reload_calibration
 from ndbsim.models.registry import Model
 from ndbsim.output.io import atomic_write_text, check_output_path
-from ndbsim.studies.calibration import DEFAULT_DIR, Case, compare, load_cases, predict
-from ndbsim.studies.fit_progress import Steps
-from ndbsim.studies.restart_rows import (  # the import path other modules use, kept stable
+from ndbsim.studies.calibration.cases import DEFAULT_DIR, Case, compare, load_cases, predict
+from ndbsim.studies.calibration.fit_progress import Steps
+from ndbsim.studies.calibration.restart_rows import (  # the import path other modules use, kept stable
     DELIMITERS,
     IMPORTED_REPLICATIONS,
     NULLS,

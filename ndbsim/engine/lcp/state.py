@@ -1,4 +1,4 @@
-"""The DIH master's LCP loop state (``engine.lcp_master``), and the rules its three parts share
+"""The DIH master's LCP loop state (``engine.lcp.master``), and the rules its three parts share
 (the loop, the warm-up by arithmetic, the skip of identical cycles): when the next LCP starts
 unasked, the re-capping of a running LCP's writes (a restart's state, EnableRedoControl's REDO
 alert levels), whether cycles lie in one stretch of the stream, and ``settles_first``."""
@@ -14,9 +14,9 @@ import simpy
 from simpy.events import Event
 
 from ndbsim.engine import clock
-from ndbsim.engine.fluid import FluidSystem
-from ndbsim.engine.lcp_round import CycleShape, LcpPlan, Skip
-from ndbsim.engine.lcp_writes import LcpWrites
+from ndbsim.engine.fluid.system import FluidSystem
+from ndbsim.engine.lcp.round import CycleShape, LcpPlan, Skip
+from ndbsim.engine.lcp.writes import LcpWrites
 from ndbsim.engine.node import Node
 from ndbsim.engine.plan import Plan
 from ndbsim.engine.redo import RedoLog

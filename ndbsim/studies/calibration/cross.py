@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ndbsim.studies.calibrate import fit
-from ndbsim.studies.calibration import DEFAULT_DIR, Row, compare, load_cases, predict
-from ndbsim.studies.fit_progress import Steps
+from ndbsim.studies.calibration.calibrate import fit
+from ndbsim.studies.calibration.cases import DEFAULT_DIR, Row, compare, load_cases, predict
+from ndbsim.studies.calibration.fit_progress import Steps
 
 
 @dataclass

@@ -104,7 +104,8 @@ class Runtime:
         """``node``'s binary starts again: the upgrade's release if there is one, with that
         release's LDM threads (the cores a later copy from this node scans with)."""
         node.upgraded = self.restarted_as is not self.sz
-        self.fluid.add_resource(node.ldm, self.sz.cores(self.lqh_workers(node)))
+        if node.upgraded:
+            self.fluid.add_resource(node.ldm, self.sz.cores(self.lqh_workers(node)))
 
     def peers(self, node: Node) -> list[Node]:
         """The live nodes of ``node``'s node group, which it can copy from."""

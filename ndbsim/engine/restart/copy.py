@@ -183,7 +183,9 @@ def _ship(
     replicas primary first); primaries are spread evenly over a node group's nodes, so each
     of the ``sources`` scans and sends an equal share. A source's scan runs in its LDM threads
     and its rows leave through its link, shared with every other copy it serves and with the
-    stream it applies."""
+    stream it applies. With two replicas a source serves one copy at a time and its link
+    carries what the starting node's receives, beside the same stream: the starting node's
+    link binds first, so the source's is left out (the same rates, fewer resources to share)."""
     rt, node = r.rt, r.node
     sz, k, env = rt.sz, rt.sz.k, rt.env
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
@@ -191,6 +193,9 @@ def _ship(
     flows: list[Flow] = []
     even = len(set(shares)) == 1
     each = 1.0 / len(sources)
+    cpus = [p.cpu for p in sources]
+    ldms = [p.ldm for p in sources]
+    nets = [p.net for p in sources] if sz.replicas > 2 else []
     for share, index_per_row in zip(shares, index_secs):
         if full:
             ship = sz.rows / len(shares) if even else sz.rows * share
@@ -201,11 +206,15 @@ def _ship(
         shipped_total += ship
         own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
         live_cpu = scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs
+        from_each, sent_each = live_cpu * each, ship * row_size * each
         demand = {node.cpu: own_cpu}
-        demand.update({p.cpu: live_cpu * each for p in sources})
+        for c in cpus:
+            demand[c] = from_each
         demand[node.net] = ship * row_size
-        demand.update({p.ldm: live_cpu * each for p in sources})
-        demand.update({p.net: ship * row_size * each for p in sources})
+        for c in ldms:
+            demand[c] = from_each
+        for c in nets:
+            demand[c] = sent_each
         # A copy instance is a pair of threads, one on each side, exchanging rows
         # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both
         # sides' per-row cost in series.

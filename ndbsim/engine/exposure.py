@@ -18,25 +18,24 @@ def single_replica(rt: Runtime, runs: list[NodeRun]) -> list[dict[str, Any]]:
     the live node and of the restarting ones, and the seconds from the wave's start until the
     first of them is back (``NodeRun.end``; infinite if none ends). ``runs`` carry engine ids."""
     replicas = rt.sz.replicas
+    down: dict[tuple[int, int], list[NodeRun]] = {}
+    for x in runs:
+        down.setdefault((x.wave, rt.nodes[x.node_id - 1].group), []).append(x)
     out: list[dict[str, Any]] = []
-    for wave in sorted({x.wave for x in runs}):
-        mine = [x for x in runs if x.wave == wave]
-        for g, members in enumerate(rt.groups):
-            ids = {n.id for n in members}
-            down = [x for x in mine if x.node_id in ids]
-            if not down or replicas - len(down) != 1:
-                continue
-            gone = {x.node_id for x in down}
-            live = next(n for n in members if n.id not in gone)
-            out.append(
-                {
-                    "wave": wave,
-                    "node_group": g,
-                    "live_node": rt.node_id(live),
-                    "restarting": [rt.node_id(rt.nodes[x.node_id - 1]) for x in down],
-                    "secs": min(x.end for x in down) - min(x.start for x in down),
-                }
-            )
+    for (wave, g), gone in sorted(down.items(), key=lambda kv: kv[0]):
+        if replicas - len(gone) != 1:
+            continue
+        ids = {x.node_id for x in gone}
+        live = next(n for n in rt.groups[g] if n.id not in ids)
+        out.append(
+            {
+                "wave": wave,
+                "node_group": g,
+                "live_node": rt.node_id(live),
+                "restarting": [rt.node_id(rt.nodes[x.node_id - 1]) for x in gone],
+                "secs": min(x.end for x in gone) - min(x.start for x in gone),
+            }
+        )
     return out
 
 

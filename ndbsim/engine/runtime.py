@@ -45,6 +45,9 @@ class Runtime:
         self.fluid = FluidSystem(self.env)
         sz = self.sz
         self.nodes = [Node(id=i + 1, group=i // sz.replicas) for i in range(sz.data_nodes)]
+        self.shared_sources = sz.replicas > 2
+        """Whether a live node may serve several copies at once, so that its LDM threads and link
+        are resources of the copies it serves (``engine.restart.copy``)."""
         self.groups: list[list[Node]] = [
             self.nodes[g : g + sz.replicas] for g in range(0, len(self.nodes), sz.replicas)
         ]
@@ -54,7 +57,8 @@ class Runtime:
             self.fluid.add_resource(n.cpu, sz.cpu_capacity)
             self.fluid.add_resource(n.disk, 1.0)  # disk-seconds per second: reads and writes compete
             self.fluid.add_resource(n.net, sz.host.network)
-            self.fluid.add_resource(n.ldm, sz.ldm_cores)  # the LDM threads a copy from this node scans in
+            if self.shared_sources:
+                self.fluid.add_resource(n.ldm, sz.ldm_cores)  # the LDM threads a copy from this node scans in
         self.copying_from: dict[int, dict[int, None]] = {n.id: {} for n in self.nodes}
         """Per live node, the starting nodes copying from it now (``engine.copy``)."""
         self.copies_served: dict[tuple[int, int], int] = {}
@@ -91,7 +95,9 @@ class Runtime:
         """What applying the stream at ``rates`` takes of ``node``'s resources; the CPU part is
         its LDM threads' work, so their share for a copy from this node shrinks by as much."""
         cpu, disk, net = self.sz.live_load(rates) if rates else (0.0, 0.0, 0.0)
-        return {node.cpu: cpu, node.disk: disk, node.net: net, node.ldm: cpu}
+        if self.shared_sources:
+            return {node.cpu: cpu, node.disk: disk, node.net: net, node.ldm: cpu}
+        return {node.cpu: cpu, node.disk: disk, node.net: net}
 
     def apply_live_load(self, node: Node, rates: Rates | None) -> None:
         self.fluid.set_fixed_loads(self.live_loads(node, rates))
@@ -104,7 +110,7 @@ class Runtime:
         """``node``'s binary starts again: the upgrade's release if there is one, with that
         release's LDM threads (the cores a later copy from this node scans with)."""
         node.upgraded = self.restarted_as is not self.sz
-        if node.upgraded:
+        if node.upgraded and self.shared_sources:
             self.fluid.add_resource(node.ldm, self.sz.cores(self.lqh_workers(node)))
 
     def peers(self, node: Node) -> list[Node]:

@@ -183,9 +183,12 @@ def _ship(
     replicas primary first); primaries are spread evenly over a node group's nodes, so each
     of the ``sources`` scans and sends an equal share. A source's scan runs in its LDM threads
     and its rows leave through its link, shared with every other copy it serves and with the
-    stream it applies. With two replicas a source serves one copy at a time and its link
-    carries what the starting node's receives, beside the same stream: the starting node's
-    link binds first, so the source's is left out (the same rates, fewer resources to share)."""
+    stream it applies. With two replicas a source serves one copy at a time: its link carries
+    what the starting node's receives, beside the same stream, so the starting node's binds
+    first; and its LDM threads carry one copy's instances, no more than it has
+    (``_copy_instances``), each waiting on the starting node for its part of every row. Both are
+    left out there (fewer resources to share; only a restart onto a release with more LDM
+    threads under a heavy stream could feel the source's)."""
     rt, node = r.rt, r.node
     sz, k, env = rt.sz, rt.sz.k, rt.env
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
@@ -194,8 +197,8 @@ def _ship(
     even = len(set(shares)) == 1
     each = 1.0 / len(sources)
     cpus = [p.cpu for p in sources]
-    ldms = [p.ldm for p in sources]
-    nets = [p.net for p in sources] if sz.replicas > 2 else []
+    ldms = [p.ldm for p in sources] if rt.shared_sources else []
+    nets = [p.net for p in sources] if rt.shared_sources else []
     for share, index_per_row in zip(shares, index_secs):
         if full:
             ship = sz.rows / len(shares) if even else sz.rows * share

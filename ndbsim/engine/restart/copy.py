@@ -196,9 +196,11 @@ def _ship(
     flows: list[Flow] = []
     even = len(set(shares)) == 1
     each = 1.0 / len(sources)
-    cpus = [p.cpu for p in sources]
-    ldms = [p.ldm for p in sources] if rt.shared_sources else []
-    nets = [p.net for p in sources] if rt.shared_sources else []
+    sources_at = (
+        [p.cpu for p in sources],
+        [p.ldm for p in sources] if rt.shared_sources else [],
+        [p.net for p in sources] if rt.shared_sources else [],
+    )
     for share, index_per_row in zip(shares, index_secs):
         if full:
             ship = sz.rows / len(shares) if even else sz.rows * share
@@ -209,15 +211,7 @@ def _ship(
         shipped_total += ship
         own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
         live_cpu = scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs
-        from_each, sent_each = live_cpu * each, ship * row_size * each
-        demand = {node.cpu: own_cpu}
-        for c in cpus:
-            demand[c] = from_each
-        demand[node.net] = ship * row_size
-        for c in ldms:
-            demand[c] = from_each
-        for c in nets:
-            demand[c] = sent_each
+        demand = _demand(node, sources_at, own_cpu, live_cpu * each, ship * row_size, each)
         # A copy instance is a pair of threads, one on each side, exchanging rows
         # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both
         # sides' per-row cost in series.
@@ -228,3 +222,26 @@ def _ship(
         flows.append(flow)
         yield flow.done
     return shipped_total, flows
+
+
+def _demand(
+    node: Node,
+    sources_at: tuple[list[str], list[str], list[str]],
+    own_cpu: float,
+    from_each: float,
+    sent: float,
+    each: float,
+) -> dict[str, float]:
+    """A copy step's demand: the starting node's cores and link, then each source's cores, LDM
+    threads and link (``sources_at``: their resource names) for its share; the starting node's
+    first, so that a tie names it."""
+    cpus, ldms, nets = sources_at
+    demand = {node.cpu: own_cpu}
+    for c in cpus:
+        demand[c] = from_each
+    demand[node.net] = sent
+    for c in ldms:
+        demand[c] = from_each
+    for c in nets:
+        demand[c] = sent * each
+    return demand

@@ -10,7 +10,6 @@ from typing import Any
 
 from ndbsim.engine.records import NodeRun
 from ndbsim.engine.runtime import Runtime
-from ndbsim.input.units import format_secs
 
 
 def single_replica(rt: Runtime, runs: list[NodeRun]) -> list[dict[str, Any]]:
@@ -42,7 +41,8 @@ def single_replica(rt: Runtime, runs: list[NodeRun]) -> list[dict[str, Any]]:
 def warnings(replicas: int, exposure: list[dict[str, Any]]) -> list[str]:
     """One warning per wave that leaves node groups on a single replica although NoOfReplicas
     would let it keep two (three or four replicas); with two replicas every restarting node
-    leaves its group on one, which the schedule states."""
+    leaves its group on one, which the schedule states. The words are the same in every
+    replication (the seconds are the schedule's), so that replications share one warning."""
     if replicas < 3:
         return []
     out = []
@@ -50,12 +50,13 @@ def warnings(replicas: int, exposure: list[dict[str, Any]]) -> list[str]:
         mine = [e for e in exposure if e["wave"] == wave]
         groups = "; ".join(
             f"node group {e['node_group']} (restarting {', '.join(map(str, e['restarting']))}) runs on node "
-            f"{e['live_node']} alone for {format_secs(e['secs'])}"
+            f"{e['live_node']} alone"
             for e in mine
         )
         out.append(
-            f"single replica in wave {wave}: {groups}; a failure of that node then shuts the cluster down. "
-            f"Restart at most {replicas - 2} node{'s' if replicas > 3 else ''} of a node group per wave "
-            "(restart.plan) to keep two replicas up"
+            f"single replica in wave {wave}: {groups}, until one of its restarting nodes is back (the schedule "
+            "says for how long); a failure of that node then shuts the cluster down. Restart at most "
+            f"{replicas - 2} node{'s' if replicas > 3 else ''} of a node group per wave (restart.plan) to keep "
+            "two replicas up"
         )
     return out

@@ -23,8 +23,8 @@ gigabyte, a rate's third significant figure; ``search``'s docstring says why not
 answer ends verified by runs: the answer meets the target, one step past it does not.
 
 The package, one module per question (``redo_log``, ``update_rate``, ``lcp_speed``,
-``data_size``, ``plan`` with the plans it enumerates in ``plans``), the searches they share (``search``), the answer (``answer``) and ``solve()``
-itself (``questions``).
+``data_size``, ``plan`` with the plans it enumerates in ``plans``), the searches they share
+(``search``), the answer (``answer``) and ``solve()`` itself (``questions``).
 """
 
 from __future__ import annotations

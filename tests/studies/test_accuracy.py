@@ -1,5 +1,5 @@
 """The accuracy band beside p5–p95 (issue 35): the packaged per-family validation errors are what
-``ndbsim check``'s cases give (regenerate with ``python -m ndbsim.studies.accuracy --write``),
+``ndbsim check``'s cases give (regenerate with ``python -m ndbsim.studies.calibration.accuracy --write``),
 only validation cases make them, the nearest release family is named (and that none is the run's
 major release), a calibrated scenario shows its own fit's error instead, and the table and JSON
 show the band with what p5–p95 means."""
@@ -13,7 +13,7 @@ from _helpers import ndbsim
 
 from ndbsim.output.accuracy import accuracy, nearest_family, pct_range
 from ndbsim.paths import ACCURACY_FILE, CASES_DIR
-from ndbsim.studies.accuracy import accuracy_data, render
+from ndbsim.studies.calibration.accuracy import accuracy_data, render
 
 ROLLING = "scenarios/rolling-4-nodes-8.0.yaml"
 
@@ -22,9 +22,9 @@ def test_the_packaged_band_is_what_the_cases_give_now():
     """One pass over the cases without the claims (under a second): the file is regenerated, never
     edited, and a change to the cases or the constants that moves a validation error fails here."""
     assert ACCURACY_FILE.read_text(encoding="utf-8") == render(accuracy_data()), (
-        "input/data/accuracy.yaml is stale: run python -m ndbsim.studies.accuracy --write"
+        "input/data/accuracy.yaml is stale: run python -m ndbsim.studies.calibration.accuracy --write"
     )
-    assert "`python -m ndbsim.studies.accuracy --write`" in ACCURACY_FILE.read_text()
+    assert "`python -m ndbsim.studies.calibration.accuracy --write`" in ACCURACY_FILE.read_text()
 
 
 def test_only_validation_cases_make_the_band(tmp_path):

@@ -37,7 +37,7 @@ class Scenario(StrictModel):
     calibrated: dict[str, Any] | None = None
     """What ``ndbsim calibrate --restart-info`` recorded when it fitted this scenario's host figures:
     the rows' file, their nodes, the figures fitted and the fit's error per restart_info column
-    (``studies.fit_record``); runs show it as their accuracy band. Absent: not calibrated."""
+    (``studies.calibration.fit_record``); runs show it as their accuracy band. Absent: not calibrated."""
 
     @model_validator(mode="after")
     def _version_known(self) -> Scenario:

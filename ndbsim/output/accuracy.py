@@ -135,12 +135,16 @@ def calibrated_band(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def accuracy(version: str, scenario: dict[str, Any]) -> dict[str, Any]:
+def accuracy(version: str, scenario: dict[str, Any], changes: list[str] | None = None) -> dict[str, Any]:
     """The band for a run of ``scenario`` (the resolved scenario a result carries) on ``version``,
-    with the sentence that says what p5–p95 is."""
+    with the sentence that says what p5–p95 is. ``changes`` (``--set``, ``--config-ini``): what
+    this run changed in the scenario, which a calibration's error was not measured on."""
     record = scenario.get("calibrated")
     band = calibrated_band(record) if isinstance(record, dict) else published_band(version)
-    return {**band, "spread": SPREAD_TEXT, "text": band_text(band)}
+    text = band_text(band)
+    if band["basis"] == "calibrated" and changes:
+        text += f"; measured before this run's {', '.join(changes)}"
+    return {**band, "spread": SPREAD_TEXT, "text": text}
 
 
 def band_text(band: dict[str, Any]) -> str:

@@ -67,7 +67,7 @@ ul.figs { margin: .1em 0 .2em; padding-left: 1.1em; }
   table, figure, tr { break-inside: avoid; page-break-inside: avoid; }
   section.chart { break-before: page; page-break-before: always; }
   section.summary { break-inside: avoid; page-break-inside: avoid; }
-  details { display: none; }
+  td details { display: none; }
   a { color: inherit; text-decoration: none; }
 }
 """

@@ -132,7 +132,7 @@ def summary(d: dict[str, Any], advice: dict[str, Any] | None, timeouts: dict[str
     band = d.get("accuracy") or {}
     items = [
         ("Window", _window(d, _what_restarts(d))),
-        ("Accuracy", _e(band.get("text", "not known")) + "."),
+        ("Accuracy", _e(band.get("text", "not known")) + "." + _fit_phases(band)),
         ("Calibrated", _calibrated(band)),
         ("Where the time goes", _dominant(d)),
         ("Top lever", _lever(advice)),
@@ -169,6 +169,24 @@ def _window(d: dict[str, Any], words: str) -> str:
             f"{_e((d.get('accuracy') or {}).get('spread', '').removeprefix('p5–p95 is '))})"
         )
     return text + "."
+
+
+FIT_PHASES_SHOWN = 4
+"""Phases of a calibration's per-phase error the summary lists (the worst first)."""
+
+
+def _fit_phases(band: dict[str, Any]) -> str:
+    """A calibrated scenario's per-phase error on its rows, the worst phases first."""
+    from ndbsim.output.accuracy import pct_range, secs_range
+
+    phases = list((band.get("phases") or {}).items()) if band.get("basis") == "calibrated" else []
+    if not phases:
+        return ""
+    items = ", ".join(
+        f"{phase_words(p)} {secs_range(e.get('secs'))}" + (f" ({pct_range(e['share'])})" if e.get("share") else "")
+        for p, e in phases[:FIT_PHASES_SHOWN]
+    )
+    return f" Per phase, the worst first: {_e(items)}."
 
 
 def _calibrated(band: dict[str, Any]) -> str:

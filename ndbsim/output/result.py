@@ -226,7 +226,7 @@ class Result(ReplicatedSummary):
         p5–p95 (``output.accuracy``): the calibration's error, or the published validations'."""
         from ndbsim.output.accuracy import accuracy
 
-        return accuracy(self.version, self.scenario)
+        return accuracy(self.version, self.scenario, self.changes)
 
     # -- serialisation ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

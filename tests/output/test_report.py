@@ -196,3 +196,25 @@ def test_host_rates_and_latency_read_in_units():
 
     assert value_text("host.memory_touch_rate", 2.7e9) == "2.5G/s"
     assert value_text("host.disk_latency", 0.0001) == "0.1 ms"
+
+
+def test_a_calibrated_scenarios_summary_gives_its_fits_error_per_phase():
+    from ndbsim import simulate
+    from ndbsim.output.accuracy import accuracy
+    from ndbsim.output.report_summary import summary
+
+    d = simulate(BASE).to_dict()
+    record = {
+        "restart_info": "ri.csv",
+        "nodes": [1, 2],
+        "fitted": ["core_speed"],
+        "error": {
+            "total_restart_secs": {"secs": [-6.0, 9.0], "share": [-0.02, 0.03]},
+            "secs_restore_fragments": {"secs": [-12.5, 4.0], "share": [-0.1, 0.04]},
+        },
+    }
+    d["accuracy"] = accuracy("7.6.6", {"calibrated": record})
+    text = "\n".join(summary(d, None, None))
+    assert "<dd>yes: the host figures (core_speed) were fitted to your restart_info (ri.csv)" in text
+    assert "Per phase, the worst first: restore fragments -12.5 s…+4.0 s (-10%…+4%)" in text
+    assert "advise was not run" in text and "<dt>Timeouts</dt><dd>not computed.</dd>" in text

@@ -76,6 +76,8 @@ def test_a_calibrated_scenario_shows_its_fits_error_not_the_published_one():
     assert band["basis"] == "calibrated" and band["total_error"] == [-0.02, 0.03]
     assert list(band["phases"]) == ["secs_restore_fragments", "secs_index_rebuild"]  # worst first
     assert "ri.csv" in band["text"] and "-2%…+3%" in band["text"] and "secs_restore_fragments" in band["text"]
+    changed = accuracy("8.4.3", {"calibrated": record}, ["--set data.size=2TB"])
+    assert changed["text"].endswith("; measured before this run's --set data.size=2TB")
 
 
 def test_pct_range_keeps_a_small_error_from_reading_as_zero():

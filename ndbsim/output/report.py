@@ -64,15 +64,16 @@ ul.figs { margin: .1em 0 .2em; padding-left: 1.1em; }
 @media print {
   body { max-width: none; margin: 0; padding: 0; font-size: 9.5pt; }
   h2 { break-after: avoid; page-break-after: avoid; }
-  table, figure, tr { break-inside: avoid; page-break-inside: avoid; }
-  section.chart { break-before: page; page-break-before: always; }
+  table, figure, tr, section.chart, section.advice { break-inside: avoid; page-break-inside: avoid; }
+  table.phases { break-inside: auto; page-break-inside: auto; }
   section.summary { break-inside: avoid; page-break-inside: avoid; }
   td details { display: none; }
   a { color: inherit; text-decoration: none; }
 }
 """
-"""The page's style sheet: screen and A4 print (the chart starts a page; the summary, tables, rows
-and the figure are not split across pages; the why column's folded figures are left off paper)."""
+"""The page's style sheet: screen and A4 print (the summary, the chart with its heading, tables and
+rows are not split across pages, except the long phase table, which breaks between rows; the why
+column's folded figures are left off paper)."""
 
 CHART_INCHES = 7.4
 """The Gantt chart's width in the report: the A4 page's printable width (210 mm less 2 × 12 mm
@@ -215,7 +216,7 @@ def _phase_table(d: dict[str, Any]) -> list[str]:
     head = "".join(f'<th class="n">node {n["node_id"]}</th>' for n in nodes)
     out = [
         "<section><h2>Phases (ndbinfo.restart_info, median seconds)</h2>",
-        f"<table><tr><th>phase</th>{head}{'<th>why</th>' if has_why else ''}</tr>",
+        f'<table class="phases"><thead><tr><th>phase</th>{head}{"<th>why</th>" if has_why else ""}</tr></thead>',
     ]
     idle = []
     for p in PHASES:
@@ -306,7 +307,7 @@ def _advice(a: dict[str, Any] | None) -> list[str]:
         ]
     levers = a["levers"][:TOP_LEVERS]
     out = [
-        "<section><h2>What would make it faster (advise)</h2>",
+        '<section class="advice"><h2>What would make it faster (advise)</h2>',
         f'<p class="note">The top {len(levers)} of {len(a["levers"])} levers, each candidate run '
         f"{a['replications']} times with seed {a['seed']} (paired with the base); saving = base median − the "
         "lever's median. Prices per node, from the lever's steady LCP cycle.</p>",

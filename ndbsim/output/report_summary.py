@@ -133,7 +133,7 @@ def summary(d: dict[str, Any], advice: dict[str, Any] | None, timeouts: dict[str
     items = [
         ("Window", _window(d, _what_restarts(d))),
         ("Accuracy", _e(band.get("text", "not known")) + "." + _fit_phases(band)),
-        ("Calibrated", _calibrated(band)),
+        ("Calibrated", _calibrated(band, d.get("defaulted") or [])),
         ("Where the time goes", _dominant(d)),
         ("Top lever", _lever(advice)),
         ("Timeouts", _timeouts(timeouts)),
@@ -189,16 +189,18 @@ def _fit_phases(band: dict[str, Any]) -> str:
     return f" Per phase, the worst first: {_e(items)}."
 
 
-def _calibrated(band: dict[str, Any]) -> str:
+def _calibrated(band: dict[str, Any], defaulted: list[dict[str, Any]]) -> str:
     if band.get("basis") == "calibrated":
         fitted = ", ".join(band.get("fitted") or []) or "no host figure"
         return (
             f"yes: the host figures ({_e(fitted)}) were fitted to your restart_info "
             f"({_e(band.get('restart_info'))}) by <code>ndbsim calibrate</code>."
         )
+    host = [x["key"].removeprefix("host.") for x in defaulted if str(x.get("key", "")).startswith("host.")]
+    whose = f"ndbsim's defaults for {', '.join(host)}, the rest the scenario's" if host else "the scenario's"
     return (
-        "no: the host figures are the scenario's (or ndbsim's defaults). Fit them to your cluster's own "
-        "restarts with <code>ndbsim calibrate --restart-info restart_info.csv --scenario FILE</code>."
+        f"no: the host figures are {_e(whose)}. Fit them to your cluster's own restarts with "
+        "<code>ndbsim calibrate --restart-info restart_info.csv --scenario FILE</code>."
     )
 
 

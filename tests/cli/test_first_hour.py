@@ -210,7 +210,7 @@ def test_config_ini_notes_reach_json_csv_and_validate(tmp_path):
     assert (
         v.returncode == 0
         and "valid" in v.stdout
-        and "ndbsim: warning: config.ini: ODirect is not simulated" in v.stderr
+        and "ndbsim: warning: c.ini: ODirect is not simulated" in v.stderr
     )
 
 

@@ -103,3 +103,6 @@ class Replication:
     setting_flags: list[str] = field(default_factory=list)
     """What the configuration sits on that a run warns about: an oversubscribed host, a cliff
     (``cliffs``); advise flags a candidate with these."""
+    single_replica: list[dict[str, Any]] = field(default_factory=list)
+    """Per wave and node group left on one live node: wave, node_group, live_node, restarting
+    (NodeIds) and secs (``engine.exposure``)."""

@@ -98,6 +98,10 @@ BASES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "7.5 lab": (LAB, ()),
+    "8.0 rolling, 3 replicas": (
+        ROLL,
+        ("simulation.replications=1", "cluster.data_nodes=6", "cluster.config.NoOfReplicas=3", "host.cpu_cores=16"),
+    ),
 }
 """Base scenarios: 7.5, 7.6 and 8.0, and every restart type (node, initial, system, rolling)."""
 
@@ -819,6 +823,46 @@ ROWS = [
         "secs_to_synchronize_starting_node",
         by=0.5,
         why="ten minutes of changes to ship",
+    ),
+    # --- a live node is a shared copy source (issue 32) ----------------------------------------
+    Row(
+        "8.0 rolling, 3 replicas",
+        "restart.plan",
+        "per-node-group",
+        "[[1, 2, 4, 5], [3, 6]]",
+        "up",
+        "node 1: secs_to_synchronize_starting_node",
+        (1.2, 2.2),
+        ("workload.updates_per_s=5000", "data.size=160GB", "cluster.config.DataMemory=200G"),
+        by=0.2,
+        why=(
+            "nodes 1 and 2 both copy from node 3, the primary replica left (DbdihMain.cpp "
+            "Dbdih::toCopyFragLab), whose LDM threads scan every row for both: under a light load the "
+            "scan is most of a copy, at most twice the work"
+        ),
+    ),
+    Row(
+        "8.0 rolling, 3 replicas",
+        "restart.plan",
+        "per-node-group",
+        "[[1, 2, 4, 5], [3, 6]]",
+        "down",
+        by=0.2,
+        why="two waves instead of three: two nodes of every node group restart together",
+    ),
+    Row(
+        "8.0 rolling, 3 replicas",
+        "restart.plan",
+        "per-node-group",
+        "[[1, 2, 4, 5], [3, 6]]",
+        "none",
+        "node 1: secs_to_synchronize_starting_node",
+        also=("workload.updates_per_s=100000", "data.ordered_indexes=120"),
+        why=(
+            "the copy runs one instance per LDM thread of the starting node (DbdihMain.cpp "
+            "Dbdih::check_takeover_thread), and here the starting nodes' threads bind (21M changed rows, "
+            "120 ordered indexes to maintain each): the shared source's LDM threads have room for both copies"
+        ),
     ),
 ]
 

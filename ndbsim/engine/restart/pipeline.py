@@ -284,7 +284,7 @@ def restart(rt: Runtime, node: Node, kind: str, run: NodeRun) -> Generator[Event
     """Restart ``node`` (``kind``: node | initial | system; a system restart's nodes run this
     together), recording its phases on ``run``."""
     r = NodeRestart(rt, node, run, crash=rt.env.now, initial=kind == "initial")
-    node.upgraded = rt.restarted_as is not rt.sz  # the new release's binary starts
+    rt.start_binary(node)
     run.release = rt.scenario.restart.upgrade_to or rt.scenario.version
     own_threads = rt.restarted_as.threads
     run.threads = {

@@ -15,7 +15,7 @@ from typing import Any
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input import config_params, ndb_params
 from ndbsim.input.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
-from ndbsim.input.scenario.provenance import not_simulated_note
+from ndbsim.input.scenario.provenance import not_simulated_note, value_or_values
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
 """A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
@@ -141,8 +141,7 @@ def _hint_suffix(rest: str) -> str:
 
 
 def read_config_ini(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(``cluster`` mapping, the skipped parameters: each label (NDB's name, or the name and why)
-    with the value the file gives it, or the values when the data nodes differ)."""
+    """(``cluster`` mapping, each skipped parameter's label -> its value, or values where they differ)."""
     p = Path(path)
     text = read_text(p, MAX_TEXT_BYTES, field="--config-ini", what="NDB config.ini")
     section: str | None = None
@@ -192,13 +191,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         seen.add(canon)
         target[canon] = value
     _merge_node_values(node_sections, defaults, skipped, values)
-    return _cluster(defaults, node_sections, node_ids, p), {label: _one(values.get(label, [])) for label in skipped}
-
-
-def _one(values: list[str]) -> Any:
-    """The value a skipped parameter is set to, or its values (in file order) when they differ."""
-    distinct = list(dict.fromkeys(values))
-    return distinct[0] if len(distinct) == 1 else distinct
+    return _cluster(defaults, node_sections, node_ids, p), {k: value_or_values(values.get(k, [])) for k in skipped}
 
 
 def _content(line: str, lineno: int, p: Path) -> str:
@@ -266,8 +259,7 @@ def _checked_value(canon: str, value: str, field: str, p: Path) -> str:
 def _merge_node_values(
     node_sections: list[dict[str, Any]], defaults: dict[str, Any], skipped: list[str], values: dict[str, list[str]]
 ) -> None:
-    """Node-specific values apply to all nodes only when every [ndbd] agrees; ``values`` gets
-    the values of those that differ."""
+    """Node-specific values apply to all nodes only when every [ndbd] agrees (``values``: theirs if not)."""
     for name in sorted({k for s in node_sections for k in s}):
         given = {s.get(name) for s in node_sections}
         if len(given) == 1 and None not in given:
@@ -365,19 +357,13 @@ def _node_order(nodes: list[dict[str, int]], path: Path) -> list[int] | None:
 
 
 def merge_config_ini(
-    raw: dict[str, Any],
-    path: str | Path,
-    source: str | None,
-    notes: list[str],
-    not_simulated: dict[str, Any] | None = None,
+    raw: dict[str, Any], path: str | Path, source: str | None, notes: list[str], found: dict[str, Any]
 ) -> dict[str, Any]:
-    """Put a config.ini's [ndbd default] parameters and data-node count into the scenario
-    mapping ``raw`` (they win over the file's), note what was skipped (and put it, with its
-    values, in ``not_simulated``), and return what was read. Only NDB scenarios take one:
-    ``ndbsim.models.load.read`` asks the scenario's model first."""
+    """Put a config.ini's [ndbd default] parameters and data-node count into the scenario mapping
+    ``raw`` (they win over the file's), note what was skipped (and put it, with its values, in
+    ``found``), and return what was read. ``models.load.read`` asks the scenario's model first."""
     cluster, skipped = read_config_ini(path)
-    if not_simulated is not None:
-        not_simulated.update(skipped)
+    found.update(skipped)
     raw.setdefault("cluster", {})
     if not isinstance(raw["cluster"], dict):
         raise InputError(

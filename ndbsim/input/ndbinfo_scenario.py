@@ -305,10 +305,7 @@ def _not_modelled(ex: Export, ids: list[int], out: FromExport) -> dict[str, Any]
         if name is None or _same_setting(value, default):
             continue
         per_node.setdefault(name, {})[int(number(ex, "config_values", r, "node_id"))] = value
-    found: dict[str, Any] = {}
-    for name, values in per_node.items():
-        distinct = list(dict.fromkeys(values[n] for n in sorted(values)))
-        found[name] = distinct[0] if len(distinct) == 1 else distinct
+    found = {name: provenance.value_or_values(values[n] for n in sorted(values)) for name, values in per_node.items()}
     return {**found, **out.differs}
 
 

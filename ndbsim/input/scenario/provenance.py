@@ -140,6 +140,12 @@ def not_simulated_note(where: str, label: str) -> str:
     return f"{where}: {label} is not simulated: {ndb_params.restart_impact(label)}"
 
 
+def value_or_values(values: Iterable[Any]) -> Any:
+    """The one value a parameter is set to, or its distinct values (in order) when they differ."""
+    distinct = list(dict.fromkeys(values))
+    return distinct[0] if len(distinct) == 1 else distinct
+
+
 @dataclass
 class Marks:
     """A scenario's provenance section, read: each marked key's origin and the value written

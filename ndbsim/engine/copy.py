@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from simpy.events import Event
 
-from ndbsim.engine import why
+from ndbsim.engine import disk_data, fixed_costs, why
 from ndbsim.engine.flow import Flow
 from ndbsim.engine.node import Node
 from ndbsim.engine.node_restart import NodeRestart
@@ -63,7 +63,7 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
         flows,
         node,
         "rows shipped from the live node" + (" (every row)" if full else " (those changed since the node stopped)"),
-        cap=f"LDM CPU ({_copy_instances(r)} copy instances)",
+        cap=f"LDM CPU ({_copy_instances(r):g} copy instances)",
         copied_rows=run.facts.copied_rows,
         scanned_rows=sz.rows,
         live_node=_node_id(rt.scenario, peers[0].id),
@@ -72,11 +72,13 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
 
 
-def _copy_instances(r: NodeRestart) -> int:
-    """Copy instances: one per LDM thread of the starting node, at most its own MaxParallelCopyInstances."""
+def _copy_instances(r: NodeRestart) -> float:
+    """Copy instances: one per LDM thread of the starting node holding fragments, each copying one
+    fragment at a time (``fixed_costs.busy_threads``), at most its own MaxParallelCopyInstances."""
     own = r.own
     cap = own.cfg["MaxParallelCopyInstances"]
-    return min(own.ldm, cap) if cap else own.ldm
+    busy = fixed_costs.busy_threads(own.fragments, own.ldm)
+    return min(busy, cap) if cap else busy
 
 
 def _convergence(r: NodeRestart, full: bool, index_per_row: float) -> tuple[str | None, float]:
@@ -118,7 +120,7 @@ def _moving_target_outruns(r: NodeRestart, index_per_row: float, apply_cores: fl
     every table copied later has more to ship, without end."""
     rt = r.rt
     sz, rates = rt.sz, rt.plan.restart_rates
-    row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
+    row_size = (sz.data_bytes / sz.rows if sz.rows else 0.0) + disk_data.row_bytes(rt.scenario.data)
     grow = (rates.inserts + rates.deletes) / sz.groups
     best = apply_cores / (sz.k.copy_row_secs + index_per_row)
     if row_size > 0:
@@ -145,8 +147,9 @@ def _ship(
     over the rows evenly; ``index_secs`` the core time each shipped row's ordered indexes
     cost); returns the rows shipped and the flows, followed for the phase's why."""
     rt, node = r.rt, r.node
-    sz, k, env = rt.sz, rt.sz.k, rt.env
+    sz, k, env, s = rt.sz, rt.sz.k, rt.env, rt.scenario
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
+    disk_row = disk_data.row_bytes(s.data)  # each copied row carries its disk part
     shipped_total = 0.0
     flows: list[Flow] = []
     even = len(set(shares)) == 1
@@ -161,8 +164,11 @@ def _ship(
         demand = {
             node.cpu: ship * (0.5 * k.copy_row_secs + index_per_row),
             live.cpu: scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs,
-            node.net: ship * row_size,
+            node.net: ship * (row_size + disk_row),
         }
+        if disk_row > 0:  # the live node reads the disk parts, the starting node writes its data files
+            demand[live.disk] = ship * disk_row / sz.host.disk_read
+            demand[node.disk] = ship * disk_row / sz.host.disk_write
         # A copy instance is a pair of threads, one on each side, exchanging rows
         # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both
         # sides' per-row cost in series.

@@ -103,7 +103,14 @@ def _yaml_value(key: str, value: Any) -> str:
     leaf = key.rsplit(".", 1)[-1]
     if value is None:
         return "null"
-    if isinstance(value, float) and leaf in ("size", "row_size", "disk_data_size", "bytes_per_change"):
+    if isinstance(value, float) and leaf in (
+        "size",
+        "row_size",
+        "disk_data_size",
+        "tablespace_size",
+        "undo_log_size",
+        "bytes_per_change",
+    ):
         return exact_size_text(value)
     if isinstance(value, float) and leaf in ("disk_read", "disk_write"):
         return exact_size_text(value) + "/s"

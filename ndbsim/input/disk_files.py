@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ndbsim.errors import InputError
+from ndbsim.input.ndbinfo import Export, number
 
 SCENARIO_KEY = {"initialtablespace": "tablespace_size", "initiallogfilegroup": "undo_log_size"}
 """config.ini parameter (lower case) -> the ``data`` key its files' total size sets."""
@@ -64,3 +65,48 @@ def merge(raw: dict[str, Any], disk: dict[str, float]) -> set[str]:
         raise InputError(f"{data!r} is not a section; write data: as a mapping", field="data")
     data.update(disk)
     return {f"data.{k}" for k in disk}
+
+
+DATAFILE, UNDO_LOG = "DATAFILE", "UNDO LOG"
+"""INFORMATION_SCHEMA.FILES.FILE_TYPE of a tablespace's data file and of an UNDO file (the manual's
+INFORMATION_SCHEMA FILES page, NDB notes)."""
+
+DICT_FILE_TYPES = ("Tablespace", "Data file", "Undo file")
+"""dict_obj_types.type_name of the disk-data objects ndbinfo.dict_obj_info lists."""
+
+
+def from_export(ex: Export) -> tuple[dict[str, float], dict[str, str], list[str]]:
+    """(``data`` keys, their sources, notes) from an export's ``disk_data_files`` block: the data
+    files' size and the extents in use as ``tablespace_size`` and ``disk_data_size``, the UNDO files'
+    size as ``undo_log_size``. An export without the block (an earlier script) that lists disk-data
+    objects in dict_obj_info gets a note instead."""
+    data: dict[str, float] = {}
+    sources: dict[str, str] = {}
+    if "disk_data_files" not in ex.tables:
+        kinds = {r.get("type_name"): r.get("objects") for r in ex.rows("dict_obj_info")}
+        listed = [f"{kinds[k]} × {k.lower()}" for k in DICT_FILE_TYPES if kinds.get(k)]
+        if listed:
+            return (
+                data,
+                sources,
+                [
+                    f"ndbinfo.dict_obj_info lists {', '.join(listed)} but the export has no file sizes (an earlier "
+                    "script); export again with `ndbsim ndbinfo-sql`, or give data.disk_data_size"
+                ],
+            )
+        return data, sources, []
+    for r in ex.rows("disk_data_files"):
+        kind = r.get("file_type")
+        size = number(ex, "disk_data_files", r, "bytes")
+        files = int(number(ex, "disk_data_files", r, "files"))
+        where = f"INFORMATION_SCHEMA.FILES: INITIAL_SIZE of {files} {kind} file{'s' if files != 1 else ''}"
+        if kind == DATAFILE:
+            used = number(ex, "disk_data_files", r, "used_bytes")
+            data["tablespace_size"] = size
+            data["disk_data_size"] = min(size, used) if used == used else size
+            sources["data.tablespace_size"] = where
+            sources["data.disk_data_size"] = "INFORMATION_SCHEMA.FILES: (TOTAL_EXTENTS - FREE_EXTENTS) × EXTENT_SIZE"
+        elif kind == UNDO_LOG:
+            data["undo_log_size"] = size
+            sources["data.undo_log_size"] = where
+    return data, sources, []

@@ -15,6 +15,19 @@ from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.input import restart_info as ri
 
 
+MEMORY_COPY_BYTES_PER_SEC = 5e9
+"""Bytes one core copies per second between buffers larger than its caches: an assumption at the low
+end of what a server core's memcpy (STREAM Copy, one thread) reaches, 5–10 GB/s; no NDB source gives
+it."""
+
+RESTORE_BYTE_COPIES = 2
+"""Times the restore copies each byte of a row: ``Restore::parse_record`` (restore.cpp) copies the
+row from the LCP file's page into the LQHKEYREQ's attribute section (``memcpy`` of the READ_LCP
+words), and DBTUP writes those words into the row's DataMemory page. The row-count cost
+(``restore_row_secs``, fitted on 200-byte rows) holds the per-row work; these copies are what a
+wider row adds."""
+
+
 def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
     """Restore the LCP(s) on disk, written under the cluster's checkpoint policy: one fragment at a
     time per restoring thread of the node's own release, each fragment's file requests first
@@ -32,7 +45,7 @@ def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
     yield rt.env.timeout(setup)
     k = sz.k
     cpu = (work.rows_applied - work.change_rows) * k.restore_row_secs + work.change_rows * k.change_row_secs
-    per_byte = cpu / work.bytes_read
+    per_byte = cpu / work.bytes_read + RESTORE_BYTE_COPIES / MEMORY_COPY_BYTES_PER_SEC
     flow = yield from r.work(work.bytes_read, per_byte, restorers, 1.0 / sz.host.disk_read, "restore")
     why.note_flows(
         r.run,

@@ -46,30 +46,36 @@ def row_bytes(d: Data) -> float:
     return d.disk_data_size / rows if rows > 0 else 0.0
 
 
-def undo_record_bytes(d: Data) -> float:
-    """One UNDO record: the header and the row's old disk part."""
-    return UNDO_RECORD_HEADER_BYTES + row_bytes(d)
-
-
 def disk_changes(s: Scenario, c: Changes) -> float:
     """Changes (on one node) that changed a disk column: each wrote one UNDO record."""
     return update_share(s) * (c.updates + c.inserts + c.deletes)
 
 
-def touched_page_bytes(d: Data, changes: float) -> float:
-    """Bytes of the distinct disk pages ``changes`` disk-column changes hit, spread evenly over the
-    data's pages: P·(1 − e^(−n/P)) pages of ``DISK_PAGE_BYTES``."""
-    pages = d.disk_data_size / DISK_PAGE_BYTES
-    if pages <= 0 or changes <= 0:
-        return 0.0
-    return pages * (1.0 - math.exp(-changes / pages)) * DISK_PAGE_BYTES
+def undo_bytes(s: Scenario, c: Changes) -> float:
+    """UNDO bytes the disk-column changes ``c`` wrote: an update or a delete saves the row's old disk
+    part (``Dbtup::disk_page_undo_update``, ``disk_page_undo_free``), an insert only where it went
+    (``disk_page_undo_alloc``); each with its header."""
+    share = update_share(s)
+    rewritten = share * (c.updates + c.deletes)
+    return rewritten * (UNDO_RECORD_HEADER_BYTES + row_bytes(s.data)) + share * c.inserts * UNDO_RECORD_HEADER_BYTES
 
 
-def dirty_page_bytes(s: Scenario, changes: float, buffer_bytes: float) -> float:
-    """Dirty disk pages an LCP writes after ``changes`` disk-column changes: the distinct pages they
+def touched_page_bytes(s: Scenario, c: Changes) -> float:
+    """Bytes of the distinct disk pages the disk-column changes ``c`` hit: updates and deletes spread
+    evenly over the data's pages, P·(1 − e^(−n/P)) pages of ``DISK_PAGE_BYTES``; inserts fill new
+    pages one after the other, their disk parts' bytes."""
+    share = update_share(s)
+    pages = s.data.disk_data_size / DISK_PAGE_BYTES
+    rewritten = share * (c.updates + c.deletes)
+    hit = pages * (1.0 - math.exp(-rewritten / pages)) if pages > 0 and rewritten > 0 else 0.0
+    return hit * DISK_PAGE_BYTES + share * c.inserts * row_bytes(s.data)
+
+
+def dirty_page_bytes(s: Scenario, c: Changes, buffer_bytes: float) -> float:
+    """Dirty disk pages an LCP writes after the disk-column changes ``c``: the distinct pages they
     hit, at most what DiskPageBufferMemory (``buffer_bytes``) holds; pages pushed out of a smaller
     cache were written then, before the LCP."""
-    return min(touched_page_bytes(s.data, changes), buffer_bytes)
+    return min(touched_page_bytes(s, c), buffer_bytes)
 
 
 def created_file_bytes(d: Data) -> float:

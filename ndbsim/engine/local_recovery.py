@@ -14,7 +14,6 @@ from ndbsim.engine import disk_data, fixed_costs, why
 from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.input import restart_info as ri
 
-
 MEMORY_COPY_BYTES_PER_SEC = 5e9
 """Bytes one core copies per second between buffers larger than its caches: an assumption at the low
 end of what a server core's memcpy (STREAM Copy, one thread) reaches, 5–10 GB/s; no NDB source gives
@@ -78,15 +77,16 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
         r.run.facts.redo_bytes_wanted = redo
         redo = sz.redo_capacity
     r.redo_bytes = r.run.facts.redo_bytes = redo
-    records = disk_data.disk_changes(s, rt.plan.node_changes_since(r.redo_from, r.crash))
-    record = disk_data.undo_record_bytes(s.data)
-    pages = disk_data.touched_page_bytes(s.data, records)
-    r.run.facts.undo_bytes = records * record
+    changes = rt.plan.node_changes_since(r.redo_from, r.crash)
+    records = disk_data.disk_changes(s, changes)
+    undo = disk_data.undo_bytes(s, changes)
+    pages = disk_data.touched_page_bytes(s, changes)
+    r.run.facts.undo_bytes = undo
     t0 = rt.env.now
     if records > 0:
         threads = fixed_costs.busy_threads(sz.fragments, r.own.ldm) if r.own.features.parallel_undo else 1
-        disk = (record + pages / records) / sz.host.disk_read
-        flow = yield from r.work(records, record * sz.k.redo_byte_secs, threads, disk, "undo")
+        disk = (undo + pages) / records / sz.host.disk_read
+        flow = yield from r.work(records, undo / records * sz.k.redo_byte_secs, threads, disk, "undo")
         why.note_flows(
             r.run,
             ri.UNDO_DISK_DATA,
@@ -95,7 +95,7 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
             "UNDO records of the disk-column changes since the restored LCP started",
             cap=f"CPU ({threads:g} UNDO threads)",
             undo_records=records,
-            undo_bytes=records * record,
+            undo_bytes=undo,
             page_bytes_read=pages,
             disk_update_share=disk_data.update_share(s),
         )

@@ -78,6 +78,39 @@ BASES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "7.5 lab": (LAB, ()),
+    "7.6 node, disk data": (
+        S76,
+        (
+            "workload.updates_per_s=20000",
+            "workload.during_restart.updates_per_s=20000",
+            "data.disk_data_size=200G",
+            "cluster.config.DiskPageBufferMemory=16G",
+        ),
+    ),
+    "7.5 node, disk data": (
+        S75,
+        (
+            "workload.updates_per_s=20000",
+            "workload.during_restart.updates_per_s=20000",
+            "data.disk_data_size=200G",
+            "cluster.config.DiskPageBufferMemory=16G",
+        ),
+    ),
+    "8.0 today, 5 ms disk": (
+        ROLL,
+        (
+            "cluster.config.AutomaticThreadConfig=true",
+            "data.size=40GB",
+            "data.rows=200M",
+            "data.tables=150",
+            "data.ordered_indexes=320",
+            "workload.updates_per_s=20000",
+            "workload.inserts_per_s=2000",
+            "workload.deletes_per_s=1000",
+            "simulation.replications=1",
+            "host.disk_latency=5ms",
+        ),
+    ),
 }
 """Base scenarios: 7.5, 7.6 and 8.0, and every restart type (node, initial, system, rolling)."""
 
@@ -224,6 +257,22 @@ ROWS = [
     Row("7.6 node", "workload.during_restart.updates_per_s", "0", "20000", "up", "secs_to_synchronize_starting_node"),
     Row("8.0 rolling", "workload.updates_per_s", "20000", "40000", "not_down"),
     Row("7.6 node, updates", "restart.downtime", "0", "10m", "not_down", "secs_to_synchronize_starting_node"),
+    # --- disk-data tables (issue 32): each disk-column change writes an UNDO record applied back to
+    # the restored LCP's start (DbtupDiskAlloc.cpp, Dbtup::disk_restart_undo), serially before 7.6;
+    # an initial restart creates the data files in full and ships every row's disk part; the LCP
+    # writes PGMAN's dirty pages, at most DiskPageBufferMemory
+    Row("7.6 node, disk data", "workload.disk_update_share", "0", "0.2", "up", "secs_undo_disk_data"),
+    Row("7.6 node, disk data", "workload.disk_update_share", "0.2", "0.8", "up", "secs_undo_disk_data"),
+    Row("7.5 node, disk data", "workload.disk_update_share", "0.2", "0.8", "up", "secs_undo_disk_data", (2.0, 4.5)),
+    Row("7.6 initial", "data.disk_data_size", "0", "200G", "up"),
+    Row("7.6 initial", "data.disk_data_size", "0", "200G", "up", "secs_to_copy_meta_data"),
+    Row("7.6 node, disk data", "workload.disk_update_share", "0.05", "0.8", "up", "secs_wait_lcp_for_restart"),
+    Row("7.6 node, disk data", "cluster.config.DiskPageBufferMemory", "64M", "16G", "up", "secs_wait_lcp_for_restart"),
+    # --- fragments per table (8.0.23: ClassicFragmentation off, which AutomaticThreadConfig implies,
+    # lets PartitionsPerNode set them; Configuration.cpp calcSizeAlt): twice the fragments, twice
+    # the per-fragment file requests where they bind
+    Row("8.0 today, 5 ms disk", "cluster.config.PartitionsPerNode", "2", "4", "up", "secs_restore_fragments"),
+    Row("8.0 today, 5 ms disk", "cluster.config.PartitionsPerNode", "2", "4", "up"),
 ]
 
 MUCH = 0.05

@@ -13,6 +13,7 @@ from simpy.events import Event
 from ndbsim.engine import disk_data, fixed_costs, why
 from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.input import restart_info as ri
+from ndbsim.input.units import format_bytes
 
 MEMORY_COPY_BYTES_PER_SEC = 5e9
 """Bytes one core copies per second between buffers larger than its caches: an assumption at the low
@@ -81,6 +82,14 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
     records = disk_data.disk_changes(s, changes)
     undo = disk_data.undo_bytes(s, changes)
     pages = disk_data.touched_page_bytes(s, changes)
+    log = s.data.undo_log_size
+    if 0 < log < undo:  # LGMAN holds no more: the disk-column changes beyond it had aborted
+        rt.warnings.append(
+            f"node {r.node.id}: {format_bytes(undo)} of UNDO since its restored LCP started, more than the "
+            f"{format_bytes(log)} UNDO log (data.undo_log_size): disk-data writes would have failed (out of "
+            "undo space); a larger InitialLogFileGroup or faster LCPs keep it"
+        )
+        records, pages, undo = records * log / undo, pages * log / undo, log
     r.run.facts.undo_bytes = undo
     t0 = rt.env.now
     if records > 0:

@@ -110,3 +110,11 @@ def test_one_table_of_few_partitions_restores_on_fewer_threads():
     classic = phases(sim(BASE, *sets))
     few = phases(sim(BASE, *sets, "cluster.config.ClassicFragmentation=false"))
     assert few["secs_exec_redo_log"] > classic["secs_exec_redo_log"] * 1.5
+
+
+def test_the_undo_log_bounds_the_undo_applied():
+    r = sim(BASE, *DISK, *UPDATES, "workload.disk_update_share=1", "data.undo_log_size=1G")
+    assert r.replications[0].nodes[-1].facts.undo_bytes == pytest.approx(parse_bytes("1G"))
+    assert any("out of undo space" in w for w in r.warnings)
+    free = sim(BASE, *DISK, *UPDATES, "workload.disk_update_share=1")
+    assert free.replications[0].nodes[-1].facts.undo_bytes > parse_bytes("1G")

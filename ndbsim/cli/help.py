@@ -19,7 +19,7 @@ DEBUG_HELP = "On an error, print Python's traceback instead of one line (before 
 
 STUDY_REPLICATIONS = 10
 """The least replications advise and solve run per variant unless -n says otherwise, as their
-help states it: ``studies.advise.ADVISE_REPLICATIONS`` (a test holds the two equal; the help
+help states it: ``studies.advise.study.ADVISE_REPLICATIONS`` (a test holds the two equal; the help
 does not import the studies, so that ``ndbsim -h`` loads none of the simulation's libraries)."""
 
 RELEASE_HELP = (

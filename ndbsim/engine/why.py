@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ndbsim.engine.flow import Flow
+from ndbsim.engine.fluid.flow import Flow
 from ndbsim.input import restart_info as ri
 
 if TYPE_CHECKING:
-    from ndbsim.engine.checkpoint import LcpRecord
+    from ndbsim.engine.lcp.checkpoint import LcpRecord
     from ndbsim.engine.node import Node
-    from ndbsim.engine.node_restart import NodeRestart
     from ndbsim.engine.records import NodeRun
+    from ndbsim.engine.restart.node_restart import NodeRestart
     from ndbsim.engine.sizing import Sizing
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ndbsim.errors import InputError, did_you_mean
-from ndbsim.input import config_params, disk_files, ndb_params
+from ndbsim.input import config_params, ndb_params
 from ndbsim.input.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
+from ndbsim.input.scenario import disk_files
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
 """A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input import config_params, disk_files
+from ndbsim.input import config_params
 from ndbsim.input.ndbinfo import Export, number
+from ndbsim.input.scenario import disk_files
 from ndbsim.input.units import exact_size_text, format_bytes
 
 _RELEASE = re.compile(r"ndb-(\d+\.\d+\.\d+)|(\d+\.\d+\.\d+)")

@@ -16,7 +16,7 @@ from ndbsim.engine.run import Replication
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ndbsim.engine.restart import NodeRun
+    from ndbsim.engine.restart.pipeline import NodeRun
 
 from ndbsim.input.restart_info import LOCAL_RECOVERY, PHASES, node_phases, phase_bounds
 

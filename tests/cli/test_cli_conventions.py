@@ -56,7 +56,7 @@ def test_every_help_shows_real_metavars_defaults_and_an_example(command):
 
 def test_the_study_replications_help_states_the_studies_default():
     from ndbsim.cli.help import STUDY_REPLICATIONS
-    from ndbsim.studies.advise import ADVISE_REPLICATIONS
+    from ndbsim.studies.advise.study import ADVISE_REPLICATIONS
 
     assert STUDY_REPLICATIONS == ADVISE_REPLICATIONS
 

@@ -8,7 +8,7 @@ import yaml
 from _helpers import ndbsim
 
 from ndbsim.errors import InputError
-from ndbsim.input import disk_files
+from ndbsim.input.scenario import disk_files
 from ndbsim.input.units import parse_bytes
 
 EXPORT_80 = Path(__file__).resolve().parents[1] / "ndbinfo" / "export-8.0.35.tsv"

@@ -138,8 +138,8 @@ def test_options_of_another_question_are_refused():
 def test_advise_chart_shows_every_lever_of_its_table_and_a_legend_of_its_colours(tmp_path):
     from matplotlib.colors import to_hex
 
-    from ndbsim.studies.advise import advise_full
-    from ndbsim.studies.advise_report import tornado
+    from ndbsim.studies.advise.report import tornado
+    from ndbsim.studies.advise.study import advise_full
 
     chart = tmp_path / "a.png"
     p = ndbsim_cli("advise", ROLLING_80, "-n", "2", "-w", "1", "--chart", str(chart))

@@ -182,7 +182,7 @@ def test_memory_touch_in_a_row_names_the_column_that_holds_it(tmp_path):
 def test_cross_refits_without_each_fit_case(monkeypatch, capsys):
     """--cross: every fit case predicted by constants fitted on the others (the fit is replaced here
     by one that records what it was given; the real leave-one-out table is in calibration/README.md)."""
-    import ndbsim.studies.cross
+    import ndbsim.studies.calibration.cross
     from ndbsim.cli.app import main
     from ndbsim.input.profiles import calibrated_constants
 
@@ -192,7 +192,7 @@ def test_cross_refits_without_each_fit_case(monkeypatch, capsys):
         given.append({c.name for c in cases})
         return calibrated_constants("7.6"), {}
 
-    monkeypatch.setattr(ndbsim.studies.cross, "fit", fake_fit)
+    monkeypatch.setattr(ndbsim.studies.calibration.cross, "fit", fake_fit)
     with pytest.raises(SystemExit):
         main(["check", "--no-claims", "--cross"])
     out = capsys.readouterr().out

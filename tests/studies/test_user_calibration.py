@@ -60,7 +60,8 @@ def rolling(tmp_path_factory) -> dict[str, object]:
         "dir": d,
         "fit": fit,
         "before": before,
-        "after": (d / "my.yaml").read_text(),
+        "input_after": (d / "my.yaml").read_text(),
+        "after": (d / "my.calibrated.yaml").read_text(),
         "packaged": packaged,
         "published": published,
     }
@@ -78,11 +79,25 @@ def test_rolling_rows_fit_that_clusters_host_figures(rolling):
     for node in (11, 12, 13, 14):
         assert f" {node} total_restart_secs" in out
     assert "→" in out
-    # the rows are slower than the scenario's hosts: the fit slows its cores, in the scenario itself
+    # the rows are slower than the scenario's hosts: the fit slows its cores, in a copy beside it
     before, after = _host(rolling["before"]), _host(rolling["after"])
     assert float(after["core_speed"]) < float(before["core_speed"])
     assert "# Values marked 'from config.ini'" in rolling["after"]  # the user's comments are kept
-    assert "wrote my.yaml (its fitted host figures: " in fit.stderr
+    assert "wrote my.calibrated.yaml (its fitted host figures: " in fit.stderr
+
+
+def test_calibrate_leaves_its_scenario_byte_identical(rolling):
+    assert rolling["input_after"] == rolling["before"]
+
+
+@pytest.mark.parametrize("output", ["s.yaml", "ri.csv"])
+def test_calibrate_refuses_an_output_that_is_one_of_its_inputs(tmp_path, output):
+    (tmp_path / "ri.csv").write_text(ONE_NODE_CSV)
+    shutil.copy(ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml", tmp_path / "s.yaml")
+    before = {f.name: f.read_bytes() for f in tmp_path.iterdir()}
+    p = ndbsim("calibrate", "--restart-info", "ri.csv", "--scenario", "s.yaml", "-o", output, cwd=tmp_path)
+    assert p.returncode == 2 and "--output" in p.stderr and "an input" in p.stderr
+    assert {f.name: f.read_bytes() for f in tmp_path.iterdir()} == before
 
 
 def test_rolling_fit_leaves_constants_and_published_cases_alone(rolling):

@@ -56,6 +56,8 @@ class NodeFacts:
     """Rows shipped by the copy phase, both passes of a two-pass copy together."""
     local_lcp_bytes: float | None = None
     local_lcp_secs: float | None = None
+    disk_page_flush_bytes: float | None = None
+    """Dirty disk-data pages the restart's own LCP wrote from DiskPageBufferMemory."""
 
     def as_dict(self) -> dict[str, float]:
         """The facts this restart has, in the order it learnt them."""

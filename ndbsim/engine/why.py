@@ -155,6 +155,8 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
         "own_restart_write_speed": speed,
         "restored_lcp_age_at_crash_secs": r.crash - r.redo_from,
     }
+    if r.run.facts.disk_page_flush_bytes:  # PGMAN's dirty pages, written beside the LCP
+        figures["disk_page_flush_bytes"] = r.run.facts.disk_page_flush_bytes
     mechanism = ""
     if restored is not None and restored.end > restored.start:
         written = figures["restored_lcp_write_speed"] = restored.bytes / (restored.end - restored.start)

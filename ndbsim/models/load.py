@@ -174,6 +174,7 @@ def _overlay_config_ini(
     cluster = merge_config_ini(raw, config_ini, source, notes, not_simulated)
     ini_keys = {f"cluster.config.{k}" for k in cluster["config"]}
     ini_keys |= {f"cluster.{k}" for k in ("data_nodes", "node_ids") if k in cluster}
+    ini_keys |= {f"data.{k}" for k in cluster.get("disk_files", {})}
     return ini_keys
 
 
@@ -198,10 +199,13 @@ def _override(
 
 
 def _size_from_datamemory(raw: dict[str, Any], notes: list[str]) -> bool:
-    """A neutral base without data.size takes it from DataMemory, and says so; whether it did."""
-    from ndbsim.input.init_scenario import data_size_from_datamemory
+    """A neutral base without data.size takes it from DataMemory, and says so (and what its disk
+    data is taken as); whether it took data.size."""
+    from ndbsim.input.init_scenario import data_size_from_datamemory, disk_data_note
 
-    return data_size_from_datamemory(raw, raw.get("version"), notes)
+    derived = data_size_from_datamemory(raw, raw.get("version"), notes)
+    disk_data_note(raw, notes)
+    return derived
 
 
 def prepare(loaded: Loaded) -> Loaded:

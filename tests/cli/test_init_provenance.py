@@ -21,8 +21,8 @@ ThreadConfig=main={count=1},ldm={count=4},recv={count=2},send={count=1},tc={coun
 NoOfFragmentLogParts=4
 NoOfFragmentLogFiles=16
 FragmentLogFileSize=256M
-InitialTablespace=name=ts1;extent_size=1M:data1.dat:8G
-InitialLogFileGroup=name=lg1;undo_buffer_size=64M:undo1.log:4G
+InitialTablespace=name=ts1;extent_size=1M;data1.dat:8G
+InitialLogFileGroup=name=lg1;undo_buffer_size=64M;undo1.log:4G
 ODirect=1
 CompressedLCP=1
 LockPagesInMainMemory=1

@@ -10,10 +10,11 @@ from typing import Any
 
 from simpy.events import Event
 
-from ndbsim.engine import why
+from ndbsim.engine import fixed_costs, why
 from ndbsim.engine.fluid.flow import Flow
 from ndbsim.engine.node import Node
 from ndbsim.engine.records import Status
+from ndbsim.engine.restart import disk_data
 from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.input.profiles import SCAN_ROW_SECS
 from ndbsim.input.restart_info import TO_SYNCHRONIZE_STARTING_NODE
@@ -84,7 +85,7 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         flows,
         node,
         "rows shipped from the live node" + (" (every row)" if full else " (those changed since the node stopped)"),
-        cap=f"LDM CPU ({_copy_instances(r, sources)} copy instances)",
+        cap=f"LDM CPU ({_copy_instances(r, sources):g} copy instances)",
         names=names,
         copied_rows=run.facts.copied_rows,
         scanned_rows=rt.sz.rows,
@@ -101,15 +102,17 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         )
 
 
-def _copy_instances(r: NodeRestart, sources: list[Node]) -> int:
-    """Copy instances: one per LDM thread, never more than the starting node or any node it
-    copies from runs (DbdihMain.cpp, Dbdih::check_takeover_thread: "we will never run more
-    parallelism than we have in the minimum node of the starting node and the copying node"),
-    at most the starting node's MaxParallelCopyInstances."""
+def _copy_instances(r: NodeRestart, sources: list[Node]) -> float:
+    """Copy instances: one per LDM thread of the starting node holding fragments, each copying one
+    fragment at a time (``fixed_costs.busy_threads``), never more than any node it copies from runs
+    (DbdihMain.cpp, Dbdih::check_takeover_thread: "we will never run more parallelism than we have
+    in the minimum node of the starting node and the copying node"), at most the starting node's
+    MaxParallelCopyInstances."""
     own = r.own
-    ldm = min([own.ldm, *(r.rt.lqh_workers(p) for p in sources)])
+    busy = fixed_costs.busy_threads(own.fragments, own.ldm)
+    instances = min([busy, *(float(r.rt.lqh_workers(p)) for p in sources)])
     cap = own.cfg["MaxParallelCopyInstances"]
-    return min(ldm, cap) if cap else ldm
+    return min(instances, cap) if cap else instances
 
 
 def _convergence(r: NodeRestart, sources: list[Node], full: bool, index_per_row: float) -> tuple[str | None, float]:
@@ -151,7 +154,7 @@ def _moving_target_outruns(r: NodeRestart, index_per_row: float, apply_cores: fl
     every table copied later has more to ship, without end."""
     rt = r.rt
     sz, rates = rt.sz, rt.plan.restart_rates
-    row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
+    row_size = (sz.data_bytes / sz.rows if sz.rows else 0.0) + disk_data.row_bytes(rt.scenario.data)
     grow = (rates.inserts + rates.deletes) / sz.groups
     best = apply_cores / (sz.k.copy_row_secs + index_per_row)
     if row_size > 0:
@@ -190,8 +193,9 @@ def _ship(
     left out there (fewer resources to share; only a restart onto a release with more LDM
     threads under a heavy stream could feel the source's)."""
     rt, node = r.rt, r.node
-    sz, k, env = rt.sz, rt.sz.k, rt.env
+    sz, k, env, s = rt.sz, rt.sz.k, rt.env, rt.scenario
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
+    disk_row = disk_data.row_bytes(s.data)  # each copied row carries its disk part
     shipped_total = 0.0
     flows: list[Flow] = []
     even = len(set(shares)) == 1
@@ -211,7 +215,11 @@ def _ship(
         shipped_total += ship
         own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
         live_cpu = scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs
-        demand = _demand(node, sources_at, own_cpu, live_cpu * each, ship * row_size, each)
+        demand = _demand(node, sources_at, own_cpu, live_cpu * each, ship * (row_size + disk_row), each)
+        if disk_row > 0:  # each source reads its share of the disk parts, the starting node writes them
+            for p in sources:
+                demand[p.disk] = ship * disk_row * each / sz.host.disk_read
+            demand[node.disk] = ship * disk_row / sz.host.disk_write
         # A copy instance is a pair of threads, one on each side, exchanging rows
         # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both
         # sides' per-row cost in series.

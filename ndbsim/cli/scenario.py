@@ -102,7 +102,7 @@ def params(
     ),
 ) -> None:
     """List the config.ini parameters ndbsim models, with this version's defaults and thread layout."""
-    from ndbsim.input.config_params import PARAMS, show
+    from ndbsim.input.config.params import PARAMS, show
     from ndbsim.input.profiles import parse_version, profile_for, unused_params
 
     if config_ini is not None:
@@ -148,7 +148,7 @@ def params(
 
 def _default_layout(prof: Profile) -> str:
     """The thread layout NDB derives from a profile's defaults (threads.layout), described."""
-    from ndbsim.input.config_params import resolve
+    from ndbsim.input.config.params import resolve
     from ndbsim.input.threads import layout
 
     cfg = resolve(prof.defaults, {})

@@ -119,9 +119,11 @@ class NdbModel:
         """The sweep figures of each replication, yielded as it finishes."""
         from ndbsim.engine.run import simulate_once
         from ndbsim.input.restart_info import node_phases
+        from ndbsim.input.signals import check
 
         blank = (math.nan,) * len(self.phases)
         for rng in streams(seed, replications):
+            check()
             r = simulate_once(prepared, rng)
             if r.nodes:
                 node = max(r.nodes, key=lambda n: n.end - n.start)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.studies.stop import pool_context, stop_pool, worker_init
+from ndbsim.studies.stop import WAIT_POLL, check, pool_context, stop_pool, worker_init
 
 STATUS_FLAGS = {"redo-overload": "error 410", "non-converging": "non-converging", "stuck": "stuck"}
 """A run's status -> the flag advise and solve print beside it (error 410 is NDB's "REDO log
@@ -139,7 +139,7 @@ def evaluate_many(
                 out.append(evaluate(raw, sets, seed, replications))
                 bar.update(replications)
             return out
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
         size = max(1, math.ceil(len(items) / (4 * n_workers)))
         chunks = [items[i : i + size] for i in range(0, len(items), size)]
@@ -147,9 +147,13 @@ def evaluate_many(
         with ProcessPoolExecutor(max_workers=n_workers, mp_context=pool_context(), initializer=worker_init) as ex:
             futs = {ex.submit(_batch, raw, seed, replications, c): i for i, c in enumerate(chunks)}
             try:
-                for f in as_completed(futs):
-                    results[futs[f]] = f.result()
-                    bar.update(len(results[futs[f]]) * replications)
+                pending = set(futs)
+                while pending:
+                    done, pending = wait(pending, timeout=WAIT_POLL, return_when=FIRST_COMPLETED)
+                    check()
+                    for f in done:
+                        results[futs[f]] = f.result()
+                        bar.update(len(results[futs[f]]) * replications)
             except BaseException:
                 stop_pool(ex)
                 raise

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ndbsim.output.records import SweepRow
-from ndbsim.studies.stop import pool_context, stop_pool, worker_init
+from ndbsim.studies.stop import WAIT_POLL, check, pool_context, stop_pool, worker_init
 from ndbsim.studies.sweep.chunks import IN_FLIGHT, chunks, planned_chunks
 from ndbsim.studies.sweep.work import run_chunk
 
@@ -30,6 +30,7 @@ def run_local(
     if n_workers == 1:
         size = chunk_size or max(1, min(64, points))
         for chunk in chunks(work, size):
+            check()
             out = run_chunk(base_raw, keys, replications, seed, chunk)
             rows.extend(out)
             bar.update(len(out))
@@ -43,7 +44,8 @@ def run_local(
             for chunk in itertools.islice(planned, n_workers * IN_FLIGHT):
                 pending.add(ex.submit(run_chunk, base_raw, keys, replications, seed, chunk))
             while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                done, pending = wait(pending, timeout=WAIT_POLL, return_when=FIRST_COMPLETED)
+                check()
                 for f in done:
                     out = f.result()
                     rows.extend(out)

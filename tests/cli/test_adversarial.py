@@ -627,6 +627,17 @@ add(
         {**BASE, "o.yaml": SWEEP + "output: [1]\n"},
         needles=("o.yaml", "output"),
     ),
+    *(
+        Case(
+            f"calibrate-bad-scenario-names-it-{fit}",
+            ["calibrate", "--restart-info", "ri.csv", "--scenario", "bad.yaml", "--fit", fit, "-o", "fit.yaml"],
+            {**BASE, "bad.yaml": SCENARIO.replace("  size: ", "  size: -1 #", 1)},
+            needles=("bad.yaml: data.size", "too small"),
+        )
+        for fit in ("host", "constants")
+    ),
+    Case("params-empty-version", ["params", "--version", ""], needles=("--version", "''", "7.6.6")),
+    Case("params-empty-diff", ["params", "--diff", ""], needles=("--diff", "''")),
 )
 
 # 9. Durations beyond the horizon -------------------------------------------------------------

@@ -92,19 +92,11 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         return VariantRun(tuple(sets), invalid=str(e))
     res = loaded.run(seed, replications, explained=False)  # a variant's figures, never its header
     out = VariantRun(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
-    flags = (f for r in getattr(res, "replications", ()) for f in getattr(r, "setting_flags", ()))
-    out.warned = ", ".join(dict.fromkeys(flags))  # InnoDB recoveries have no such settings
+    out.warned = ", ".join(getattr(res, "setting_flags", ()))  # InnoDB recoveries have no such settings
     if isinstance(loaded.prepared, Resolved):
         out.checkpoint = dict(res.first.checkpoint)
-        out.redo_overloaded = out.status == "redo-overload" or any(
-            r.checkpoint["redo_peak_bytes"] > r.checkpoint["redo_capacity_bytes"] for r in res.replications
-        )
-        fills = [
-            r.checkpoint["redo_peak_bytes"] / r.checkpoint["redo_capacity_bytes"]
-            for r in res.replications
-            if r.checkpoint["redo_capacity_bytes"] > 0
-        ]
-        out.redo_peak_fill = max(fills, default=math.nan)
+        out.redo_overloaded = out.status == "redo-overload" or res.replications.redo_overloaded
+        out.redo_peak_fill = res.replications.redo_peak_fill
         out.lcp_disk_bytes = lcp_disk_bytes(loaded.prepared, str(out.checkpoint.get("policy", "")))
     return out
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ndbsim.errors import InputError
@@ -66,12 +66,11 @@ def run_dask(
     work: Iterator[tuple[int, tuple[Any, ...]]],
     points: int,
     scheduler: Any,
-    bar: Any,
-    rows: list[SweepRow],
+    take: Callable[[list[SweepRow]], None],
     chunk_size: int | None,
 ) -> None:
     """Run the ``points`` points of ``work`` on a Dask scheduler (an address or a client),
-    adding their rows to ``rows``; at most ``IN_FLIGHT`` chunks per thread are out at once."""
+    handing their rows to ``take`` chunk by chunk; at most ``IN_FLIGHT`` chunks per thread are out at once."""
     from ndbsim.extras import require
 
     require("dask.distributed", "--scheduler")
@@ -90,8 +89,7 @@ def run_dask(
         running = as_completed([client.submit(task, c, pure=False) for c in itertools.islice(chunks, n * IN_FLIGHT)])
         for f in running:
             out = f.result()
-            rows.extend(out)
-            bar.update(len(out))
+            take(out)
             for chunk in itertools.islice(chunks, 1):
                 running.add(client.submit(task, chunk, pure=False))
     finally:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ndbsim.output.records import SweepRow
@@ -20,20 +20,18 @@ def run_local(
     work: Iterator[tuple[int, tuple[Any, ...]]],
     points: int,
     n_workers: int,
-    bar: Any,
-    rows: list[SweepRow],
+    take: Callable[[list[SweepRow]], None],
     chunk_size: int | None,
 ) -> None:
     """Run the ``points`` points of ``work`` on ``n_workers`` processes (1: this one), adding
-    their rows to ``rows``. Chunks are cut from ``work`` as they are sent, and at most
+    their rows to ``take`` chunk by chunk. Chunks are cut from ``work`` as they are sent, and at most
     ``IN_FLIGHT`` per worker are out at once, so only the rows grow with the size of the sweep."""
     if n_workers == 1:
         size = chunk_size or max(1, min(64, points))
         for chunk in chunks(work, size):
             check()
             out = run_chunk(base_raw, keys, replications, seed, chunk)
-            rows.extend(out)
-            bar.update(len(out))
+            take(out)
         return
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -48,8 +46,7 @@ def run_local(
                 check()
                 for f in done:
                     out = f.result()
-                    rows.extend(out)
-                    bar.update(len(out))
+                    take(out)
                     for chunk in itertools.islice(planned, 1):
                         pending.add(ex.submit(run_chunk, base_raw, keys, replications, seed, chunk))
         except BaseException:

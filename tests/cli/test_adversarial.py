@@ -973,7 +973,10 @@ def test_signal_stops_sweep_workers(sig, code, word, tmp_path):
     assert "Traceback" not in err
     time.sleep(0.5)
     assert workers and not [w for w in workers if _alive(w)]
-    assert sorted(x.name for x in tmp_path.iterdir()) == ["s.yaml", "sw.yaml"]
+    left = sorted(x.name for x in tmp_path.iterdir() if not x.name.startswith(".out.csv."))
+    assert left == ["s.yaml", "sw.yaml"]  # no output; only the finished chunks, kept for --resume
+    for kept in tmp_path.glob(".out.csv.*.chunks"):
+        assert all(c.name.startswith("chunk-") and c.suffix == ".jsonl" for c in kept.iterdir())
 
 
 def _wait_for_workers(p: subprocess.Popen, count: int) -> list[int]:

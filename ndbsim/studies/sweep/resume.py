@@ -61,14 +61,6 @@ class ChunkStore:
         rows: list[SweepRow] = []
         for path in sorted(self.directory.glob("chunk-*.jsonl")) if self.directory.is_dir() else []:
             rows.extend(self._read(path))
-        try:
-            self.directory.mkdir(exist_ok=True)
-        except OSError as e:
-            raise InputError(
-                f"cannot keep the sweep's finished chunks in {str(self.directory)!r}: {e.strerror or e}; "
-                "choose another output path",
-                field="--output",
-            ) from None
         return rows, {r[0] for r in rows}
 
     def _read(self, path: Path) -> Iterator[SweepRow]:
@@ -90,7 +82,15 @@ class ChunkStore:
         assert self.directory is not None
         first = min(r[0] for r in rows)
         text = "".join(json.dumps(list(r), default=_plain) + "\n" for r in rows)
-        fd, tmp = tempfile.mkstemp(prefix=".chunk-", suffix=".part", dir=self.directory)
+        try:  # made with the first chunk, so a sweep that fails before any leaves nothing behind
+            self.directory.mkdir(exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".chunk-", suffix=".part", dir=self.directory)
+        except OSError as e:
+            raise InputError(
+                f"cannot keep the sweep's finished chunks in {str(self.directory)!r}: {e.strerror or e}; "
+                "choose another output path",
+                field="--output",
+            ) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text)

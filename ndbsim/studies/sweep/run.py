@@ -233,5 +233,10 @@ class _Run:
             else:
                 run_local(*args, workers_used, take, self.chunk_size)
             return rows
+        except InputError as e:
+            if keep is None or e.field != "--scheduler" or not rows:
+                raise
+            kept = f"{len(rows) // self.replications:,} more points finished are kept in {keep.directory}"
+            raise InputError(f"{e.message}; {kept}: run the same command with --resume", field=e.field) from None
         finally:
             bar.close()

@@ -31,17 +31,26 @@ KEY_CHARS = 12
 written to one output never share a directory by chance."""
 
 
-def sweep_key(definition: dict[str, Any]) -> str:
+def sweep_key(definition: Any) -> str:
     """The hash of what a sweep's rows depend on: ``definition`` (JSON-able), the constants in
     use and ndbsim's version."""
-    from ndbsim import __version__
     from ndbsim.input.profiles.calibrated import CALIBRATED_FILE, CONSTANTS_ENV
 
     constants = Path(os.environ.get(CONSTANTS_ENV) or CALIBRATED_FILE)
     h = hashlib.sha256(json.dumps(definition, sort_keys=True, default=repr).encode())
     h.update(constants.read_bytes() if constants.is_file() else b"")
-    h.update(__version__.encode())
+    h.update(_release().encode())
     return h.hexdigest()[:KEY_CHARS]
+
+
+def _release() -> str:
+    """ndbsim's installed version (a new release may simulate differently)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ndbsim")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        return "source"
 
 
 class ChunkStore:
@@ -112,10 +121,19 @@ def _plain(value: Any) -> Any:
     return item() if callable(item) else str(value)
 
 
-def say_resumed(done: int, points: int, store: ChunkStore) -> None:
-    """The progress line of a resumed sweep: how many of its points were already done."""
-    print(
-        f"ndbsim: resuming: {done:,} of {points:,} points already done (kept in {store.directory}); "
-        f"running the other {points - done:,}",
-        file=sys.stderr,
-    )
+def resumed(
+    keep: ChunkStore | None, definition: Any, resume: bool, work: Iterator[Any], points: int
+) -> tuple[list[SweepRow], Iterator[Any], int]:
+    """The rows ``keep`` already holds for the sweep of ``definition`` (when resuming), the
+    ``(index, values)`` of ``work`` still to run and how many they are; with ``resume`` the
+    progress line saying how many of the ``points`` were already done."""
+    if keep is None:
+        return [], work, points
+    rows, done = keep.open(sweep_key(definition), resume)
+    if resume:
+        print(
+            f"ndbsim: resuming: {len(done):,} of {points:,} points already done (kept in {keep.directory}); "
+            f"running the other {points - len(done):,}",
+            file=sys.stderr,
+        )
+    return rows, (w for w in work if w[0] not in done), points - len(done)

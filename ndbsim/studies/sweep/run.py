@@ -20,7 +20,7 @@ from ndbsim.studies.sweep.cluster import run_dask
 from ndbsim.studies.sweep.files import load_sweep
 from ndbsim.studies.sweep.local import run_local
 from ndbsim.studies.sweep.points import Points, point_space
-from ndbsim.studies.sweep.resume import ChunkStore, say_resumed, sweep_key
+from ndbsim.studies.sweep.resume import ChunkStore, resumed
 from ndbsim.studies.sweep.work import with_values
 
 if TYPE_CHECKING:
@@ -61,10 +61,8 @@ def sweep(
     process). ``scheduler``: a Dask scheduler address (``tcp://host:port``) or a
     ``dask.distributed.Client``. ``shard``: ``"I/N"`` runs only the points with
     ``index % N == I - 1``. ``overrides``: ``"dotted.key=value"`` settings applied to the base
-    for every point (after a sweep file's ``set:``). ``keep``: where the finished chunks are kept
-    as they come (beside the output); with ``resume``, the points it already holds are not run
-    again.
-    """
+    for every point (after a sweep file's ``set:``). ``keep``: where finished chunks are kept as
+    they come (beside the output); ``resume``: run only the points it does not hold yet."""
     from ndbsim.models.load import read
 
     if factors is None and isinstance(base, (str, Path)):
@@ -94,22 +92,10 @@ def sweep(
 
     indices = range(points.count) if sh is None else range(sh[0] - 1, points.count, sh[1])
     check_sweep_runs(len(indices), replications, source)
-    work = _work(points, sh)
-    keys = points.keys
-    kept: list[SweepRow] = []
-    if keep is not None:
-        definition = {"base": base_raw, "factors": factors, "mode": mode, "samples": samples, "shard": sh}
-        kept, done = keep.open(sweep_key({**definition, "replications": replications, "seed": seed}), resume)
-        if resume:
-            say_resumed(len(done), len(indices), keep)
-        work = (w for w in work if w[0] not in done)
-        left = len(indices) - len(done)
-    else:
-        left = len(indices)
-    run = _Run(base_raw, keys, replications, seed, workers, scheduler, progress, chunk_size)
-    rows = kept + run.execute(work, left, keep)
-    rows.sort(key=_point_and_replication)
-    return frame(rows, keys, model.phases)
+    definition = (base_raw, factors, mode, samples, sh, replications, seed)  # what the rows depend on
+    kept, work, left = resumed(keep, definition, resume, _work(points, sh), len(indices))
+    run = _Run(base_raw, points.keys, replications, seed, workers, scheduler, progress, chunk_size)
+    return frame(sorted(kept + run.execute(work, left, keep), key=_point_and_replication), points.keys, model.phases)
 
 
 def _from_file(

@@ -25,9 +25,9 @@ import simpy
 from simpy.events import Event
 
 from ndbsim.engine import fixed_costs
-from ndbsim.engine.checkpoint import policy_for
-from ndbsim.engine.copy import COPY_STEPS_MAX
-from ndbsim.engine.restart import MISSED_HEARTBEATS
+from ndbsim.engine.lcp.checkpoint import policy_for
+from ndbsim.engine.restart.copy import COPY_STEPS_MAX
+from ndbsim.engine.restart.pipeline import MISSED_HEARTBEATS
 from ndbsim.engine.workload import Changes
 from ndbsim.input.features import features_of
 from ndbsim.input.profiles import (

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ndbsim.input.profiles import use_constants
     from ndbsim.models.simulate import simulate
     from ndbsim.output.result import Result
-    from ndbsim.studies.advise import advise
+    from ndbsim.studies.advise.study import advise
     from ndbsim.studies.solve import solve
     from ndbsim.studies.sweep import sweep
 
@@ -21,7 +21,7 @@ __all__ = ["InputError", "Result", "__version__", "advise", "simulate", "solve",
 
 _LAZY = {
     "Result": "ndbsim.output.result",
-    "advise": "ndbsim.studies.advise",
+    "advise": "ndbsim.studies.advise.study",
     "solve": "ndbsim.studies.solve",
     "simulate": "ndbsim.models.simulate",
     "sweep": "ndbsim.studies.sweep",

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import ndbsim
 from ndbsim.cli.app import main
-from ndbsim.engine.checkpoint import FullLcp, PartialLcp
+from ndbsim.engine.lcp.checkpoint import FullLcp, PartialLcp
 from ndbsim.engine.workload import Changes
 from ndbsim.input.scenario import DEFAULT_SCENARIO
 

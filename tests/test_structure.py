@@ -25,7 +25,7 @@ ABOVE_THE_ENGINE = ("ndbsim.cli.app", "ndbsim.output.table", "ndbsim.studies.swe
 
 def test_the_import_graph_sees_imports_at_every_level():
     graph = import_graph()
-    assert "ndbsim.engine.lcp_master" in graph["ndbsim.engine.runtime"]  # module level
+    assert "ndbsim.engine.lcp.master" in graph["ndbsim.engine.runtime"]  # module level
     assert "ndbsim.engine.run" in graph["ndbsim.models.ndb"]  # inside a function
 
 
@@ -68,3 +68,24 @@ def test_no_cli_function_over_60_lines():
 
 def test_no_studies_function_over_60_lines():
     assert long_functions(STUDIES) == []
+
+
+MAX_MODULES_SIDE_BY_SIDE = 16
+"""The most Python modules one folder of the package may hold side by side (``__init__`` counted):
+past about fifteen a reader can no longer tell the entry from the parts, and the folder wants rooms."""
+
+
+def crowded_folders(root=ROOT / "ndbsim"):
+    """Folders of the package holding more than ``MAX_MODULES_SIDE_BY_SIDE`` modules, with their count."""
+    counts = {d: len(list(d.glob("*.py"))) for d in [root, *(p for p in root.rglob("*") if p.is_dir())]}
+    return sorted(f"{d.relative_to(root)}: {n}" for d, n in counts.items() if n > MAX_MODULES_SIDE_BY_SIDE)
+
+
+def test_the_crowding_check_sees_a_crowded_folder(tmp_path):
+    for i in range(MAX_MODULES_SIDE_BY_SIDE + 1):
+        (tmp_path / f"m{i}.py").write_text("")
+    assert crowded_folders(tmp_path) == [f".: {MAX_MODULES_SIDE_BY_SIDE + 1}"]
+
+
+def test_no_folder_holds_more_than_about_15_modules():
+    assert crowded_folders() == []

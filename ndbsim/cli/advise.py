@@ -62,8 +62,8 @@ def advise(
 
     from ndbsim.output.io import stdout_if_dash
     from ndbsim.output.result import json_clean
-    from ndbsim.studies.advise import advise_full
-    from ndbsim.studies.advise_report import advice_table, tornado
+    from ndbsim.studies.advise.report import advice_table, tornado
+    from ndbsim.studies.advise.study import advise_full
 
     output = stdout_if_dash(output)  # type: ignore[assignment]
     _check_advise(scenario, format, chart, replications, seed, workers, config_ini, output, constants)

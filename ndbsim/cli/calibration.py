@@ -1,5 +1,5 @@
 """``ndbsim check`` and ``calibrate``: the model against the published restarts (a gate: exit 0
-or 1), how far a fit carries (``--cross``), and the fits (``ndbsim.studies.calibrate_command``):
+or 1), how far a fit carries (``--cross``), and the fits (``ndbsim.studies.calibration.command``):
 an import's host figures, or the shared constants under the refusal rule."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
 
 def _cases_dir(cases: Path | None) -> Path:
     """The calibration cases directory: ``--cases``, else the repository's ``calibration/``."""
-    from ndbsim.studies.calibration import DEFAULT_DIR
+    from ndbsim.studies.calibration.cases import DEFAULT_DIR
 
     directory = Path(cases) if cases is not None else DEFAULT_DIR
     if directory.is_dir():
@@ -47,14 +47,14 @@ def check(
 ) -> None:
     """Predicted vs published for every calibration case; exit 0 when every one is within its
     tolerance, 1 otherwise (no case is left out of the count)."""
-    from ndbsim.studies.check import format_check, run_check
+    from ndbsim.studies.calibration.check import format_check, run_check
 
     use_constants(constants)
     rows, found = run_check(_cases_dir(cases), claims=not no_claims)
     typer.echo(format_check(rows, found), nl=False)
     if cross:
-        from ndbsim.studies.cross import cross as leave_one_out
-        from ndbsim.studies.cross import format_cross
+        from ndbsim.studies.calibration.cross import cross as leave_one_out
+        from ndbsim.studies.calibration.cross import format_cross
 
         typer.echo("\nleave-one-out: each fit case predicted by constants fitted without it")
         typer.echo(format_cross(leave_one_out(_cases_dir(cases), sys.stderr.isatty())), nl=False)
@@ -88,7 +88,8 @@ def calibrate(
         "--output",
         "-o",
         metavar="FILE.yaml",
-        help=f"Where to write the fit: the scenario with its fitted host figures (default: --scenario itself), "
+        help=f"Where to write the fit: the scenario with its fitted host figures (default: beside --scenario, "
+        f"my.yaml -> my.calibrated.yaml; never over an input), "
         f"or the constants (default: ./{USER_CONSTANTS}).",
     ),
     replace_packaged: bool = typer.Option(
@@ -99,14 +100,15 @@ def calibrate(
     ),
 ) -> None:
     """With --restart-info: your rows, node by node, fit your cluster's host figures (core speed,
-    disks, latency, network, memory touch), written into your scenario. Otherwise (or --fit
+    disks, latency, network, memory touch), written beside your scenario (my.yaml ->
+    my.calibrated.yaml; your scenario stays as it is). Otherwise (or --fit
     constants): refit the shared model constants; a fit that puts a published case out of
     tolerance is refused (exit 1) unless --accept-worse. restart_info's columns hold:
 
     \b
     {mapping}
     """
-    from ndbsim.studies.calibrate_command import Options, run
+    from ndbsim.studies.calibration.command import Options, run
 
     tty = sys.stderr.isatty()
     args = (cases, restart_info, scenario, node, output, replace_packaged, fit, accept_worse, tty, Path(USER_CONSTANTS))

@@ -19,7 +19,7 @@ DEBUG_HELP = "On an error, print Python's traceback instead of one line (before 
 
 STUDY_REPLICATIONS = 10
 """The least replications advise and solve run per variant unless -n says otherwise, as their
-help states it: ``studies.advise.ADVISE_REPLICATIONS`` (a test holds the two equal; the help
+help states it: ``studies.advise.study.ADVISE_REPLICATIONS`` (a test holds the two equal; the help
 does not import the studies, so that ``ndbsim -h`` loads none of the simulation's libraries)."""
 
 RELEASE_HELP = (
@@ -98,6 +98,13 @@ EXAMPLES = {
         "ndbsim solve data-size --config-ini config.ini --window 30m",
         "ndbsim solve update-rate my.yaml -f json -o answer.json",
         "ndbsim solve plan rolling.yaml --window 20m            # one-at-a-time or per-node-group",
+    ),
+    "eta": _examples(
+        "ndbsim ndbinfo-sql --snapshot > snapshot.sql   # the short script: time, nodes, restart_info",
+        "mysql --defaults-file=~/.my.cnf --batch < snapshot.sql > now.tsv",
+        "ndbsim eta my.yaml --ndbinfo now.tsv              # who is done, restarting, waiting; the ends",
+        "ndbsim eta my.yaml --ndbinfo now.tsv -f json      # per node: status, phase, elapsed, end, p5/p95",
+        "ndbsim eta my.yaml --watch 30s -- --defaults-file=~/.my.cnf -h sql1   # until done: exit 0, overrun: 4",
     ),
     "compare": _examples(
         "ndbsim compare my.yaml --set cluster.config.RecoveryWork=25   # my.yaml against itself changed",

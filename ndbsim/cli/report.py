@@ -93,7 +93,7 @@ def _advice(loaded: Loaded, levers: list[str], seed: int, n: int, workers: int |
     and seed, as plain figures."""
     import copy
 
-    from ndbsim.studies.advise import advise_full
+    from ndbsim.studies.advise.study import advise_full
 
     a = advise_full(
         copy.deepcopy(loaded.raw),

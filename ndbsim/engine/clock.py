@@ -4,9 +4,9 @@
 fired on every read; the engine reads the clock and finished flows' end times in its hottest
 loops (every reallocation of the fluid system, every LCP of the DIH loop), so it reads the
 attributes behind them directly. They are SimPy 4's private names: a SimPy upgrade that
-renames them breaks this module and ``engine/fluid.py``.
+renames them breaks this module and ``engine/fluid/system.py``.
 
-``engine/fluid.py`` is the one exception: it reads ``env._now`` itself, inline, in the
+``engine/fluid/system.py`` is the one exception: it reads ``env._now`` itself, inline, in the
 reallocation loop, where the extra call through ``now()`` was measured to cost run time.
 """
 

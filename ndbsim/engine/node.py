@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ndbsim.engine.checkpoint import LcpRecord
+from ndbsim.engine.lcp.checkpoint import LcpRecord
 
 
 @dataclass

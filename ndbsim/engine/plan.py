@@ -14,12 +14,12 @@ import copy
 import math
 from dataclasses import dataclass, replace
 
-from ndbsim.engine.checkpoint import Era, LcpRecord
+from ndbsim.engine.lcp.checkpoint import Era, LcpRecord
+from ndbsim.engine.lcp.steady import SteadyCycle, SteadyCycles
+from ndbsim.engine.lcp.write_speed import WriteSpeeds
 from ndbsim.engine.sizing import Sizing
-from ndbsim.engine.steady import SteadyCycle, SteadyCycles
 from ndbsim.engine.stream import Stream
 from ndbsim.engine.workload import Changes, Rates, Traffic
-from ndbsim.engine.write_speed import WriteSpeeds
 from ndbsim.input.profiles import unused_params
 from ndbsim.input.scenario import Resolved
 from ndbsim.input.threads import oversubscribed

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ndbsim.engine.cliffs import cliff_warnings
+from ndbsim.engine.lcp.steady import SteadyCycles, steady_cycles_of
+from ndbsim.engine.lcp.write_speed import WriteSpeeds, write_speeds_of
 from ndbsim.engine.plan import Plan, make_plan
 from ndbsim.engine.sizing import Sizing, sizing_of
-from ndbsim.engine.steady import SteadyCycles, steady_cycles_of
 from ndbsim.engine.stream import Stream, stream_of
-from ndbsim.engine.write_speed import WriteSpeeds, write_speeds_of
 from ndbsim.input.features import features_of
 from ndbsim.input.scenario import Resolved, Scenario
 from ndbsim.input.threads import oversubscribed

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 
-from ndbsim.engine.checkpoint import LcpRecord
+from ndbsim.engine.lcp.checkpoint import LcpRecord
+from ndbsim.engine.lcp.steady import REDO_ALERT_CRITICAL, REDO_ALERT_HIGH
 from ndbsim.engine.node import Node
 from ndbsim.engine.plan import Plan
 from ndbsim.engine.sizing import Sizing
-from ndbsim.engine.steady import REDO_ALERT_CRITICAL, REDO_ALERT_HIGH
 
 
 class RedoLog:

@@ -12,7 +12,7 @@ from simpy.events import Event
 from ndbsim.engine import clock
 from ndbsim.engine.prepare import prepare
 from ndbsim.engine.records import NodeRun, Replication, Status
-from ndbsim.engine.restart import restart
+from ndbsim.engine.restart.pipeline import restart
 from ndbsim.engine.runtime import Runtime
 from ndbsim.input.scenario import ROLLING_TYPES, Resolved
 from ndbsim.input.units import format_bytes

@@ -13,17 +13,17 @@ import numpy as np
 import simpy
 from simpy.events import Event
 
-from ndbsim.engine.fluid import FluidSystem
-from ndbsim.engine.lcp_master import LcpMaster
-from ndbsim.engine.lcp_state import settles_first
-from ndbsim.engine.lcp_writes import LcpWrites
+from ndbsim.engine.fluid.system import FluidSystem
+from ndbsim.engine.lcp.master import LcpMaster
+from ndbsim.engine.lcp.state import settles_first
+from ndbsim.engine.lcp.write_speed import WriteSpeeds
+from ndbsim.engine.lcp.writes import LcpWrites
 from ndbsim.engine.node import Node
 from ndbsim.engine.plan import Plan
 from ndbsim.engine.prepare import Prepared
 from ndbsim.engine.redo import RedoLog
 from ndbsim.engine.sizing import Sizing
 from ndbsim.engine.workload import Rates
-from ndbsim.engine.write_speed import WriteSpeeds
 from ndbsim.input.scenario import Scenario
 
 

@@ -10,7 +10,7 @@ from functools import cached_property
 from typing import Any
 
 from ndbsim.engine import fixed_costs
-from ndbsim.engine.checkpoint import CheckpointPolicy, policy_for
+from ndbsim.engine.lcp.checkpoint import CheckpointPolicy, policy_for
 from ndbsim.engine.workload import Rates
 from ndbsim.input.features import Features
 from ndbsim.input.profiles import LCP_CPU_SECS_PER_BYTE, SCAN_ROW_SECS, Constants

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from ndbsim.engine.clock import events_scheduled
-from ndbsim.engine.fluid import FluidSystem
+from ndbsim.engine.fluid.system import FluidSystem
 from ndbsim.innodb.constants import Constants, as_dict, load_constants
 from ndbsim.innodb.scenario import InnodbScenario, load_raw, scenario_from_dict
 from ndbsim.input.restart_info import node_phases, phase_bounds

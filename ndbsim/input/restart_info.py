@@ -84,7 +84,7 @@ def phase_bounds(spans: Iterable[Span]) -> tuple[dict[str, float], dict[str, flo
 
 
 # ---------------------------------------------------------------------------------------
-# restart_info's columns and the simulated phases each holds (ndbsim.studies.restart_rows cites
+# restart_info's columns and the simulated phases each holds (ndbsim.studies.calibration.restart_rows cites
 # where NDB counts memory allocation and touch)
 
 FOR_LOCAL_RECOVERY = "secs_for_local_recovery"

@@ -3,7 +3,7 @@ every data node restarted with --initial.
 
 In a mixed-release cluster the restarted node's own work (its threads, restore, index build and
 copy) follows its new release, while the cluster-wide protocols (the DIH master's LCP and its
-decisions) stay at the old release's until every node runs the new one (``engine.restart``).
+decisions) stay at the old release's until every node runs the new one (``engine.restart.pipeline``).
 
 Sources: the manual's upgrade notes, [UPG75] mysql-cluster-upgrade-downgrade-7-5.html, [UPG76]
 mysql-cluster-upgrade-downgrade-7-6.html (MySQL 5.7 manual), [UPG80] and [UPG84]

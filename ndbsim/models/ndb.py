@@ -100,12 +100,14 @@ class NdbModel:
         return None
 
     def fit_constants(self, directory: Path) -> dict[str, Any]:
-        """NDB's constants are the profiles' shared ones: ``ndbsim.studies.calibrate.fit`` fits them on
+        """NDB's constants are the profiles' shared ones: ``ndbsim.studies.calibration.calibrate.fit`` fits them on
         the NDB cases, so there is nothing of NDB's own to fit."""
-        raise NotImplementedError("NDB's constants are fitted by ndbsim.studies.calibrate.fit")
+        raise NotImplementedError("NDB's constants are fitted by ndbsim.studies.calibration.calibrate.fit")
 
     def save_constants(self, fitted: dict[str, Any], path: Path | None) -> None:
-        raise NotImplementedError("NDB's constants are written by ndbsim.studies.calibrate.write_calibration")
+        raise NotImplementedError(
+            "NDB's constants are written by ndbsim.studies.calibration.calibrate.write_calibration"
+        )
 
     def prepare(self, raw: dict[str, Any], source: str | None = None) -> sc.Resolved:
         return sc.resolve(sc.scenario_from_dict(raw, source), source)

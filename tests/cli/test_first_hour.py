@@ -207,11 +207,7 @@ def test_config_ini_notes_reach_json_csv_and_validate(tmp_path):
     rows = list(csv.DictReader(io.StringIO(ndbsim("run", scenario, "--config-ini", str(ini), "-f", "csv").stdout)))
     assert "ODirect" in rows[0]["warnings"]
     v = ndbsim("validate", scenario, "--config-ini", str(ini))
-    assert (
-        v.returncode == 0
-        and "valid" in v.stdout
-        and "ndbsim: warning: config.ini: ODirect is not simulated" in v.stderr
-    )
+    assert v.returncode == 0 and "valid" in v.stdout and "ndbsim: warning: c.ini: ODirect is not simulated" in v.stderr
 
 
 def test_config_ini_node_ids_name_the_nodes(ini):
@@ -315,7 +311,7 @@ def test_a_fit_that_breaks_published_cases_is_found(tmp_path):
     from _helpers import KNOWN_GAPS
 
     from ndbsim.input.profiles import CALIBRATED_FILE, constants_file
-    from ndbsim.studies.check import broken_cases
+    from ndbsim.studies.calibration.check import broken_cases
 
     def beyond_gaps(broken: list[str]) -> list[str]:
         return [b for b in broken if b.split(":")[0] not in KNOWN_GAPS]
@@ -335,13 +331,13 @@ def test_a_constants_fit_that_breaks_published_cases_is_refused(tmp_path, monkey
     figure and by how much; --accept-worse writes it."""
     import dataclasses
 
-    import ndbsim.studies.calibrate
+    import ndbsim.studies.calibration.calibrate
     from ndbsim.cli.app import main
     from ndbsim.input.profiles import calibrated_constants
 
     good = calibrated_constants("7.6")
     bad = dataclasses.replace(good, restore_row_secs=good.restore_row_secs * 3)
-    monkeypatch.setattr(ndbsim.studies.calibrate, "fit", lambda cases, steps=None: (bad, {}))
+    monkeypatch.setattr(ndbsim.studies.calibration.calibrate, "fit", lambda cases, steps=None: (bad, {}))
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exc:
         main(["calibrate", "--cases", str(ROOT / "calibration")])

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ndbsim.cli.app import main
-from ndbsim.engine.lcp_master import LcpMaster
+from ndbsim.engine.lcp.master import LcpMaster
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = (ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml").read_text()

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from ndbsim.engine.checkpoint import Era, LcpRecord, PartialLcp
+from ndbsim.engine.lcp.checkpoint import Era, LcpRecord, PartialLcp
 from ndbsim.engine.workload import Changes
 
 DATA = 60 * 2**30

@@ -4,8 +4,8 @@ import pytest
 
 import ndbsim
 from ndbsim.engine import fixed_costs as fc
-from ndbsim.engine.checkpoint import LcpRecord as R
-from ndbsim.engine.checkpoint import PartialLcp
+from ndbsim.engine.lcp.checkpoint import LcpRecord as R
+from ndbsim.engine.lcp.checkpoint import PartialLcp
 
 LAB = "scenarios/lab-2node-7.5.4-tiny.yaml"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import simpy
 
-from ndbsim.engine.fluid import FluidSystem
+from ndbsim.engine.fluid.system import FluidSystem
 
 
 def system(**capacities: float) -> tuple[simpy.Environment, FluidSystem]:

@@ -6,7 +6,7 @@ import math
 import pytest
 
 import ndbsim
-from ndbsim.engine.lcp_master import LcpMaster
+from ndbsim.engine.lcp.master import LcpMaster
 
 TINY_LOG = [
     "restart.type=node",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ndbsim.engine.checkpoint import PartialLcp
-from ndbsim.engine.proposed_speed import PROPOSAL_MARGIN, proposing_cycle
+from ndbsim.engine.lcp.checkpoint import PartialLcp
+from ndbsim.engine.lcp.proposed_speed import PROPOSAL_MARGIN, proposing_cycle
 from ndbsim.engine.workload import Changes
 
 DATA, ROWS, OVERHEAD = 60 * 2**30, 300e6, 5.0

@@ -6,7 +6,7 @@ import json
 import pytest
 
 import ndbsim
-from ndbsim.engine.lcp_master import LcpMaster
+from ndbsim.engine.lcp.master import LcpMaster
 
 CASES = [
     ("default: a burst on an idle cluster", None, []),

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from ndbsim.engine.node_restart import NodeRestart
 from ndbsim.engine.prepare import prepare
 from ndbsim.engine.records import NodeRun
-from ndbsim.engine.restart import copy_features
+from ndbsim.engine.restart.node_restart import NodeRestart
+from ndbsim.engine.restart.pipeline import copy_features
 from ndbsim.engine.runtime import Runtime
 from ndbsim.errors import InputError
 from ndbsim.input import scenario as sc

@@ -10,7 +10,7 @@ from conftest import ROOT, SCENARIOS
 
 import ndbsim
 from ndbsim.models.levers import levers_for
-from ndbsim.studies.advise import advise, advise_full
+from ndbsim.studies.advise.study import advise, advise_full
 from ndbsim.studies.runs import resolve_variant
 from ndbsim.studies.solve import solve
 

@@ -3,9 +3,9 @@
 import pytest
 from _helpers import KNOWN_GAPS
 
-from ndbsim.studies.calibrate import FITTED, case_from_restart_info
-from ndbsim.studies.calibration import DEFAULT_DIR, load_cases, predict
-from ndbsim.studies.check import format_check, run_check
+from ndbsim.studies.calibration.calibrate import FITTED, case_from_restart_info
+from ndbsim.studies.calibration.cases import DEFAULT_DIR, load_cases, predict
+from ndbsim.studies.calibration.check import format_check, run_check
 
 
 def test_cases_have_both_roles_and_sources():
@@ -80,7 +80,7 @@ def test_calibrate_is_deterministic_and_the_stored_fit_is_current(tmp_path):
     import yaml
 
     from ndbsim.input.profiles import CALIBRATED_FILE
-    from ndbsim.studies.calibrate import calibrate
+    from ndbsim.studies.calibration.calibrate import calibrate
 
     out1, out2 = tmp_path / "a.yaml", tmp_path / "b.yaml"
     calibrate(DEFAULT_DIR, out1, innodb_output=tmp_path / "i1.yaml")

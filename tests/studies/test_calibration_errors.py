@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from ndbsim.cli.app import main
-from ndbsim.studies.calibration import DEFAULT_DIR
+from ndbsim.studies.calibration.cases import DEFAULT_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml"
@@ -117,11 +117,11 @@ CASE_ERRORS = [
 @pytest.mark.parametrize("command", ["check", "calibrate"])
 def test_case_file_errors(command, change, needles, cases, capsys, tmp_path, monkeypatch):
     """Every case is checked when it is loaded, before anything is simulated."""
-    import ndbsim.studies.calibrate
-    import ndbsim.studies.check
+    import ndbsim.studies.calibration.calibrate
+    import ndbsim.studies.calibration.check
 
-    monkeypatch.setattr(ndbsim.studies.check, "predict", _no_fit)
-    monkeypatch.setattr(ndbsim.studies.calibrate, "fit", _no_fit)
+    monkeypatch.setattr(ndbsim.studies.calibration.check, "predict", _no_fit)
+    monkeypatch.setattr(ndbsim.studies.calibration.calibrate, "fit", _no_fit)
     f = edit_case(cases, change)
     args = [command, "--cases", str(cases)]
     args += ["--no-claims"] if command == "check" else ["--output", str(tmp_path / "k.yaml")]
@@ -199,18 +199,18 @@ def test_restart_info_is_a_directory(cases, capsys, tmp_path):
     ids=["scenario-alone", "node-alone"],
 )
 def test_restart_info_options_alone(args, needle, cases, capsys, tmp_path, monkeypatch):
-    import ndbsim.studies.calibrate
+    import ndbsim.studies.calibration.calibrate
 
-    monkeypatch.setattr(ndbsim.studies.calibrate, "fit", _no_fit)
+    monkeypatch.setattr(ndbsim.studies.calibration.calibrate, "fit", _no_fit)
     err = fails(["calibrate", "--cases", str(cases), "--output", str(tmp_path / "k.yaml"), *args], capsys, tmp_path)
     assert needle in err and "--restart-info" in err
 
 
 def test_case_not_written_when_output_directory_is_missing(cases, capsys, tmp_path, monkeypatch):
     """The imported case is written only after the fit and the output check succeeded."""
-    import ndbsim.studies.calibrate
+    import ndbsim.studies.calibration.calibrate
 
-    monkeypatch.setattr(ndbsim.studies.calibrate, "fit", _no_fit)
+    monkeypatch.setattr(ndbsim.studies.calibration.calibrate, "fit", _no_fit)
     csv = tmp_path / "ri.csv"
     csv.write_text(HEADER + "2,415,140,30\n")
     args = calibrate_args(cases, csv, tmp_path)
@@ -240,19 +240,19 @@ def output_targets(tmp_path: Path) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("which", ["directory", "missing-directory", "proc", "device"])
 def test_bad_output_is_refused_before_the_fit(which, capsys, tmp_path, monkeypatch):
-    import ndbsim.studies.calibrate
+    import ndbsim.studies.calibration.calibrate
 
     targets = dict(output_targets(tmp_path))
     if which not in targets:
         pytest.skip(f"no {which} target on this system")
-    monkeypatch.setattr(ndbsim.studies.calibrate, "fit", _no_fit)
+    monkeypatch.setattr(ndbsim.studies.calibration.calibrate, "fit", _no_fit)
     err = fails(["calibrate", "--output", targets[which]], capsys, tmp_path)
     assert "--output" in err and targets[which] in err
 
 
 def test_output_inside_cases_directory_is_refused(cases, capsys, tmp_path, monkeypatch):
-    import ndbsim.studies.calibrate
+    import ndbsim.studies.calibration.calibrate
 
-    monkeypatch.setattr(ndbsim.studies.calibrate, "fit", _no_fit)
+    monkeypatch.setattr(ndbsim.studies.calibration.calibrate, "fit", _no_fit)
     err = fails(["calibrate", "--cases", str(cases), "--output", str(cases / "k.yaml")], capsys, tmp_path)
     assert "--output" in err and "calibration case" in err

@@ -46,7 +46,7 @@ def solve(
     ``data-size`` (default: it stays as configured).
     """
     from ndbsim.input import scenario as sc
-    from ndbsim.studies.advise import ADVISE_REPLICATIONS
+    from ndbsim.studies.advise.study import ADVISE_REPLICATIONS
 
     if question not in QUESTIONS:
         raise InputError(

@@ -1,0 +1,44 @@
+"""``ndbsim check --cross``: how far a calibration carries. For each NDB ``fit`` case, the shared
+constants are refitted without it and the case is predicted with them; the leave-one-out
+error per case and phase says how well the constants predict a restart they never saw."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ndbsim.studies.calibration.calibrate import fit
+from ndbsim.studies.calibration.cases import DEFAULT_DIR, Row, compare, load_cases, predict
+from ndbsim.studies.calibration.fit_progress import Steps
+
+
+@dataclass
+class Held:
+    """One fit case predicted by constants fitted without it."""
+
+    case: str
+    rows: list[Row]
+    steps: int
+
+
+def cross(directory: Path | str = DEFAULT_DIR, progress: bool = False) -> list[Held]:
+    """Leave-one-out over the NDB fit cases of ``directory``."""
+    cases = load_cases(directory)
+    fit_cases = [c for c in cases if c.role == "fit" and c.model.constants_file is None]
+    out = []
+    for held in fit_cases:
+        rest = [c for c in cases if c is not held]
+        with Steps(progress, f"refit without {held.name}") as steps:
+            constants, _ = fit(rest, steps)
+        out.append(Held(held.name, compare(held, predict(held, constants)), steps.count))
+    return out
+
+
+def format_cross(found: list[Held]) -> str:
+    lines = [f"{'held-out case':28s} {'figure':42s} {'published':>9s} {'predicted':>9s} {'error':>7s}  ok"]
+    for h in found:
+        for r in h.rows:
+            err = f"{100 * r.rel_error:+.0f}%" if r.published else f"{r.error:+.1f}s"
+            mark = "info" if r.info else ("ok" if r.ok else "out")
+            lines.append(f"{h.case:28s} {r.label:42s} {r.published:9.1f} {r.predicted:9.1f} {err:>7s}  {mark}")
+    return "\n".join(lines) + "\n"

@@ -212,17 +212,36 @@ RUN_MEMORY_N = (200, 20_000)
 second 2,000 with --quick); issue 36's target: the larger within 1.5x the smaller + 50 MiB."""
 
 
+RUN_RSS_PROBE = """
+import sys
+from pathlib import Path
+from ndbsim.cli.app import main
+try:
+    main(["run", "-n", sys.argv[1], "-o", sys.argv[2]])
+except SystemExit as e:
+    assert not e.code, e.code
+status = Path("/proc/self/status")
+if status.exists():  # the high-water mark of this program, not of the process it was forked from
+    print(next(line.split()[1] for line in status.read_text().splitlines() if line.startswith("VmHWM")))
+else:
+    import resource
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // (1024 if sys.platform == "darwin" else 1))
+"""
+"""Runs ``ndbsim run -n N`` and prints its peak resident memory in KiB."""
+
+
 def run_rss_mib(n: int) -> float:
     """Peak resident memory of ``ndbsim run -n N`` (the default scenario) as a new process, MiB."""
-    kib = 1024.0 if sys.platform != "darwin" else 1024.0 * 1024.0
-    p = subprocess.Popen(
-        [sys.executable, "-m", "ndbsim", "run", "-n", str(n)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode:
-        raise RuntimeError(f"ndbsim run -n {n} exited {p.returncode}")
-    return usage.ru_maxrss / kib
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run(
+            [sys.executable, "-c", RUN_RSS_PROBE, str(n), os.path.join(tmp, "r.json")],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    return int(out.stdout.split()[-1]) / 1024
 
 
 def ok(flag: bool) -> str:

@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in args
     if debug:
         args.remove("--debug")
-    from ndbsim.input import signals
+    from ndbsim import signals
     from ndbsim.output.stdout import guarded
 
     previous = signals.install()

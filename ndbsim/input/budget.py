@@ -9,8 +9,8 @@ from contextvars import ContextVar
 from typing import TypeVar
 
 from ndbsim.errors import InputError
-from ndbsim.input.signals import check
 from ndbsim.input.units import shown
+from ndbsim.signals import check
 
 T = TypeVar("T")
 

@@ -144,7 +144,7 @@ class NdbModel:
         """The sweep figures of each replication, yielded as it finishes."""
         from ndbsim.engine.run import simulate_once
         from ndbsim.input.restart_info import node_phases
-        from ndbsim.input.signals import check
+        from ndbsim.signals import check
 
         blank = (math.nan,) * len(self.phases)
         for rng in streams(seed, replications):

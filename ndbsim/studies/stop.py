@@ -1,7 +1,7 @@
 """Stopping cleanly on SIGTERM, SIGHUP and SIGINT, and never leaving a worker behind.
 
 In the main process SIGTERM and SIGHUP (the terminal or ssh session went away, or ``kill -HUP``)
-become an exception, as SIGINT becomes ``KeyboardInterrupt`` (``ndbsim.input.signals``, which
+become an exception, as SIGINT becomes ``KeyboardInterrupt`` (``ndbsim.signals``, which
 also keeps the signal when a generator's finaliser swallows the exception), so ``finally``
 blocks run (atomic writes remove their temporary file) and a sweep, advise or solve stops its
 worker processes.
@@ -22,7 +22,7 @@ import sys
 import threading
 from typing import Any
 
-from ndbsim.input.signals import STOP_SIGNALS, Terminated, check, install, restore
+from ndbsim.signals import STOP_SIGNALS, Terminated, check, install, restore
 
 __all__ = ["STOP_SIGNALS", "Terminated", "check", "install", "pool_context", "restore", "stop_pool", "worker_init"]
 

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input.signals import check
 from ndbsim.output.records import SweepRow
+from ndbsim.signals import check
 from ndbsim.studies.sweep.chunks import IN_FLIGHT, planned_chunks
 from ndbsim.studies.sweep.work import run_chunk
 

@@ -41,6 +41,9 @@ class Checked:
     p95: float | None = None
     """The total's p5 and p95 over the crash's landing point in the LCP cycle (cases with
     replications), at the point; None for phases."""
+    percentile: float | None = None
+    """The share of the replications' totals below the published total (where it falls in the
+    spread over the LCP cycle); None for phases and single-replication cases."""
     gates: bool = True
     """Whether the figure counts in check's exit status (a fit or validate case, not ``info: true``)."""
     reason: str | None = None
@@ -73,20 +76,14 @@ class Checked:
             return f"{self.row.role}:{'ok' if self.ok else 'out'}"
         return "ok" if self.ok else "FAIL"
 
-    @property
-    def rank(self) -> float | None:
-        """Where the published total falls between p5 (0) and p95 (1), when there is a spread."""
-        if self.p5 is None or self.p95 is None or not self.p95 > self.p5:
-            return None
-        return (self.row.published - self.p5) / (self.p95 - self.p5)
 
-
-def _spread(result) -> tuple[float | None, float | None]:
+def _spread(result, published: float) -> tuple[float | None, float | None, float | None]:
+    """The total's p5, p95 over the replications and the share of them below ``published``."""
     totals = getattr(result, "totals", [])
     if len(totals) < 2:
-        return None, None
+        return None, None, None
     s = result.spread()
-    return float(s["p5"]), float(s["p95"])
+    return float(s["p5"]), float(s["p95"]), sum(t < published for t in totals) / len(totals)
 
 
 def _compared(case: Case, constants, settings: dict) -> list[Row]:
@@ -103,7 +100,7 @@ def check_case(case: Case, constants=None) -> list[Checked]:
     found = [_compared(case, constants, c) for c in corners]
     defaults = at_defaults(case.assumptions)
     at_def = _compared(case, constants, defaults) if defaults else None
-    p5, p95 = _spread(result)
+    p5, p95, pct = _spread(result, rows[0].published)
     out = []
     for i, row in enumerate(rows):
         values = [row.predicted, *(f[i].predicted for f in found)]
@@ -117,6 +114,7 @@ def check_case(case: Case, constants=None) -> list[Checked]:
                 at_def[i].predicted if at_def else None,
                 p5 if total else None,
                 p95 if total else None,
+                pct if total else None,
                 case.gates and not row.info,
                 case.reason,
             )
@@ -143,7 +141,9 @@ def failed(checked: list[Checked], found: list[Claim]) -> bool:
 def _secs(x: float | None) -> str:
     if x is None:
         return "-"
-    return "never" if not math.isfinite(x) else f"{x:.1f}"
+    if not math.isfinite(x):
+        return "never"
+    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.1f}"
 
 
 def _err(row: Row) -> str:
@@ -156,16 +156,18 @@ def _line(c: Checked) -> str:
     r = c.row
     interval = f"{_secs(c.low)}–{_secs(c.high)}" if c.corners > 1 else "-"
     width = f"{c.width:.0f}" if c.corners > 1 else "-"
-    spread = f"{c.p5:.0f}–{c.p95:.0f}" if c.p5 is not None and c.p95 is not None else "-"
+    spread = "-"
+    if c.p5 is not None and c.p95 is not None:
+        spread = f"{c.p5:.0f}–{c.p95:.0f} @{100 * (c.percentile or 0):.0f}%"
     return (
-        f"{r.case:29s} {r.role:9s} {r.label:34s} {r.published:9.1f} {_secs(r.predicted):>9s} {_err(r):>6s} "
-        f"{interval:>15s} {width:>6s} {_secs(c.at_defaults):>9s} {spread:>11s}  {c.status}"
+        f"{r.case:29s} {r.role:9s} {r.label:33s} {_secs(r.published):>9s} {_secs(r.predicted):>9s} {_err(r):>6s} "
+        f"{interval:>11s} {width:>5s} {_secs(c.at_defaults):>8s} {spread:>15s}  {c.status}"
     )
 
 
 HEADER = (
-    f"{'case':29s} {'role':9s} {'figure':34s} {'published':>9s} {'predicted':>9s} {'error':>6s} "
-    f"{'interval':>15s} {'width':>6s} {'defaults':>9s} {'p5–p95':>11s}  ok"
+    f"{'case':29s} {'role':9s} {'figure':33s} {'published':>9s} {'predicted':>9s} {'error':>6s} "
+    f"{'interval':>11s} {'width':>5s} {'defaults':>8s} {'p5–p95 @pub':>15s}  ok"
 )
 
 
@@ -189,7 +191,8 @@ def format_check(checked: list[Checked], found: list[Claim]) -> str:
     lines.append(
         "validation cases pass when the published figure lies within tolerance of the interval over their "
         "assumptions' ranges; fit cases on their point; defaults: every assumed config.ini parameter at "
-        "NDB's release default"
+        "NDB's release default; p5–p95: the total over the crash's landing point in the LCP cycle, @ the share "
+        "of it below the published total"
     )
     lines.append(f"{total - bad} passed, {bad} failed" if bad else f"all {total} counted checks within tolerance")
     return "\n".join(lines) + "\n"

@@ -56,10 +56,14 @@ def check(
     typer.echo(format_check(checked, found), nl=False)
     if cross:
         from ndbsim.studies.calibration.cross import cross as leave_one_out
-        from ndbsim.studies.calibration.cross import format_cross
+        from ndbsim.studies.calibration.cross import format_cross, format_own_held_out, own_held_out
 
         typer.echo("\nleave-one-out: each fit case predicted by constants fitted without it")
         typer.echo(format_cross(leave_one_out(_cases_dir(cases), sys.stderr.isatty())), nl=False)
+        held = own_held_out(_cases_dir(cases))
+        if held:
+            typer.echo("\nleave-one-out, models with constants of their own (InnoDB, seed 002)")
+            typer.echo(format_own_held_out(held), nl=False)
     if failed(checked, found):
         raise typer.Exit(1)
 

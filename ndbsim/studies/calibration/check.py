@@ -194,7 +194,7 @@ def format_check(checked: list[Checked], found: list[Claim]) -> str:
         "NDB's release default; p5–p95: the total over the crash's landing point in the LCP cycle, @ the share "
         "of it below the published total"
     )
-    lines.append(f"{total - bad} passed, {bad} failed" if bad else f"all {total} counted checks within tolerance")
+    lines.append(f"{total - bad} passed, {bad} failed" if bad else f"all {total} checks within tolerance")
     return "\n".join(lines) + "\n"
 
 

@@ -116,3 +116,13 @@ def test_too_many_ranged_assumptions_is_an_input_error(tmp_path):
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(InputError, match="at most 6"):
         load_case(path)
+
+
+@pytest.mark.parametrize("role,refuses", [("validate", True), ("fit", True), ("info", False), ("reference", False)])
+def test_only_a_counted_case_put_out_of_tolerance_refuses_a_fit(role, refuses):
+    from ndbsim.studies.calibration.cases import Row
+    from ndbsim.studies.calibration.fit_review import Change, refused
+
+    before = Row("c", role, "total_restart_secs", 100.0, 101.0, 5.0, False)
+    after = Row("c", role, "total_restart_secs", 100.0, 120.0, 5.0, False)
+    assert bool(refused([Change(before, after, True)])) == refuses

@@ -13,7 +13,8 @@ processes' load inflates it; the least CPU time is the cost of the work itself).
   * sweep throughput (scenario-runs/s) for 10,000 node restarts, serial and on 2 workers
   * whole-process medians of ``ndbsim --help`` and ``ndbsim run`` (cold start)
   * memory
-against the targets of issue 18. ``--profile`` adds a cProfile of the 144-node loaded restart.
+  * ``ndbsim eta``'s re-prediction of a 24-node rolling restart per snapshot (``eta_speed.py``)
+against the targets of issue 18 (and issue 33's for eta). ``--profile`` adds a cProfile of the 144-node loaded restart.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from collections.abc import Callable
 import numpy as np
 import simpy
 from anchors import closed_form, toy_restart
+from eta_speed import line as eta_line
+from eta_speed import measure as eta_measure
 
 import ndbsim
 from ndbsim.input import scenario as sc
@@ -212,7 +215,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="1,000-run sweeps and fewer rounds")
     ap.add_argument("--profile", action="store_true", help="cProfile the 144-node loaded rolling restart")
+    ap.add_argument("--eta", action="store_true", help="only the eta row (24-node rolling restart)")
     a = ap.parse_args()
+    if a.eta:
+        print(eta_line(eta_measure()))
+        return
     n_sweep = 1_000 if a.quick else 10_000
     rounds = 5 if a.quick else 11
 
@@ -305,6 +312,7 @@ def main() -> None:
             f"{rate:,.0f} runs/s ({bad} not ok) [{verdict}]; {cpu * 1e3:.3f} CPU ms per run over all processes, "
             f"so {workers / cpu:,.0f} runs/s on {workers} idle core{'s' if workers > 1 else ''}"
         )
+    print(eta_line(eta_measure()))
     main_mib, worker_mib = peak_rss_mib()
     print(
         f"memory: one restart allocates at most {restart_memory() / 1024:.0f} KiB; peak RSS over the sweeps: "

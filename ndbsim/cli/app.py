@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from ndbsim.cli import advise, calibration, compare, ndbinfo, report, run, scenario, solve, sweep
+from ndbsim.cli import advise, calibration, compare, eta, ndbinfo, report, run, scenario, solve, sweep
 from ndbsim.cli.help import DEBUG_HELP
 from ndbsim.errors import InputError
 
@@ -66,6 +66,7 @@ COMMANDS = (
     scenario.register,
     ndbinfo.register,
     calibration.register,
+    eta.register,
     sweep.register,
     advise.register,
     solve.register,

@@ -99,6 +99,13 @@ EXAMPLES = {
         "ndbsim solve update-rate my.yaml -f json -o answer.json",
         "ndbsim solve plan rolling.yaml --window 20m            # one-at-a-time or per-node-group",
     ),
+    "eta": _examples(
+        "ndbsim ndbinfo-sql --snapshot > snapshot.sql   # the short script: time, nodes, restart_info",
+        "mysql --defaults-file=~/.my.cnf --batch < snapshot.sql > now.tsv",
+        "ndbsim eta my.yaml --ndbinfo now.tsv              # who is done, restarting, waiting; the ends",
+        "ndbsim eta my.yaml --ndbinfo now.tsv -f json      # per node: status, phase, elapsed, end, p5/p95",
+        "ndbsim eta my.yaml --watch 30s -- --defaults-file=~/.my.cnf -h sql1   # until done: exit 0, overrun: 4",
+    ),
     "compare": _examples(
         "ndbsim compare my.yaml --set cluster.config.RecoveryWork=25   # my.yaml against itself changed",
         "ndbsim compare old.yaml new.yaml -n 20 -f csv -o compare.csv",

@@ -17,12 +17,17 @@ def register(app: typer.Typer) -> None:
     add_commands(app, ndbinfo_sql)
 
 
-def ndbinfo_sql() -> None:
+def ndbinfo_sql(
+    snapshot: bool = typer.Option(
+        False, "--snapshot", help="The short script `ndbsim eta` reads during a restart (returns at once)."
+    ),
+) -> None:
     """Print the SQL script that reads a running cluster's ndbinfo for `ndbsim init --ndbinfo`
-    (run it with mysql --batch against any SQL node; it takes about a minute)."""
-    from ndbsim.input.ndbinfo import script_text
+    (run it with mysql --batch against any SQL node; it takes about a minute), or with --snapshot
+    the one `ndbsim eta` reads while a restart runs."""
+    from ndbsim.input.ndbinfo import SCRIPT, SNAPSHOT_SCRIPT, script_text
 
-    sys.stdout.write(script_text())
+    sys.stdout.write(script_text(SNAPSHOT_SCRIPT if snapshot else SCRIPT))
 
 
 def init_from_ndbinfo(

@@ -22,6 +22,10 @@ from ndbsim.input.safe_load import MAX_TEXT_BYTES, read_text
 SCRIPT = "ndbinfo.sql"
 """The SQL script's file name in ``ndbsim/input/data``."""
 
+SNAPSHOT_SCRIPT = "ndbinfo-snapshot.sql"
+"""The short script ``ndbsim eta`` reads during a restart (``ndbsim ndbinfo-sql --snapshot``): the
+time, ``nodes`` and ``restart_info``, no sampling pause."""
+
 MARKER = "ndbsim_table"
 """The column name of the one-row result that starts each block of the export."""
 
@@ -49,9 +53,17 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "operations_1": ("sampled_at", "inserts", "updates", "deletes"),
     "operations_2": ("sampled_at", "inserts", "updates", "deletes"),
     "restart_info": ("node_id", "total_restart_secs"),
+    "snapshot": ("sampled_at",),
 }
-"""Every block the script exports, with the columns ndbsim reads from it (the script's own aliases
+"""Every block the scripts export, with the columns ndbsim reads from it (the script's own aliases
 for computed columns; NDB's column names otherwise)."""
+
+SNAPSHOT_BLOCKS = ("snapshot", "nodes", "restart_info")
+"""The blocks a snapshot taken during a restart must have (``ndbsim eta``): the time it was
+taken, each data node's status, start phase and uptime, and restart_info with its status columns."""
+
+INIT_BLOCKS = tuple(b for b in REQUIRED if b != "snapshot")
+"""The blocks ``init --ndbinfo`` needs (an export of an earlier script has no ``snapshot``)."""
 
 MAY_BE_EMPTY = ("memory_per_fragment", "dict_obj_info", "threadblocks", "restart_info", "disk_write_speed_aggregate")
 """Blocks that print no rows on a running cluster: no user table yet, no restart since the cluster
@@ -80,9 +92,9 @@ class Export:
         return InputError(message, field=f"ndbinfo.{table.removesuffix('_1').removesuffix('_2')}", source=self.source)
 
 
-def script_text() -> str:
+def script_text(name: str = SCRIPT) -> str:
     """The SQL script a DBA runs with ``mysql --batch`` (``ndbsim ndbinfo-sql`` prints it)."""
-    return resources.files("ndbsim.input").joinpath("data").joinpath(SCRIPT).read_text(encoding="utf-8")
+    return resources.files("ndbsim.input").joinpath("data").joinpath(name).read_text(encoding="utf-8")
 
 
 def unescape(value: str) -> str | None:
@@ -94,14 +106,14 @@ def unescape(value: str) -> str | None:
     return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), value)
 
 
-def read_export(path: str | Path) -> Export:
-    """Read and check an export: every block present, in ``mysql --batch`` form, not cut off."""
+def read_export(path: str | Path, required: tuple[str, ...] = INIT_BLOCKS) -> Export:
+    """Read and check an export: every ``required`` block present, in ``mysql --batch`` form, not cut off."""
     p = Path(path)
     text = read_text(p, MAX_TEXT_BYTES, field="--ndbinfo", what="ndbinfo export (mysql --batch output)")
-    return parse_export(text, str(p))
+    return parse_export(text, str(p), required)
 
 
-def parse_export(text: str, source: str) -> Export:
+def parse_export(text: str, source: str, required: tuple[str, ...] = INIT_BLOCKS) -> Export:
     lines = text.splitlines()
     ex = Export(source)
     if len(lines) < 2 or lines[0].split("\t")[0] != HEAD:
@@ -140,9 +152,10 @@ def parse_export(text: str, source: str) -> Export:
     for name, body in blocks:
         if name != END:
             _read_block(ex, name, body)
-    for name in REQUIRED:
+    for name in required:
         if name not in ex.tables and name not in ex.absent:
-            raise ex.fail(name, "missing from the export; run the whole unchanged script (`ndbsim ndbinfo-sql`) again")
+            script = "ndbsim ndbinfo-sql --snapshot" if required == SNAPSHOT_BLOCKS else "ndbsim ndbinfo-sql"
+            raise ex.fail(name, f"missing from the export; run the whole unchanged script (`{script}`) again")
     return ex
 
 

@@ -23,6 +23,7 @@ COMMANDS = (
     "ndbinfo-sql",
     "check",
     "calibrate",
+    "eta",
     "sweep",
     "advise",
     "solve",

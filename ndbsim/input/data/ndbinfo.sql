@@ -11,6 +11,10 @@
 
 SELECT 'ndbsim-ndbinfo 1' AS ndbsim_export, @@ndb_version_string AS sql_node_ndb_version;
 
+-- when the export was taken (seconds since the epoch): `ndbsim eta` reads an export as a snapshot
+SELECT 'snapshot' AS ndbsim_table;
+SELECT UNIX_TIMESTAMP(NOW(6)) AS sampled_at;
+
 -- each node's release (node_version) and type
 SELECT 'processes' AS ndbsim_table;
 SELECT node_id, node_type, node_version FROM ndbinfo.processes ORDER BY node_id;
@@ -83,7 +87,9 @@ SELECT UNIX_TIMESTAMP(NOW(6)) AS sampled_at, SUM(tot_key_inserts) AS inserts,
        SUM(tot_key_updates) + SUM(tot_key_writes) AS updates, SUM(tot_key_deletes) AS deletes
   FROM ndbinfo.operations_per_fragment WHERE type = 'User table' AND fq_name NOT LIKE 'mysql/%';
 
--- the last restart of each node that has restarted since the cluster started
+-- the last restart of each node that has restarted since the cluster started, with its status
+-- columns (node_restart_status, node_restart_status_int; a restart in progress shows 0 for the
+-- phases not finished yet)
 SELECT 'restart_info' AS ndbsim_table;
 SELECT * FROM ndbinfo.restart_info ORDER BY node_id;
 

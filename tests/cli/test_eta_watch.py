@@ -1,0 +1,168 @@
+"""``ndbsim eta --watch`` against a stand-in ``mysql`` client that replays snapshots cut from the
+shipped rolling restart: exit 0 when the restart completes, 4 when it overruns, 2 on bad input;
+the client's options pass through, a password is refused and never printed, and no client is
+left running after Ctrl-C or a killed parent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from _helpers import ndbsim
+from conftest import ROOT
+
+from ndbsim.studies.eta.replay import cut_times, read_rows, snapshot_text
+
+DATA = ROOT / "tests" / "data" / "rolling-8.0.35"
+START = 1_800_000_000.0
+WAVES = [[11, 13], [12, 14]]
+INIT_SETS = ("version=8.0.35", "data.size=40GB", "data.row_size=250B", "restart.type=rolling")
+
+FAKE = """#!{python}
+# a stand-in mysql client: checks its options, prints the next snapshot of its folder
+import os, sys, time
+here = os.path.dirname(os.path.abspath(__file__))
+assert "--batch" in sys.argv and any(a.startswith("--defaults-file=") for a in sys.argv), sys.argv
+sys.stdin.read()
+with open(os.path.join(here, "pid"), "a") as f:
+    f.write(f"{{os.getpid()}}\\n")
+if os.path.exists(os.path.join(here, "hang")):
+    time.sleep(600)
+n_path = os.path.join(here, "n")
+n = int(open(n_path).read()) if os.path.exists(n_path) else 0
+files = sorted(f for f in os.listdir(here) if f.endswith(".tsv"))
+open(n_path, "w").write(str(n + 1))
+sys.stdout.write(open(os.path.join(here, files[min(n, len(files) - 1)])).read())
+"""
+
+
+@pytest.fixture
+def fake(tmp_path):
+    sets = [a for s in INIT_SETS for a in ("-s", s)]
+    p = ndbsim("init", "--config-ini", str(DATA / "config.ini"), *sets, "-o", "my.yaml", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    client = tmp_path / "client"
+    client.mkdir()
+    (client / "mysql").write_text(FAKE.format(python=sys.executable))
+    (client / "mysql").chmod(0o755)
+    (tmp_path / "my.cnf").write_text("[client]\npassword=hunter2\n")
+    return tmp_path
+
+
+def _snapshots(d: Path, times: list[float]) -> None:
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    for k, at in enumerate(times):
+        (d / "client" / f"{k:03d}.tsv").write_text(snapshot_text(rows, WAVES, START, at))
+
+
+def _watch(d: Path, *extra: str) -> subprocess.CompletedProcess:
+    return ndbsim(
+        "eta",
+        "my.yaml",
+        "--watch",
+        "0.2s",
+        "--mysql",
+        str(d / "client" / "mysql"),
+        "-n",
+        "2",
+        *extra,
+        "--",
+        "--defaults-file=my.cnf",
+        cwd=d,
+    )
+
+
+def test_watch_follows_the_restart_to_its_end(fake):
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    times = cut_times(rows, WAVES, 1, START)
+    _snapshots(fake, [START + 100, *times[:-1:3], times[-1]])
+    p = _watch(fake)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.strip().splitlines()
+    assert len(lines) == len(list((fake / "client").glob("*.tsv")))  # one line per snapshot on a pipe
+    assert "complete" in lines[-1] and "wave 2/2" in lines[-2]
+    assert "hunter2" not in p.stdout + p.stderr and "my.cnf" not in p.stdout + p.stderr
+
+
+def test_watch_json_is_one_object_per_snapshot(fake):
+    import json
+
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    times = cut_times(rows, WAVES, 1, START)
+    _snapshots(fake, [times[4], times[-1]])
+    p = _watch(fake, "-f", "json")
+    assert p.returncode == 0, p.stderr
+    objs = [json.loads(line) for line in p.stdout.splitlines()]
+    assert [o["complete"] for o in objs] == [False, True]
+    assert objs[0]["fit"]["nodes"] == 2 and objs[0]["running_wave"] == 2
+
+
+def test_watch_exits_4_past_the_p99_by_the_timeouts_margin(fake):
+    # wave 2's node 12 stays in its restore for an hour: far past 1.5 x the predicted window
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    restore = cut_times(rows, WAVES, 1, START)[4] + 5
+    _snapshots(fake, [restore, restore + 1])
+    text = (fake / "client" / "001.tsv").read_text()
+    later = text.replace(f"{restore + 1:.6f}", f"{restore + 3600:.6f}")
+    later = (
+        "\n".join(
+            line
+            if not line.startswith(("12\t", "14\t")) or "\t" not in line or "STARTING" not in line
+            else "\t".join([line.split("\t")[0], str(int(line.split("\t")[1]) + 3600), *line.split("\t")[2:]])
+            for line in later.splitlines()
+        )
+        + "\n"
+    )
+    (fake / "client" / "001.tsv").write_text(later)
+    p = _watch(fake)
+    assert p.returncode == 4, (p.stdout, p.stderr)
+    assert "p99" in p.stderr
+
+
+def test_watch_refuses_an_older_snapshot_and_a_password(fake):
+    _snapshots(fake, [START + 500, START + 400])
+    p = _watch(fake)
+    assert p.returncode == 2 and "older than the previous snapshot" in p.stderr
+    q = ndbsim("eta", "my.yaml", "--watch", "1s", "--", "--password=hunter2", cwd=fake)
+    assert q.returncode == 2 and "refused" in q.stderr and "hunter2" not in q.stderr
+
+
+def _pids(d: Path) -> list[int]:
+    f = d / "client" / "pid"
+    return [int(x) for x in f.read_text().split()] if f.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie child of an init that has not reaped it yet is gone for our purpose
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
+def test_no_client_left_after_ctrl_c_or_a_killed_parent(fake, how):
+    _snapshots(fake, [START + 100])
+    (fake / "client" / "hang").write_text("")
+    cmd = [sys.executable, "-m", "ndbsim", "eta", "my.yaml", "--watch", "1s", "--mysql", str(fake / "client" / "mysql")]
+    proc = subprocess.Popen(
+        [*cmd, "--", "--defaults-file=my.cnf"], cwd=fake, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    deadline = time.time() + 60
+    while not _pids(fake) and time.time() < deadline:
+        time.sleep(0.1)
+    (child,) = _pids(fake)
+    proc.send_signal(how)
+    proc.wait(timeout=30)
+    deadline = time.time() + 10
+    while _alive(child) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not _alive(child)

@@ -137,6 +137,11 @@ CASE_ERRORS = [
         ["assumptions.host.core_speed.range"],
     ),
     ("assumption-bad-value", _assume({"value": "fast", "why": "x"}), ["core_speed", "fast"]),
+    (
+        "assumption-bad-range-end",
+        _assume({"value": 1.0, "range": [0.8, "fast"], "why": "x"}),
+        ["assumptions.host.core_speed.range", "'fast'"],
+    ),
 ]
 
 

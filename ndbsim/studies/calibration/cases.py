@@ -19,7 +19,7 @@ from ndbsim.input.restart_info import column_of
 from ndbsim.models.load import prepare, read
 from ndbsim.models.registry import Model, model_of
 from ndbsim.paths import CASES_DIR
-from ndbsim.studies.calibration.assumptions import MAX_RANGED, Assumption, assumptions_of
+from ndbsim.studies.calibration.assumptions import MAX_RANGED, Assumption, applied, assumptions_of
 from ndbsim.studies.calibration.case_errors import describe
 from ndbsim.studies.calibration.case_spec import CaseSpec, FigureSpec, keys_at
 from ndbsim.studies.calibration.restart_rows import COMPARED, node_columns
@@ -248,6 +248,7 @@ def case_from_data(data: Any, path: Path | str) -> Case:
         figures.append(_figure(name, fspec, PHASE_REL_TOL, PHASE_ABS_TOL, where, src))
     figures += _node_figures(spec, src)
     prepare(loaded)  # the case's scenario, after its overrides, must itself be valid
+    _check_ends(loaded.model, loaded.raw, assumptions, src)
     return Case(
         name=path.stem,
         path=path,
@@ -260,6 +261,22 @@ def case_from_data(data: Any, path: Path | str) -> Case:
         assumptions=assumptions,
         reason=spec.reason,
     )
+
+
+def _check_ends(model: Model, raw: dict[str, Any], assumptions: list[Assumption], src: str) -> None:
+    """Each end of each assumption's range (and its default) must be a value the scenario takes."""
+    for a in assumptions:
+        for key, value in (("range", a.low), ("range", a.high), ("default", a.default)):
+            if value is None:
+                continue
+            try:
+                model.prepare(applied(raw, {a.path: value}), src)
+            except InputError as e:
+                raise InputError(
+                    f"{sc.shown_value(value)} does not work as {a.path}: {e.message}",
+                    field=f"assumptions.{a.path}.{key}",
+                    source=src,
+                ) from None
 
 
 def load_case(path: Path) -> Case:

@@ -48,6 +48,9 @@ class Checked:
     """Whether the figure counts in check's exit status (a fit or validate case, not ``info: true``)."""
     reason: str | None = None
     """Why an info or reference case is not counted."""
+    release: str | None = None
+    """The release the case's scenario names (``version``), e.g. ``7.5.10``; for an accuracy band
+    by release family."""
 
     @property
     def width(self) -> float:
@@ -117,6 +120,7 @@ def check_case(case: Case, constants=None) -> list[Checked]:
                 pct if total else None,
                 case.gates and not row.info,
                 case.reason,
+                None if case.raw.get("version") is None else str(case.raw["version"]),
             )
         )
     return out

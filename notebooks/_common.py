@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 import ndbsim
+from ndbsim.errors import InputError
 from ndbsim.input.scenario import DEFAULT_SCENARIO
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,6 +87,52 @@ def size_overrides(gb: float, headroom: float = 1.25) -> list[str]:
     return [f"data.size={gb:g}G", "data.rows=null", f"cluster.config.DataMemory={dm}G"]
 
 
+MAX_NODE_ID = 144
+"""NDB's largest data-node NodeId (config.ini [ndbd] NodeId: 1-144)."""
+
+NODE_RESTART = ["restart.type=node", "restart.nodes=null"]
+"""A node restart of the scenario's cluster, whatever restart it describes: one node, the
+highest NodeId (``restart.nodes`` null)."""
+
+
+def node_ids_for(node_ids: list[int] | None, replicas: int, n: int) -> list[int]:
+    """NodeIds for ``n`` data nodes (whole node groups) in the cluster's own pattern.
+
+    ``node_ids`` lists the cluster's NodeIds node group by node group (``cluster.node_ids``).
+    Where they follow a pattern — a step between the members of a group and a step between
+    groups, e.g. 21-23, 31-33 (1 and 10) or 11-14 with 2 replicas (1 and 2) — the groups go
+    on in it (41-43, 51-53); otherwise the cluster's own NodeIds come first and the lowest
+    unused ones follow. Without NodeIds: 1..n, NDB's own assignment.
+    """
+    if not node_ids:
+        return list(range(1, n + 1))
+    groups = [node_ids[i : i + replicas] for i in range(0, len(node_ids), replicas)]
+    member = groups[0][1] - groups[0][0] if replicas > 1 else 1
+    between = groups[1][0] - groups[0][0] if len(groups) > 1 else member * replicas
+    pattern = [groups[0][0] + g * between + k * member for g in range(n // replicas) for k in range(replicas)]
+    known = [groups[0][0] + g * between + k * member for g in range(len(groups)) for k in range(replicas)]
+    if (
+        member > 0
+        and known == list(node_ids)
+        and len(set(pattern)) == n
+        and 1 <= min(pattern) <= max(pattern) <= MAX_NODE_ID
+    ):
+        return pattern
+    free = [i for i in range(1, MAX_NODE_ID + 1) if i not in node_ids]
+    return (list(node_ids) + free)[:n]
+
+
+def cluster_overrides(facts: dict, n: int) -> list[str]:
+    """``cluster.data_nodes=n`` and NodeIds for them in the cluster's pattern (``node_ids_for``)."""
+    ids = node_ids_for(facts.get("node_ids"), facts["NoOfReplicas"], n)
+    return [f"cluster.data_nodes={n}", f"cluster.node_ids=[{', '.join(map(str, ids))}]"]
+
+
+def no_answer(question: str, error: InputError) -> None:
+    """A question the scenario cannot answer, said in a sentence (never a traceback)."""
+    print(f"{question}: no answer for this scenario — {error}")
+
+
 def files_per_unit(checkpoint: dict, no_of_fragment_log_files: int) -> float:
     """Bytes of REDO capacity that one NoOfFragmentLogFiles step buys (all log parts)."""
     return checkpoint["redo_capacity_bytes"] / no_of_fragment_log_files
@@ -93,15 +140,20 @@ def files_per_unit(checkpoint: dict, no_of_fragment_log_files: int) -> float:
 
 __all__ = [
     "GROUP_COLORS",
+    "NODE_RESTART",
     "PHASE_GROUPS",
     "ROOT",
     "SCENARIOS",
     "GiB",
+    "InputError",
     "MiB",
+    "cluster_overrides",
     "default_scenario",
     "files_per_unit",
     "grouped_phases",
     "ndbsim",
+    "no_answer",
+    "node_ids_for",
     "np",
     "pct",
     "pd",

@@ -94,7 +94,8 @@ def calibrate(
         "--output",
         "-o",
         metavar="FILE.yaml",
-        help=f"Where to write the fit: the scenario with its fitted host figures (default: --scenario itself), "
+        help=f"Where to write the fit: the scenario with its fitted host figures (default: beside --scenario, "
+        f"my.yaml -> my.calibrated.yaml; never over an input), "
         f"or the constants (default: ./{USER_CONSTANTS}).",
     ),
     replace_packaged: bool = typer.Option(
@@ -105,7 +106,8 @@ def calibrate(
     ),
 ) -> None:
     """With --restart-info: your rows, node by node, fit your cluster's host figures (core speed,
-    disks, latency, network, memory touch), written into your scenario. Otherwise (or --fit
+    disks, latency, network, memory touch), written beside your scenario (my.yaml ->
+    my.calibrated.yaml; your scenario stays as it is). Otherwise (or --fit
     constants): refit the shared model constants; a fit that puts a published case out of
     tolerance is refused (exit 1) unless --accept-worse. restart_info's columns hold:
 

@@ -61,8 +61,11 @@ def compare(
         study.check_ndb(x, label)
     sides = study.run_sides(loaded[0], loaded[1], (plan[0][3], plan[1][3]), seed, replications)
     cmp = study.comparison(sides)
+    for key, x in zip("ab", loaded):  # each side's input notes (its config.ini's), as run warns them
+        notes = [*x.notes, *x.model.input_notes(x.prepared, x.origins)]
+        cmp[key]["warnings"] = [*notes, *(w for w in cmp[key]["warnings"] if w not in notes)]
     text = {"json": study.to_json, "csv": study.to_csv, "table": study.table}[fmt](cmp)
-    warn([f"{side} ({x.label}): {w}" for side, x in zip("AB", sides) for w in x.result.warnings])
+    warn([f"{side} ({cmp[key]['label']}): {w}" for side, key in zip("AB", "ab") for w in cmp[key]["warnings"]])
     emit(text, output)
 
 

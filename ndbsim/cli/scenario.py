@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ndbsim.cli.help import NDBINFO_HELP, RELEASE_HELP, SET_HELP
-from ndbsim.cli.options import CONFIG_INI_OPTION, add_commands, warn, wrote
+from ndbsim.cli.options import CONFIG_INI_OPTION, SCENARIO_ARGUMENT, add_commands, warn, wrote
 
 if TYPE_CHECKING:
     from ndbsim.input.profiles import Profile
@@ -22,16 +22,19 @@ def register(app: typer.Typer) -> None:
 
 
 def validate(
-    scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario file to check."),
+    scenario: Path | None = SCENARIO_ARGUMENT,
     set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
     config_ini: Path | None = CONFIG_INI_OPTION,
+    release: str | None = typer.Option(None, "--version", metavar="X.Y.Z", help=RELEASE_HELP),
 ) -> None:
-    """Check a scenario file, with the --set and --config-ini a run would use; print what is
-    wrong (exit 2) or that it is valid (exit 0), and the warnings a run would print."""
+    """Check what a run would simulate — a scenario file, or none (the built-in default, or your
+    --config-ini with --version) — with the --set, --config-ini and --version a run would use;
+    print what is wrong (exit 2) or that it is valid (exit 0), and the warnings a run would print."""
     from ndbsim.models.load import load
 
-    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
-    typer.echo(f"{scenario}: valid ({loaded.model.summary(loaded.prepared)})")
+    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null", version=release)
+    what = scenario if scenario is not None else (config_ini or "the built-in default scenario")
+    typer.echo(f"{what}: valid ({loaded.model.summary(loaded.prepared)})")
     warn([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins)])
 
 

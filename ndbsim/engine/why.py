@@ -10,6 +10,7 @@ entry also has ``"bound_secs"``: the seconds it ran bound by each constraint.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from ndbsim.engine.node import Node
     from ndbsim.engine.records import NodeRun
     from ndbsim.engine.restart.node_restart import NodeRestart
+    from ndbsim.engine.runtime import Runtime
     from ndbsim.engine.sizing import Sizing
 
 
@@ -151,7 +153,7 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
     mechanism = ""
     if restored is not None and restored.end > restored.start:
         written = figures["restored_lcp_write_speed"] = restored.bytes / (restored.end - restored.start)
-        mechanism = _newest_lcp_speed(sz, written)
+        mechanism = _newest_lcp_speed(sz, written, _held_back(rt, restored.start, restored.bytes, written))
     note_flows(
         r.run,
         ri.WAIT_LCP_FOR_RESTART,
@@ -166,7 +168,31 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
         r.run.why[ri.WAIT_LCP_FOR_RESTART]["mechanism"] = mechanism
 
 
-def _newest_lcp_speed(sz: Sizing, written: float) -> str:
+def _held_back(rt: Runtime, t: float, size: float, written: float) -> str:
+    """What held a live LCP of ``size`` bytes, started at ``t``, to ``written`` bytes/s below
+    MaxDiskWriteSpeed: Backup.cpp's CPU feedback (``write_speed._configured``), the disk the REDO
+    shares (``SpeedsAt.disk_left``), the LCP's row scan on the LDM threads (``Sizing.lcp_cap``),
+    else the node's CPU and disk shared with the live load while the LCP ran."""
+    from ndbsim.engine.lcp.write_speed import LDM_BUSY_BACK_OFF, LDM_BUSY_HOLD
+
+    sz = rt.sz
+    rates = rt.plan.traffic.at(t)
+    busy = sz.live_load(rates)[0] / (sz.host.core_speed * sz.ldm)
+    if sz.features.adaptive_write_speed and busy > LDM_BUSY_HOLD:
+        level = "MinDiskWriteSpeed" if busy > LDM_BUSY_BACK_OFF else "midway between Min and Max"
+        return f"the LDM threads' CPU load ({busy:.0%} busy: Backup.cpp's feedback holds it {level})"
+    try:
+        left = rt.speeds.disk_write_left(rates)
+    except KeyError:
+        left = math.inf
+    if left < float(sz.cfg.get("MaxDiskWriteSpeed") or 0.0):
+        return f"the disk, which the REDO shares ({left / 2**20:.0f}M/s left for LCPs)"
+    if size > 0 and written >= 0.95 * sz.lcp_cap(size, math.inf) * size:
+        return "the LCP's row scan on the LDM threads (every LCP scans every row for changed GCIs)"
+    return "the node's CPU and disk, shared with the live load while the LCP ran"
+
+
+def _newest_lcp_speed(sz: Sizing, written: float, held_back: str) -> str:
     """What set the speed the node's newest LCP was written at before the crash, as the
     write-speed parameters say (``WriteSpeeds.of_node``): the faster it wrote, the younger the
     newest LCP at the crash and the fewer changes the local LCP writes again."""
@@ -176,6 +202,13 @@ def _newest_lcp_speed(sz: Sizing, written: float) -> str:
     base = float(cfg.get("MaxDiskWriteSpeed") or 0.0)
     other = float(cfg.get("MaxDiskWriteSpeedOtherNodeRestart") or 0.0)
     speed = f"{written / 2**20:.0f}M/s"
+    if written < base * 0.98:
+        lo = float(cfg.get("MinDiskWriteSpeed") or 0.0)
+        return (
+            f"the live LCPs wrote at {speed}, below MaxDiskWriteSpeed ({base / 2**20:.0f}M/s), the cap of the "
+            f"adaptive LCP speed (from MinDiskWriteSpeed {lo / 2**20:.0f}M/s up): held back by {held_back}; "
+            "the newest LCP was old at the crash"
+        )
     if written <= base * 1.02:
         return f"the live LCPs wrote at MaxDiskWriteSpeed ({speed}): the newest LCP was old at the crash"
     if abs(written - other) <= 0.02 * other:

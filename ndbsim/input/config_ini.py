@@ -101,18 +101,36 @@ def ndb_value(name: str, value: str, field: str, path: Path) -> str:
         return value
     m = _NDB_NUMBER.fullmatch(value)
     if not m:
-        digits = re.match(r"\s*\d+", value)
-        hint = f"write {digits.group().strip()}{_hint_suffix(value[digits.end() :])}" if digits else "write e.g. 64G"
-        raise InputError(
-            f"{value!r} is not a number NDB reads: config.ini takes digits and at most one suffix K, M or G "
-            f"(1024-based); {hint}",
-            field=field,
-            source=str(path),
-        )
+        raise _not_a_number(value, field, path)
     number, suffix = m.groups()
     if kind == "int":
         return str(int(number) << _SHIFT[suffix])
     return f"{int(number)}{suffix.upper()}"
+
+
+def _not_a_number(value: str, field: str, path: Path) -> InputError:
+    """The one-line error for a number NDB's config.ini syntax does not have (``16GiB``, ``64MB``)."""
+    digits = re.match(r"\s*\d+", value)
+    hint = f"write {digits.group().strip()}{_hint_suffix(value[digits.end() :])}" if digits else "write e.g. 64G"
+    return InputError(
+        f"{value!r} is not a number NDB reads: config.ini takes digits and at most one suffix K, M or G "
+        f"(1024-based); {hint}",
+        field=field,
+        source=str(path),
+    )
+
+
+_SUFFIXED = re.compile(r"\s*\d+\s*[A-Za-z]+\s*")
+"""A number with a unit (``16GiB``, ``40M``): a shape none of NDB's string parameters take."""
+
+_STRING_PARAMS = frozenset({"InitialLogfileGroup", "InitialTablespace", "Arbitration", "LockExecuteThreadToCPU"})
+"""Unmodelled parameters whose values are strings (ConfigInfo.cpp ``CI_STRING``/``CI_ENUM``)."""
+
+
+def check_unmodelled_value(name: str, value: str, field: str, path: Path) -> None:
+    """NDB's number syntax on a parameter ndbsim does not model too (``16GiB`` refused everywhere)."""
+    if name not in _STRING_PARAMS and _SUFFIXED.fullmatch(value) and not _NDB_NUMBER.fullmatch(value):
+        raise _not_a_number(value, field, path)
 
 
 def _hint_suffix(rest: str) -> str:
@@ -159,6 +177,8 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             continue
         canon = _modelled_name(name, f"[{section}] {name} (line {lineno})", p, skipped)
         if canon is None:
+            unused = ndb_params.known(name) or name
+            check_unmodelled_value(unused, value, f"[{section}] {unused} (line {lineno})", p)
             continue
         field = f"[{section}] {canon} (line {lineno})"
         value = _checked_value(canon, value, field, p)
@@ -358,23 +378,23 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
         raw["cluster"]["data_nodes"] = cluster["data_nodes"]
     if "node_ids" in cluster:
         raw["cluster"]["node_ids"] = cluster["node_ids"]
-    notes.extend(_skipped_note(label) for label in skipped)
+    notes.extend(_skipped_note(label, Path(path).name) for label in skipped)
     kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
     if kept:
         notes.append(
-            f"config.ini does not set {', '.join(kept)}: the scenario's "
+            f"{Path(path).name} does not set {', '.join(kept)}: the scenario's "
             f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default"
         )
     return cluster
 
 
-def _skipped_note(label: str) -> str:
-    """One line per parameter the config.ini sets and ndbsim does not simulate: what it would do to
-    a restart (``ndb_params.IMPACT``), or why a per-node value was not taken."""
+def _skipped_note(label: str, file: str) -> str:
+    """One line per parameter the config.ini file ``file`` sets and ndbsim does not simulate: what it
+    would do to a restart (``ndb_params.IMPACT``), or why a per-node value was not taken."""
     if label.endswith("(differs between [ndbd] sections)"):
         name = label.split(" ", 1)[0]
         return (
-            f"config.ini: {name} differs between [ndbd] sections; ndbsim gives every data node the same "
+            f"{file}: {name} differs between [ndbd] sections; ndbsim gives every data node the same "
             "value, so it keeps NDB's default"
         )
-    return f"config.ini: {label} is not simulated: {ndb_params.restart_impact(label)}"
+    return f"{file}: {label} is not simulated: {ndb_params.restart_impact(label)}"

@@ -67,7 +67,34 @@ def scenario_from_export(ex: Export) -> FromExport:
     _speeds_note(ex, out)
     _threads_note(ex, ids, out)
     out.restart_info_csv = _restart_info(ex, ids)
+    _restart_from_rows(ex, out)
     return out
+
+
+def _restart_from_rows(ex: Export, out: FromExport) -> None:
+    """The restart the restart_info rows hold, so that ``ndbsim calibrate`` on those rows runs as
+    printed: one node's rows a node restart of that node; several nodes' rows a rolling restart of
+    those nodes in the export's row order. restart_info keeps one row per node (its last restart)
+    and no time of day (NdbinfoTables.cpp, restart_info), so which nodes restarted together cannot
+    be read: the plan restarts them one at a time in that order, and a note says so."""
+    order: list[int] = []
+    for r in ex.rows("restart_info"):
+        node = int(number(ex, "restart_info", r, "node_id"))
+        if node not in order:
+            order.append(node)
+    if not order:
+        return
+    source = f"ndbinfo.restart_info: rows of node(s) {', '.join(map(str, order))}"
+    if len(order) == 1:
+        out.raw["restart"] = {"type": "node", "nodes": order}
+    else:
+        out.raw["restart"] = {"type": "rolling", "nodes": order, "plan": [[n] for n in order]}
+        out.sources["restart.plan"] = f"{source}, one node per wave in the export's row order"
+        out.notes.append(
+            "ndbinfo.restart_info does not say which nodes restarted together: restart.plan restarts them one at a "
+            "time in the export's order; edit it if they restarted in waves"
+        )
+    out.sources["restart.type"] = out.sources["restart.nodes"] = source
 
 
 def _data_nodes(ex: Export) -> tuple[list[int], str]:

@@ -252,6 +252,24 @@ def layout(cfg: dict, multithreaded: bool, query_threads: bool, host_threads: in
     return from_max_execution_threads(int(cfg.get("MaxNoOfExecutionThreads") or 0), query_threads)
 
 
+NEW_IN_8023 = ("query", "recover")
+"""Thread types NDB's ThreadConfig parser knows only from 8.0.23 (thr_config.cpp ``m_parse_entries``;
+the 8.0.23 release notes): an older data node refuses an entry naming them as an unknown type."""
+
+
+def refused_types(text: str, query_threads: bool) -> str | None:
+    """Why a release without 8.0.23's thread model refuses this ThreadConfig string, or None."""
+    if query_threads or not text.strip():
+        return None
+    named = sorted({kind for kind, _ in parse_thread_config(text)} & set(NEW_IN_8023))
+    if not named:
+        return None
+    return (
+        f"names {' and '.join(named)} threads, which NDB has only from 8.0.23 (older data nodes refuse the "
+        "entry as an unknown thread type)"
+    )
+
+
 def check_layout(t: ThreadLayout, query_threads: bool) -> str | None:
     """Why NDB would refuse this layout, with the fix; None if it starts."""
     if not query_threads and t.ldm not in LDM_COUNTS_CLASSIC:

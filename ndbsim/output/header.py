@@ -58,8 +58,10 @@ def value_text(key: str, value: Any) -> str:
         return f"({NOT_GIVEN[key]})"
     if isinstance(value, float) and key.split(".")[-1] in ("size", "row_size", "disk_data_size", "bytes_per_change"):
         return format_bytes(value)
-    if key.endswith(("disk_read", "disk_write")):
+    if key.endswith(("disk_read", "disk_write", "touch_rate")) and isinstance(value, (int, float)):
         return f"{format_bytes(value)}/s"
+    if key.endswith("latency") and isinstance(value, (int, float)):
+        return f"{value * 1000:.3g} ms"
     if key.endswith("network"):
         return _network(value)
     if key.endswith(("downtime", "duration")):

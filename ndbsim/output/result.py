@@ -221,6 +221,13 @@ class Result(ReplicatedSummary):
                 rows.extend(_phase_rows(i, r, n))
         return pd.DataFrame(rows)
 
+    def accuracy(self) -> dict[str, Any]:
+        """How right the model has been on restarts like this one, beside the replications'
+        p5–p95 (``output.accuracy``): the calibration's error, or the published validations'."""
+        from ndbsim.output.accuracy import accuracy
+
+        return accuracy(self.version, self.scenario, self.changes)
+
     # -- serialisation ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         nodes = []
@@ -259,6 +266,7 @@ class Result(ReplicatedSummary):
             "reason": self.reason,
             "warnings": self.warnings,
             "replications": self.spread(),
+            "accuracy": self.accuracy(),
             "seed": self.seed,
             "events": self.first.events,
             "simulated": self.explained.get("simulated"),

@@ -52,6 +52,9 @@ def phase_table(
             else ""
         )
     )
+    from ndbsim.output.accuracy import accuracy_lines
+
+    out.extend(accuracy_lines(result.accuracy(), rep["n"] > 1))
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
     out.extend(checkpoint_lines(cp))
     if warnings:

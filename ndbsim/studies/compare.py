@@ -92,7 +92,29 @@ def comparison(sides: list[Side]) -> dict[str, Any]:
             "diff": _diff(a.total_restart_secs, b.total_restart_secs),
         },
         "nodes": nodes,
+        "differences": differences(a.scenario, b.scenario),
     }
+
+
+NOT_A_DIFFERENCE = ("name",)
+"""Scenario keys that differ between two sides without changing what is simulated."""
+
+
+def _flat(mapping: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(mapping, dict):
+        return {prefix: mapping}
+    out: dict[str, Any] = {}
+    for k, v in mapping.items():
+        out.update(_flat(v, f"{prefix}.{k}" if prefix else str(k)))
+    return out
+
+
+def differences(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every resolved scenario key (config.ini parameters as ``cluster.config.X``) whose value
+    differs between the two sides, with both values: what the comparison compares."""
+    fa, fb = _flat(a), _flat(b)
+    keys = sorted(k for k in fa.keys() | fb.keys() if k not in NOT_A_DIFFERENCE and fa.get(k) != fb.get(k))
+    return [{"key": k, "a": fa.get(k), "b": fb.get(k)} for k in keys]
 
 
 def _side(side: Side) -> dict[str, Any]:
@@ -153,6 +175,12 @@ def table(cmp: dict[str, Any]) -> str:
         f"seed {cmp['seed']} · {cmp['replications']} replication(s) on both sides (medians)",
         "",
     ]
+    if cmp["differences"]:
+        out.append("what differs (B − A's scenario as resolved):")
+        out.extend(f"    {d['key']}: A {d['a']} · B {d['b']}" for d in cmp["differences"])
+    else:
+        out.append("what differs: nothing in the resolved scenarios (the same restart on both sides)")
+    out.append("")
     width = max(len(p) for p in PHASES) + 2
     for n in cmp["nodes"]:
         out.append(f"node {n['node']}".ljust(width) + f"{'A':>11s}{'B':>11s}{'B − A':>11s}")

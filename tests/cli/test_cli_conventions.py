@@ -124,12 +124,12 @@ def test_validate_advise_and_solve_warn_on_stderr(tmp_path):
     ini = tmp_path / "odirect.ini"
     ini.write_text("[ndbd default]\nNoOfReplicas=2\nMaxNoOfExecutionThreads=2\nODirect=1\n[ndbd]\n[ndbd]\n")
     given = (TINY, "--config-ini", str(ini))
-    no_nodes = "ndbsim: warning: config.ini: ODirect is not simulated"
+    no_nodes = "ndbsim: warning: odirect.ini: ODirect is not simulated"
     v = ndbsim("validate", *given)
     assert v.returncode == 0 and no_nodes in v.stderr and "warning" not in v.stdout
     a = ndbsim("advise", *given, *QUICK_ADVICE, "-f", "json")
     assert a.returncode == 0 and no_nodes in a.stderr
-    assert any(w.startswith("config.ini: ODirect is not simulated") for w in json.loads(a.stdout)["warnings"])
+    assert any(w.startswith("odirect.ini: ODirect is not simulated") for w in json.loads(a.stdout)["warnings"])
     s = ndbsim("solve", "redo-log", *given, "-n", "2")
     assert s.returncode == 0 and no_nodes in s.stderr and "warning" not in s.stdout
 
@@ -178,3 +178,17 @@ def test_sweep_reads_a_config_ini_as_its_set_would(tmp_path, crowded_ini):
     with_ini = totals("--config-ini", crowded_ini)
     assert with_ini == totals("--set", "cluster.config.MaxNoOfExecutionThreads=16")
     assert with_ini != totals()
+
+
+def test_validate_takes_the_release_options_and_no_scenario_as_run_does(tmp_path):
+    """validate checks what run would simulate: no scenario (the built-in default), and a
+    config.ini with --version, refused without it exactly as run refuses it."""
+    ini = tmp_path / "mine.ini"
+    ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=8G\n[ndbd]\nNodeId=21\n[ndbd]\nNodeId=31\n")
+    plain = ndbsim("validate")
+    assert plain.returncode == 0 and "valid (7.6.6" in plain.stdout
+    v = ndbsim("validate", "--config-ini", str(ini), "--version", "8.4.3")
+    assert v.returncode == 0 and "valid (8.4.3" in v.stdout, v.stderr
+    for command in ("validate", "run"):
+        p = ndbsim(command, "--config-ini", str(ini))
+        assert p.returncode == 2 and "--version" in p.stderr and "Traceback" not in p.stderr

@@ -64,3 +64,26 @@ def test_config_ini_without_data_nodes_is_refused(tmp_path):
         p = ndbsim(*args, "--config-ini", str(ini))
         assert p.returncode == 2 and p.stdout == ""
         assert p.stderr.count("\n") == 1 and f"{ini}: no [ndbd] section" in p.stderr
+
+
+def test_ndb_suffixes_only_on_every_parameter_modelled_or_not(tmp_path):
+    """``16GiB`` is refused on DiskPageBufferMemory (not modelled) as on DataMemory (modelled): NDB's
+    config.ini numbers take digits and at most one K, M or G."""
+    ini = tmp_path / "config.ini"
+    for line in ("DataMemory=16GiB", "DiskPageBufferMemory=16GiB", "SharedGlobalMemory=64MB"):
+        ini.write_text(f"[ndbd default]\nNoOfReplicas=2\n{line}\n[ndbd]\n[ndbd]\n")
+        p = ndbsim("run", "--config-ini", str(ini), "--version", "8.0.35")
+        assert p.returncode == 2, (line, p.stderr)
+        name = line.split("=")[0]
+        assert f"{name} (line 3): " in p.stderr and "is not a number NDB reads" in p.stderr, p.stderr
+    ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=16G\nDiskPageBufferMemory=1G\n[ndbd]\n[ndbd]\n")
+    assert ndbsim("run", "--config-ini", str(ini), "--version", "8.0.35").returncode == 0
+
+
+def test_warnings_name_the_config_ini_file_they_come_from(tmp_path):
+    ini = tmp_path / "prod-cluster.ini"
+    ini.write_text("[ndbd default]\nNoOfReplicas=2\nDataMemory=8G\nODirect=1\n[ndbd]\n[ndbd]\n")
+    p = ndbsim("run", "--config-ini", str(ini), "--version", "8.0.35")
+    assert p.returncode == 0, p.stderr
+    assert "ndbsim: warning: prod-cluster.ini: ODirect is not simulated" in p.stderr
+    assert "config.ini: ODirect" not in p.stderr

@@ -3,9 +3,11 @@ form: tab-separated, a header per result, NULL as NULL, \\t and \\n escaped, emp
 nothing) and `ndbsim init --ndbinfo`."""
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
+import yaml
 from _helpers import ndbsim
 
 from ndbsim.input.ndbinfo import REQUIRED, parse_export, unescape
@@ -13,6 +15,9 @@ from ndbsim.input.ndbinfo import REQUIRED, parse_export, unescape
 HERE = Path(__file__).resolve().parents[1] / "ndbinfo"
 EXPORT_80 = HERE / "export-8.0.35.tsv"
 EXPORT_76 = HERE / "export-7.6.30.tsv"
+EXPORT_3R = HERE / "export-8.4.3-3replicas.tsv"
+"""8.4.3, NoOfReplicas=3, NodeIds 21-23 and 31-33; restart_info rows of node 31, then 21 (a rolling
+restart); made from the 8.0 fixture by make_3replica_export.py."""
 
 HAND_WRITTEN_80 = """\
 name: the exported cluster, written by hand
@@ -31,9 +36,11 @@ cluster:
 host: {cpu_cores: 16, threads_per_core: 2}
 data: {size: 40G, rows: 160M, tables: 20, ordered_indexes: 30}
 workload: {updates_per_s: 20000, inserts_per_s: 500, deletes_per_s: 500}
+restart: {type: node, nodes: [12]}
 """
-"""The facts the 8.0 fixture states (2 replicas: its per-replica operation counts are twice the
-cluster-wide rates), the rest at 8.0.35's defaults as the export's config_values give them."""
+"""The facts the 8.0 fixture states (its restart_info row: node 12 restarted; 2 replicas: its
+per-replica operation counts are twice the cluster-wide rates), the rest at 8.0.35's defaults as
+the export's config_values give them."""
 
 
 def test_the_script_reads_every_table_the_export_needs():
@@ -142,3 +149,32 @@ def test_a_bad_export_is_one_line_naming_the_table_and_fix(tmp_path, damage, nee
     for n in needles:
         assert n in p.stderr, p.stderr
     assert not out.exists()
+
+
+def test_init_takes_the_restart_from_restart_info_rows(tmp_path):
+    """A rolling restart's rows give a rolling scenario of those nodes in their order; one node's
+    row a node restart of that node."""
+    out = init_run(tmp_path, EXPORT_3R)
+    restart = yaml.safe_load(out.read_text())["restart"]
+    assert (restart["type"], restart["nodes"], restart["plan"]) == ("rolling", [31, 21], [[31], [21]])
+    one = yaml.safe_load(init_run(tmp_path, EXPORT_80).read_text())["restart"]
+    assert (one["type"], one["nodes"]) == ("node", [12])
+
+
+def test_the_printed_calibrate_command_works_unedited_on_a_3_replica_export(tmp_path):
+    """init --ndbinfo prints a calibrate command; run word for word it fits the host figures
+    beside the scenario (which stays byte-identical), and check --cases reads the case it wrote."""
+    p = ndbsim("init", "--ndbinfo", str(EXPORT_3R), "-o", "fromndb.yaml", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    printed = next(line for line in p.stderr.splitlines() if "ndbsim calibrate" in line)
+    command = shlex.split(printed[printed.index("ndbsim calibrate") :])
+    before = (tmp_path / "fromndb.yaml").read_bytes()
+    fit = ndbsim(*command[1:], cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert (tmp_path / "fromndb.yaml").read_bytes() == before
+    assert "core_speed" in yaml.safe_load((tmp_path / "fromndb.calibrated.yaml").read_text())["host"]
+    printed = next(line for line in fit.stderr.splitlines() if "ndbsim check --cases" in line)
+    check = ndbsim(*shlex.split(printed[printed.index("ndbsim check") : printed.rindex(")")])[1:], cwd=tmp_path)
+    assert check.returncode in (0, 1), check.stderr  # ran: each row within tolerance or not
+    for node in (31, 21):
+        assert f"node {node}: total_restart_secs" in check.stdout

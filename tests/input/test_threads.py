@@ -7,8 +7,10 @@ import math
 import time
 
 import pytest
+from _helpers import ndbsim as cli
 
 import ndbsim
+from ndbsim.errors import InputError
 from ndbsim.input import threads as t
 from ndbsim.input.thread_config import parse_thread_config
 
@@ -107,13 +109,13 @@ def _restore(version, thread_config):
 
 def test_query_and_recover_threads_restore_from_8023():
     """Same 8 LDM threads: query and recover threads make 8.0.35 restore faster by the parallelism they
-    add; 7.6.6 has none, so the same ThreadConfig leaves its restore as it was."""
+    add; 7.6.6 has none, and refuses a ThreadConfig that names them."""
     plain = "ldm={count=8},tc={count=3},recv={count=2},send"
     extra = plain + ",query={count=8},recover={count=8}"
-    r76, r80 = _restore("7.6.6", plain), _restore("8.0.35", plain)
-    r76q, r80q = _restore("7.6.6", extra), _restore("8.0.35", extra)
-    assert r76q == pytest.approx(r76, rel=1e-9)  # 7.6 has no query/recover threads: ignored
+    r80, r80q = _restore("8.0.35", plain), _restore("8.0.35", extra)
     assert r80q < 0.5 * r80  # 24 restoring threads on 32 cores instead of 8
+    with pytest.raises(InputError, match=r"only from 8\.0\.23"):
+        _restore("7.6.6", extra)
 
 
 def test_oversubscribed_host_warns():
@@ -143,3 +145,17 @@ def test_automatic_thread_config_for_16_cpus_follows_thr_config():
     t = automatic(16)  # 16 CPUs, 15 used: row 1/1/4/4/2/1/1; 16 - 8 = 8 recover, 4 of them recover-only
     assert (t.main, t.rep, t.ldm, t.query, t.tc, t.send, t.recv, t.recover) == (1, 1, 4, 4, 2, 1, 1, 4)
     assert t.restore_threads == 12
+
+
+@pytest.mark.parametrize("version", ["8.0.22", "7.6.30"])
+@pytest.mark.parametrize("entry", ["query={count=4}", "recover={count=2}"])
+def test_thread_types_the_release_lacks_are_refused_as_ndb_refuses_them(version, entry):
+    """query and recover threads exist from 8.0.23; an older data node refuses the entry instead of
+    starting with 0 of them."""
+    p = cli("run", "--version", version, "--set", f"cluster.config.ThreadConfig=ldm={{count=4}},{entry},main")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert "cluster.config.ThreadConfig" in p.stderr and "only from 8.0.23" in p.stderr, p.stderr
+    ok = cli(
+        "run", "--version", "8.0.23", "-n", "2", "--set", f"cluster.config.ThreadConfig=ldm={{count=4}},{entry},main"
+    )
+    assert ok.returncode == 0, ok.stderr

@@ -51,3 +51,19 @@ def test_nothing_to_compare_is_an_input_error():
     out = ndbsim("compare", BASE)
     assert out.returncode == 2
     assert out.stderr.startswith("ndbsim: error:") and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_two_config_ini_files_say_which_parameters_differ_and_each_sides_warnings(tmp_path):
+    a, b = tmp_path / "a.ini", tmp_path / "b.ini"
+    a.write_text("[ndbd default]\nNoOfReplicas=2\nRecoveryWork=50\nODirect=1\n[ndbd]\n[ndbd]\n")
+    b.write_text("[ndbd default]\nNoOfReplicas=2\nRecoveryWork=80\nCompressedLCP=1\n[ndbd]\n[ndbd]\n")
+    table = ndbsim("compare", BASE, "--config-ini", str(a), "--config-ini", str(b), "-n", "1")
+    assert table.returncode == 0, table.stderr
+    assert "what differs" in table.stdout and "cluster.config.RecoveryWork: A 50 · B 80" in table.stdout
+    assert "a.ini: ODirect is not simulated" in table.stderr and "b.ini: CompressedLCP is not simulated" in table.stderr
+    cmp = json.loads(
+        ndbsim("compare", BASE, "--config-ini", str(a), "--config-ini", str(b), "-n", "1", "-f", "json").stdout
+    )
+    assert [d["key"] for d in cmp["differences"]] == ["cluster.config.RecoveryWork"]
+    assert any("ODirect" in w for w in cmp["a"]["warnings"]) and not any("ODirect" in w for w in cmp["b"]["warnings"])
+    assert any("CompressedLCP" in w for w in cmp["b"]["warnings"])

@@ -98,6 +98,24 @@ def test_redo_log_gives_the_minimum_and_a_recommended_size_with_a_margin(margin,
     assert redo_fill([*load, f"{key}={rec}"], 2) <= fill < redo_fill([*load, f"{key}={rec - 1}"], 2)
 
 
+def test_redo_log_says_when_its_recommendation_would_shrink_the_log_and_the_rate_it_sized_for():
+    """The 8.0 rolling cluster keeps a 32-file log; at its own rate a few files would do: the answer
+    says that taking it shrinks the log, what the configured log leaves free, and the rate."""
+    p = ndbsim_cli("solve", "redo-log", ROLLING_80, "-n", "2", "-f", "json")
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)["recommended"]
+    assert rec["value"] < 32
+    below, rate = rec["notes"]
+    assert below.startswith("below the configured log: NoOfFragmentLogFiles = 32 (32.0G per node)")
+    assert "would shrink the log" in below and "% free at the REDO peak" in below
+    assert "20,000 updates/s, 2,000 inserts/s of 300B" in rate
+    grown = ndbsim_cli(
+        "solve", "redo-log", ROLLING_80, "--set", "workload.updates_per_s=700000", "-n", "2", "-f", "json"
+    )
+    notes = json.loads(grown.stdout)["recommended"]["notes"]
+    assert len(notes) == 1 and "700,000 updates/s" in notes[0]  # above the configured log: no shrink note
+
+
 def test_data_size_keeps_the_hardware_and_says_where_datamemory_runs_out():
     p = ndbsim_cli("solve", "data-size", ROLLING_80, "--window", "30m", "-n", "2", "-f", "json")
     assert p.returncode == 0, p.stderr

@@ -170,7 +170,7 @@ def _check_live_replica(s: Scenario, replicas: int, nodes: int, node_ids: list[i
 
 
 def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_ids: list[int] | None = None) -> None:
-    from ndbsim.input.threads import check_layout
+    from ndbsim.input.threads import check_layout, refused_types
     from ndbsim.input.threads import layout as thread_layout
 
     replicas = cfg["NoOfReplicas"]
@@ -196,6 +196,13 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_
     check_within_horizon(s)
     _check_data_fits(s, cfg)
     mech = profile.mechanisms
+    old_types = refused_types(str(cfg.get("ThreadConfig") or ""), mech.query_threads)
+    if old_types:
+        raise InputError(
+            f"{cfg['ThreadConfig']!r} {old_types} (NDB {s.version}); remove those entries or set version "
+            "8.0.23 or later",
+            field="cluster.config.ThreadConfig",
+        )
     threads = thread_layout(cfg, mech.multithreaded, mech.query_threads, s.host.cpu_cores * s.host.threads_per_core)
     refused = check_layout(threads, mech.query_threads)
     if refused:

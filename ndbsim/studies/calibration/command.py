@@ -90,6 +90,16 @@ def _constants_target(o: Options, directory: Path) -> Path:
     return target
 
 
+CALIBRATED_SUFFIX = ".calibrated"
+"""What a host fit's scenario is called beside the scenario it fitted (``my.yaml`` →
+``my.calibrated.yaml``): no command writes over one of its inputs."""
+
+
+def calibrated_path(scenario: Path) -> Path:
+    """The file a host fit writes unless ``--output`` names one: beside the scenario, never over it."""
+    return scenario.with_name(f"{scenario.stem}{CALIBRATED_SUFFIX}{scenario.suffix or '.yaml'}")
+
+
 def _cases_dir(o: Options, importing: bool) -> Path:
     if o.cases is not None:
         if o.cases.exists() and not o.cases.is_dir():
@@ -136,9 +146,11 @@ def run(o: Options) -> Report:
         imported = import_rows(o.restart_info, o.scenario, o.node, directory)
     if mode == "host":
         assert imported is not None and o.scenario is not None
-        out = Path(o.output) if o.output is not None else o.scenario
+        out = Path(o.output) if o.output is not None else calibrated_path(o.scenario)
         check_output_path(out, "--output")
-        check_not_inputs({"--output": out, "--cases": imported.path}, {"--restart-info": o.restart_info})
+        check_not_inputs(
+            {"--output": out, "--cases": imported.path}, {"--restart-info": o.restart_info, "--scenario": o.scenario}
+        )
         return host_fit(imported, o.scenario, out, o.progress)
     target = _constants_target(o, directory)
     published = DEFAULT_DIR if importing else directory

@@ -9,7 +9,7 @@ from typing import Any
 
 from ndbsim.errors import InputError
 from ndbsim.input.config_params import M
-from ndbsim.input.units import format_bytes
+from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.solve.answer import Answer
 from ndbsim.studies.solve.search import Sim, int_bisect
 
@@ -63,7 +63,49 @@ def redo_log(sim: Sim, resolved: Any, param: str, margin: float = REDO_MARGIN) -
         "must fit (--margin sets yours)"
     )
     ans.recommended.label = "recommended"
+    ans.recommended.notes += _against_configured(sim, name, resolved, best, now, text)
     return ans
+
+
+def _rates(r: Any) -> str:
+    """A workload's (or a burst's) change rates in words; a burst's unset rates are the base's."""
+    parts = [(r.updates_per_s, "updates"), (r.inserts_per_s, "inserts"), (r.deletes_per_s, "deletes")]
+    shown = ", ".join(f"{v:,.0f} {what}/s" for v, what in parts if v)
+    size = getattr(r, "bytes_per_change", None)
+    return shown + (f" of {format_bytes(size)}" if size else "") if shown else "no changes"
+
+
+def _log_bytes(config: dict[str, Any], name: str, value: float) -> float:
+    """The REDO log per node with ``name`` at ``value`` and the other dimensions as configured:
+    NoOfFragmentLogParts × NoOfFragmentLogFiles × FragmentLogFileSize (``Sizing.redo_capacity``)."""
+    sizes = {k: float(config[k]) for k in ("NoOfFragmentLogParts", "NoOfFragmentLogFiles", "FragmentLogFileSize")}
+    sizes[name] = value
+    return sizes["NoOfFragmentLogParts"] * sizes["NoOfFragmentLogFiles"] * sizes["FragmentLogFileSize"]
+
+
+def _against_configured(
+    sim: Sim, name: str, resolved: Any, best: int, now: int, text: Callable[[int], str]
+) -> list[str]:
+    """What the recommendation means beside the log the cluster has: the write rate it was sized
+    for, and, when it is smaller than the configured log, that it would shrink it and what the
+    configured log leaves free at this rate's REDO peak."""
+    cfg, w = resolved.config, resolved.scenario.workload
+    unit = M if name == "FragmentLogFileSize" else 1
+    rate = f"sized for the scenario's write rates: {_rates(w)} (workload.*)"
+    burst = w.before_restart
+    if burst is not None and burst.duration > 0:
+        rate += f", and {_rates(burst)} for {format_secs(burst.duration)} before the restart (workload.before_restart)"
+    rate += "; a higher rate needs more: solve again with --set workload.updates_per_s=…"
+    if best >= now:
+        return [rate]
+    configured = sim(_sets(name, text(now)))
+    free = 1 - configured.redo_peak_fill if math.isfinite(configured.redo_peak_fill) else math.nan
+    return [
+        f"below the configured log: {name} = {text(now)} ({format_bytes(_log_bytes(cfg, name, now * unit))} per "
+        f"node) against {text(best)} ({format_bytes(_log_bytes(cfg, name, best * unit))}): taking it would shrink "
+        f"the log; at this rate the configured log keeps {free:.1%} free at the REDO peak",
+        rate,
+    ]
 
 
 def _sets(name: str, value: str) -> tuple[str, ...]:

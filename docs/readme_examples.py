@@ -1,0 +1,260 @@
+"""The README's example outputs, checked against what the commands print, and refreshed.
+
+README quotes command output in two ways, and both are generated here:
+
+- a ```text block that starts with ``$ ndbsim …`` (continued with ``\\``): the rest of the
+  block is that command's standard output, byte for byte;
+- a ``# …`` comment after an ``ndbsim …`` line of a ```bash block: the figures of the
+  comment come from the command's output (``COMMENTS``: a template and, per figure, the
+  regular expression that reads it from the output);
+- figures in a sentence (``PROSE``: the sentence as a regular expression, each figure a named
+  group, and the expression that reads it from the output).
+
+    python docs/readme_examples.py --check    # exit 1 and list what differs (tests/test_readme_examples.py)
+    python docs/readme_examples.py --update   # rewrite README.md's quoted outputs from fresh runs
+
+Run ``--update`` after any change that moves the model's figures. Each distinct command runs once,
+from the repository root, as ``python -m ndbsim`` with this repository first on the path; a file
+the command writes (``--chart``) goes to a temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+WRITES = ("--chart", "--gantt", "-o", "--output")
+"""Options whose value is a file the command writes: redirected to a temporary directory."""
+
+WORKERS = 2
+"""Commands run at once (the suite's machine has 2 cores)."""
+
+
+@dataclass(frozen=True)
+class Comment:
+    """The ``# …`` comment of the README line that runs ``command``."""
+
+    command: str
+    template: str
+    figures: dict[str, str]
+    """Each ``{name}`` of the template: a regular expression whose first group reads it from the
+    command's output (multiline)."""
+
+
+COMMENTS = [
+    Comment(
+        "solve redo-log scenarios/rolling-4-nodes-8.0.yaml --set workload.updates_per_s=500000",
+        "{answer} files; {recommended} recommended",
+        {
+            "answer": r"^answer: NoOfFragmentLogFiles = (\d+)",
+            "recommended": r"^recommended: NoOfFragmentLogFiles = (\d+)",
+        },
+    ),
+    Comment(
+        "solve update-rate scenarios/rolling-4-nodes-8.0.yaml",
+        "{answer} updates/s (restart within 2x its idle time)",
+        {"answer": r"^answer: \S+ = ([\d,]+)/s"},
+    ),
+    Comment(
+        "solve update-rate scenarios/rolling-4-nodes-8.0.yaml --window 10m",
+        "{answer} updates/s",
+        {"answer": r"^answer: \S+ = ([\d,]+)/s"},
+    ),
+    Comment(
+        "solve lcp-speed scenarios/dbt2-600wh-7.5.10.yaml --window 15m",
+        "restart LCP speed {answer} ({short} misses it)",
+        {"answer": r"^answer: .* = (\S+)$", "short": r"one step short \((\S+)\)"},
+    ),
+    Comment(
+        "solve data-size scenarios/dbt2-600wh-7.5.10.yaml --window 15m",
+        "{answer} per node ({more} misses it), DataMemory as configured",
+        {"answer": r"^answer: data\.size = (\S+)", "more": r"one step more \((\S+)\)"},
+    ),
+    Comment(
+        "solve plan scenarios/rolling-4-nodes-8.0.yaml --window 20m",
+        "{plan} fits ({fits}); {other_plan} {other}",
+        {
+            "plan": r"^answer: restart\.plan = (\S+)",
+            "fits": r"run with it: (\S+),",
+            "other_plan": r"the other plan \((\S+)\)",
+            "other": r"the other plan \(\S+\): (\S+),",
+        },
+    ),
+    Comment(
+        "compare scenarios/dbt2-600wh-7.6-defaults.yaml --set version=8.0.35",
+        "side by side: LCP wait {a} -> {b}, and why",
+        {
+            "a": r"^secs_wait_lcp_for_restart\s+([\d.]+ s)\s+[\d.]+ s",
+            "b": r"^secs_wait_lcp_for_restart\s+[\d.]+ s\s+([\d.]+ s)",
+        },
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Prose:
+    """Figures a sentence of README quotes from ``command``'s output."""
+
+    command: str
+    sentence: str
+    """The sentence, a regular expression whose named groups are the figures."""
+    figures: dict[str, str]
+    """Per named group, the regular expression whose first group reads it from the output."""
+
+
+PROSE = [
+    Prose(
+        "run scenarios/lab-2node-7.5.4-tiny.yaml",
+        r"come out at about (?P<restore>[\d.]+) s, (?P<rebuild>[\d.]+) s and\s+(?P<lcp>[\d.]+) s "
+        r"\(66 s published, (?P<total>\d+) s predicted\)",
+        {
+            "restore": r"^secs_restore_fragments\s+([\d.]+) s",
+            "rebuild": r"^secs_index_rebuild\s+([\d.]+) s",
+            "lcp": r"^secs_wait_lcp_for_restart\s+([\d.]+) s",
+            "total": r"^restart total: \S+ \((\d+) s\)",
+        },
+    ),
+]
+
+BLOCK = re.compile(r"```text\n\$ ndbsim ((?:[^\n]*\\\n)*[^\n]*)\n(.*?)```", re.S)
+"""A ```text block quoting one command's output: the command (with its ``\\`` continuations)
+and the output."""
+
+
+def _command(quoted: str) -> str:
+    """The command of a block's ``$`` line(s), continuations joined."""
+    return " ".join(part.strip() for part in quoted.split("\\\n"))
+
+
+def _comment_line(command: str) -> re.Pattern[str]:
+    """The README line that runs ``command`` followed by a ``#`` comment."""
+    return re.compile(rf"^(ndbsim {re.escape(command)}\s+# )(.*)$", re.M)
+
+
+def run(command: str) -> str:
+    """The standard output of ``ndbsim command`` run from the repository root (exit 0 required)."""
+    args = shlex.split(command)
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, arg in enumerate(args[:-1]):
+            if arg in WRITES:
+                args[i + 1] = str(Path(tmp) / Path(args[i + 1]).name)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        env.update(NO_COLOR="1", COLUMNS="200")
+        done = subprocess.run(
+            [sys.executable, "-m", "ndbsim", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"ndbsim {command}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def _figures(quote: Comment | Prose, output: str) -> dict[str, str]:
+    values = {}
+    for name, pattern in quote.figures.items():
+        found = re.search(pattern, output, re.M)
+        if not found:
+            raise RuntimeError(f"ndbsim {quote.command}: no {name} ({pattern}) in its output:\n{output[-600:]}")
+        values[name] = found.group(1)
+    return values
+
+
+def _fill(comment: Comment, output: str) -> str:
+    return comment.template.format(**_figures(comment, output))
+
+
+def _fill_prose(prose: Prose, text: str, output: str) -> str:
+    found = re.search(prose.sentence, text)
+    if not found:
+        raise RuntimeError(f"README.md no longer has the sentence {prose.sentence!r}; edit PROSE in {__file__}")
+    values = _figures(prose, output)
+    for name in sorted(values, key=found.start, reverse=True):  # last first: the spans stay valid
+        text = text[: found.start(name)] + values[name] + text[found.end(name) :]
+    return text
+
+
+def commands(text: str) -> list[str]:
+    """Every command whose output README quotes, each once, in README order."""
+    out = [_command(m.group(1)) for m in BLOCK.finditer(text)]
+    out += [c.command for c in COMMENTS] + [p.command for p in PROSE]
+    return list(dict.fromkeys(out))
+
+
+def refreshed(
+    text: str, outputs: dict[str, str], comments: list[Comment] | None = None, prose: list[Prose] | None = None
+) -> str:
+    """README's text with every quoted output replaced by the fresh one (``comments`` and
+    ``prose``: by default ``COMMENTS`` and ``PROSE``)."""
+
+    def block(m: re.Match[str]) -> str:
+        fresh = outputs[_command(m.group(1))].rstrip("\n") + "\n"
+        return m.group(0)[: m.start(2) - m.start(0)] + fresh + "```"
+
+    text = BLOCK.sub(block, text)
+    for comment in COMMENTS if comments is None else comments:
+        pattern = _comment_line(comment.command)
+        if not pattern.search(text):
+            raise RuntimeError(f"README.md has no line 'ndbsim {comment.command}  # …'")
+        fresh = _fill(comment, outputs[comment.command])
+        text = pattern.sub(lambda m, fresh=fresh: m.group(1) + fresh, text)
+    for sentence in PROSE if prose is None else prose:
+        text = _fill_prose(sentence, text, outputs[sentence.command])
+    return text
+
+
+def fresh_readme() -> tuple[str, str]:
+    """(README as committed, README with fresh outputs)."""
+    text = README.read_text()
+    todo = commands(text)
+    with ThreadPoolExecutor(WORKERS) as pool:
+        outputs = dict(zip(todo, pool.map(run, todo), strict=True))
+    return text, refreshed(text, outputs)
+
+
+def differences(old: str, new: str) -> list[str]:
+    """The README lines that differ, as ``- old`` / ``+ new`` pairs."""
+    import difflib
+
+    return [
+        line
+        for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+
+
+def main(argv: list[str]) -> int:
+    if argv not in (["--check"], ["--update"]):
+        print("usage: python docs/readme_examples.py --check | --update", file=sys.stderr)
+        return 2
+    try:
+        old, new = fresh_readme()
+    except RuntimeError as e:  # a command failed or printed no figure: README left as it is
+        print(f"readme_examples: {e}", file=sys.stderr)
+        return 1
+    if argv == ["--update"]:
+        if new != old:
+            README.write_text(new)
+        print(f"README.md: {len(differences(old, new)) // 2 or 'no'} quoted line(s) refreshed", file=sys.stderr)
+        return 0
+    diff = differences(old, new)
+    if diff:
+        print("\n".join(diff))
+        print(
+            "README.md's quoted outputs are out of date: run python docs/readme_examples.py --update", file=sys.stderr
+        )
+        return 1
+    print("README.md's quoted outputs are up to date", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

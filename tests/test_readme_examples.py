@@ -1,0 +1,56 @@
+"""README's quoted outputs are what the commands print today (docs/readme_examples.py):
+every ```text block that starts with ``$ ndbsim …``, every figure of an example's ``# …``
+comment and the figures of the sentences ``PROSE`` names. After a change that moves the model's
+figures, ``python docs/readme_examples.py --update`` refreshes them."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _examples():
+    spec = importlib.util.spec_from_file_location("readme_examples", ROOT / "docs" / "readme_examples.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_quoted_command_is_found():
+    """Each comment the script fills names a README line, and the blocks hold the commands whose
+    output README shows (so a renamed example is not silently left unchecked)."""
+    ex = _examples()
+    text = (ROOT / "README.md").read_text()
+    for comment in ex.COMMENTS:
+        assert ex._comment_line(comment.command).search(text), comment.command
+    for prose in ex.PROSE:
+        assert re.search(prose.sentence, text), prose.sentence
+    blocks = [ex._command(m.group(1)) for m in ex.BLOCK.finditer(text)]
+    assert any(b.startswith("advise ") for b in blocks)
+    assert sum(b.startswith("solve ") for b in blocks) >= 3
+
+
+def test_readme_quotes_what_the_commands_print():
+    ex = _examples()
+    old, new = ex.fresh_readme()
+    diff = ex.differences(old, new)
+    assert not diff, "README.md is out of date (python docs/readme_examples.py --update):\n" + "\n".join(diff)
+
+
+def test_a_drifted_figure_is_caught():
+    """The check compares the figures, not only the lines: a comment or a block quoting another
+    figure than the command prints is rewritten (and so reported by --check)."""
+    ex = _examples()
+    comment = ex.COMMENTS[1]
+    output = "answer: workload.during_restart.updates_per_s = 197,000/s\n"
+    text = f"```bash\nndbsim {comment.command}   # 201,000 updates/s (restart within 2x its idle time)\n```\n"
+    text += f"```text\n$ ndbsim {comment.command}\nanswer: workload.during_restart.updates_per_s = 201,000/s\n```\n"
+    new = ex.refreshed(text, {comment.command: output}, [comment], [])
+    assert "201,000" not in new and new.count("197,000") == 2, new
+    assert len(ex.differences(text, new)) == 4

@@ -1,16 +1,72 @@
 """The calibration case file's format (calibration/README.md), checked with pydantic when a case
-is loaded (``cases.case_from_data``)."""
+is loaded (``cases.case_from_data``), and its assumptions as data.
+
+A case's assumptions are the inputs its source does not state, each written in the case file
+before the answer is looked at, with the value used, a plausible range chosen from its
+reasoning (release defaults, the hardware of its year, what the source says of the setup;
+never from the published figure), NDB's release default where it is a config.ini parameter
+the setup could have left alone, and why. ``ndbsim check`` predicts a case at every corner of
+their ranges (``check.variants``) and at the defaults (``check.at_defaults``).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from ndbsim.input.fields import StrictModel
-from ndbsim.studies.calibration.assumptions import AssumptionSpec
+from ndbsim.input.scenario.overrides import copy_raw, set_path
 from ndbsim.studies.calibration.restart_rows import MAX_SECS
+
+MAX_RANGED = 6
+"""At most this many assumptions of one case may carry a range: ``check`` predicts the case at
+every corner (2**6 = 64 predictions of the case), which keeps ``ndbsim check`` to seconds."""
+
+
+class AssumptionSpec(StrictModel):
+    """One assumed input: ``{value: V, range: [LOW, HIGH], default: D, why: TEXT}`` under
+    ``assumptions:``, keyed by its scenario path (``host.core_speed``,
+    ``cluster.config.MaxDiskWriteSpeedOtherNodeRestart``)."""
+
+    value: Any
+    range: list[Any] | None = Field(None, min_length=2, max_length=2)
+    default: Any = None
+    why: str
+
+
+@dataclass(frozen=True)
+class Assumption:
+    path: str
+    value: Any
+    low: Any
+    high: Any
+    default: Any
+    why: str
+
+    @property
+    def ranged(self) -> bool:
+        return self.low != self.high
+
+
+def assumptions_of(specs: dict[str, AssumptionSpec] | None) -> list[Assumption]:
+    """The case file's ``assumptions:`` in order; an assumption without a range is the value alone."""
+    out = []
+    for path, spec in (specs or {}).items():
+        low, high = spec.range if spec.range is not None else (spec.value, spec.value)
+        out.append(Assumption(path, spec.value, low, high, spec.default, spec.why))
+    return out
+
+
+def applied(raw: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the raw scenario ``raw`` with each ``path: value`` of ``settings`` set."""
+    out = copy_raw(raw)
+    for path, value in settings.items():
+        set_path(out, path, value)
+    return out
+
 
 CASE_KEYS = {
     "source",

@@ -19,9 +19,16 @@ from ndbsim.input.restart_info import column_of
 from ndbsim.models.load import prepare, read
 from ndbsim.models.registry import Model, model_of
 from ndbsim.paths import CASES_DIR
-from ndbsim.studies.calibration.assumptions import MAX_RANGED, Assumption, applied, assumptions_of
 from ndbsim.studies.calibration.case_errors import describe
-from ndbsim.studies.calibration.case_spec import CaseSpec, FigureSpec, keys_at
+from ndbsim.studies.calibration.case_spec import (
+    MAX_RANGED,
+    Assumption,
+    CaseSpec,
+    FigureSpec,
+    applied,
+    assumptions_of,
+    keys_at,
+)
 from ndbsim.studies.calibration.restart_rows import COMPARED, node_columns
 
 DEFAULT_DIR = CASES_DIR

@@ -2,7 +2,7 @@
 qualitative claims (``claims``).
 
 Each case is predicted as written (the point) and at every corner of its assumptions' ranges
-(``assumptions``): a validation case passes when its published figure lies within tolerance of
+(``case_spec``: the assumptions as data): a validation case passes when its published figure lies within tolerance of
 that interval, a fit case when its point does. ``check_cases`` returns the judged figures as
 records (``Checked``); ``format_check`` prints them. Cases of role ``info`` and ``reference``
 are printed with their error and reason and not counted: exit 1 when a counted figure or a
@@ -11,16 +11,33 @@ claim is outside its tolerance.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from ndbsim.studies.calibration.assumptions import applied, at_defaults, variants
+from ndbsim.studies.calibration.case_spec import Assumption, applied
 from ndbsim.studies.calibration.cases import DEFAULT_DIR, Case, Row, compare, figures_of, load_cases, run_case
 from ndbsim.studies.calibration.claims import Claim, qualitative_claims, variance_claims
 
 __all__ = ["Checked", "Claim", "broken_cases", "check_case", "check_cases", "format_check", "run_check"]
+
+
+def variants(assumptions: list[Assumption]) -> list[dict[str, Any]]:
+    """The settings of every corner of the ranged assumptions (the others keep their value)."""
+    ranged = [a for a in assumptions if a.ranged]
+    return [
+        {a.path: v for a, v in zip(ranged, corner, strict=True)}
+        for corner in itertools.product(*[(a.low, a.high) for a in ranged])
+    ]
+
+
+def at_defaults(assumptions: list[Assumption]) -> dict[str, Any] | None:
+    """The settings with every assumption that has NDB's default at it; None when none has."""
+    found = {a.path: a.default for a in assumptions if a.default is not None}
+    return found or None
 
 
 @dataclass

@@ -20,6 +20,7 @@ from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.output.header import header_lines, value_text
 from ndbsim.output.report_summary import lever_value, phase_words, secs_text, summary, why_cell
 from ndbsim.output.result import Result
+from ndbsim.output.table import single_replica_text
 from ndbsim.output.timeouts import timeout_lines
 
 STYLE = """
@@ -273,7 +274,8 @@ def _schedule(d: dict[str, Any]) -> list[str]:
     )
     out.append("</table><ul>")
     out.extend(
-        f"<li>wave {w['wave']} (nodes {_e(', '.join(map(str, w['nodes'])))}): {_e(format_secs(w['secs']))}</li>"
+        f"<li>wave {w['wave']} (nodes {_e(', '.join(map(str, w['nodes'])))}): {_e(format_secs(w['secs']))}"
+        f"{_e(single_replica_text(w.get('single_replica', [])))}</li>"
         for w in sch["waves"]
     )
     out.append(f"<li>window: {_e(format_secs(sch['window_secs']))}</li></ul></section>")

@@ -189,6 +189,7 @@ class Result(ReplicatedSummary):
             for n in rep.nodes
         ]
         waves = []
+        single = getattr(rep, "single_replica", [])
         for w in sorted({n.wave for n in rep.nodes}):
             mine = [n for n in rep.nodes if n.wave == w]
             start, end = min(n.start for n in mine) - t0, max(n.end for n in mine) - t0
@@ -199,6 +200,11 @@ class Result(ReplicatedSummary):
                     "start_secs": start,
                     "end_secs": end,
                     "secs": end - start,
+                    "single_replica": [
+                        {k: e[k] for k in ("node_group", "live_node", "restarting", "secs")}
+                        for e in single
+                        if e["wave"] == w
+                    ],
                 }
             )
         plan = self.scenario.get("restart", {}).get("plan") or "per-node-group"

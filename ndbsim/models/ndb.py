@@ -104,6 +104,10 @@ class NdbModel:
         the NDB cases, so there is nothing of NDB's own to fit."""
         raise NotImplementedError("NDB's constants are fitted by ndbsim.studies.calibration.calibrate.fit")
 
+    def hold_out(self, directory: Path) -> list[dict[str, Any]]:
+        """NDB's leave-one-out refits the shared constants: ``ndbsim.studies.calibration.cross``."""
+        raise NotImplementedError("NDB's leave-one-out is ndbsim.studies.calibration.cross.cross")
+
     def save_constants(self, fitted: dict[str, Any], path: Path | None) -> None:
         raise NotImplementedError(
             "NDB's constants are written by ndbsim.studies.calibration.calibrate.write_calibration"

@@ -13,6 +13,8 @@ from ndbsim.engine.lcp.checkpoint import LcpRecord
 class Node:
     id: int
     group: int
+    node_id: int = 0
+    """The NDB NodeId the node has (``cluster.node_ids``; 0: the engine's ``id`` stands for it)."""
     history: list[LcpRecord] = field(default_factory=list)
     """Completed LCPs, newest first."""
     restarting: bool = False
@@ -37,6 +39,11 @@ class Node:
     def __post_init__(self) -> None:
         self.cpu, self.disk, self.net = f"cpu{self.id}", f"disk{self.id}", f"net{self.id}"
         self.ldm = f"ldm{self.id}"
+
+    @property
+    def nid(self) -> int:
+        """The NodeId a DBA knows the node by."""
+        return self.node_id or self.id
 
     @property
     def live(self) -> bool:

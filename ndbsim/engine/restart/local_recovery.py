@@ -106,7 +106,7 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
             cap=f"CPU ({threads:g} UNDO threads)",
             undo_records=records,
             undo_bytes=undo,
-            page_bytes_read=pages,
+            page_read_bytes=pages,
             disk_update_share=disk_data.update_share(s),
         )
     r.span(ri.UNDO_DISK_DATA, t0)

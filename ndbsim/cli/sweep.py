@@ -12,6 +12,7 @@ import typer
 from ndbsim.cli.options import (
     CONFIG_INI_OPTION,
     CONSTANTS_OPTION,
+    RELEASE_OPTION,
     WORKERS_OPTION,
     add_commands,
     check_workers,
@@ -45,6 +46,7 @@ def sweep(
         [], "--set", "-s", metavar="KEY=VALUE", help="Set a base key for every point (repeatable)."
     ),
     config_ini: Path | None = CONFIG_INI_OPTION,
+    release: str | None = RELEASE_OPTION,
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
     """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
@@ -65,7 +67,7 @@ def sweep(
                 f"ndbsim: warning: {option} {value} is used, not the sweep file's {key}: {spec['given'][key]}", err=True
             )
     target = _sweep_target(sweep_file, output, spec, {"--config-ini": config_ini, "--constants": constants}, scheduler)
-    spec["base"], notes = study_base(spec["base"], config_ini)
+    spec["base"], notes = study_base(spec["base"], config_ini, release, set_)
     warn(notes)
     df = _run_points(spec, set_, seed, workers, scheduler, shard)
     if target is not None:

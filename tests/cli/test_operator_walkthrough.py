@@ -1,0 +1,145 @@
+"""A new operator's walk through the commands on a cluster of their own (NDB 8.4.3, NoOfReplicas=3,
+six data nodes in two node groups, NodeIds 21-23 and 31-33): what each command prints must work
+when typed as printed, and every figure it shows carries its unit."""
+
+import shlex
+
+import pytest
+import yaml
+from _helpers import ndbsim
+
+CONFIG_INI = """\
+[ndbd default]
+NoOfReplicas=3
+DataMemory=8G
+ThreadConfig=ldm={count=4},query={count=4},tc={count=2},main,rep,recv={count=2},send={count=2}
+ODirect=1
+
+[ndb_mgmd]
+NodeId=1
+
+[ndbd]
+NodeId=21
+NodeGroup=0
+[ndbd]
+NodeId=22
+NodeGroup=0
+[ndbd]
+NodeId=23
+NodeGroup=0
+[ndbd]
+NodeId=31
+NodeGroup=1
+[ndbd]
+NodeId=32
+NodeGroup=1
+[ndbd]
+NodeId=33
+NodeGroup=1
+
+[mysqld]
+NodeId=50
+"""
+
+
+@pytest.fixture
+def ini(tmp_path):
+    p = tmp_path / "config.ini"
+    p.write_text(CONFIG_INI)
+    return p
+
+
+def _printed_run(text: str) -> list[str]:
+    """The first ``ndbsim run ...`` command a study printed, as words."""
+    line = next(x for x in text.splitlines() if "ndbsim run " in x)
+    return shlex.split(line[line.index("ndbsim run ") :].rstrip(")"))[1:]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("advise", "-l", "host.cpu_cores", "-n", "1", "-w", "1"),
+        ("solve", "redo-log", "-n", "1"),
+    ],
+)
+def test_a_study_of_a_config_ini_alone_takes_its_release(ini, tmp_path, args):
+    # the help's own example: --config-ini without a scenario, the release from --version
+    p = ndbsim(*args, "--config-ini", str(ini), "--version", "8.4.3", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "Traceback" not in p.stderr
+    # the run it prints to check its answer works as printed (the config.ini and the release in it)
+    words = _printed_run(p.stdout)
+    assert "--version" in words and "--config-ini" in words
+    again = ndbsim(*words, cwd=tmp_path)
+    assert again.returncode == 0, (words, again.stderr)
+    # --set version= names the release as well, as it does for run
+    p = ndbsim(*args, "--config-ini", str(ini), "--set", "version=8.4.3", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+
+
+def test_without_a_release_a_study_says_the_option_it_has(ini, tmp_path):
+    p = ndbsim("solve", "redo-log", "--config-ini", str(ini), cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1 and "--version X.Y.Z" in p.stderr
+    assert "No such option" not in ndbsim("solve", "redo-log", "--config-ini", str(ini), "--version", "8.4.3").stderr
+
+
+def test_report_and_sweep_of_a_config_ini_alone_take_its_release(ini, tmp_path):
+    out = tmp_path / "r.html"
+    p = ndbsim("report", "--config-ini", str(ini), "--version", "8.4.3", "-o", str(out), "-n", "1", "--no-advise")
+    assert p.returncode == 0, p.stderr
+    assert "--version 8.4.3" in out.read_text()  # the command that writes it again
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text("factors:\n  workload.updates_per_s: [0, 1000]\nmode: grid\nreplications: 1\nseed: 2\n")
+    p = ndbsim("sweep", str(sweep), "--config-ini", str(ini), "--version", "8.4.3", "-w", "1")
+    assert p.returncode == 0, p.stderr
+    assert len(p.stdout.strip().splitlines()) == 3
+
+
+def test_init_writes_every_host_figure_with_its_unit(ini, tmp_path):
+    out = tmp_path / "my.yaml"
+    p = ndbsim("init", "--config-ini", str(ini), "--version", "8.4.3", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    host = {
+        line.split(":")[0].strip(): line.split(":", 1)[1].split("#")[0].strip()
+        for line in out.read_text().split("\nhost:")[1].split("\n\n")[0].splitlines()
+        if not line.strip().startswith("#") and ":" in line
+    }
+    assert host["memory_touch_rate"] == "2.7e9/s", host
+    assert host["disk_latency"] == "0.1ms", host
+    # the file reads back to the defaults it wrote: the same restart as no host section at all
+    plain = yaml.safe_load(out.read_text())
+    del plain["host"]
+    bare = tmp_path / "bare.yaml"
+    bare.write_text(yaml.safe_dump(plain))
+    a, b = ndbsim("run", str(out), "-f", "json"), ndbsim("run", str(bare), "-f", "json")
+    assert a.returncode == b.returncode == 0, a.stderr + b.stderr
+    assert '"total_restart_secs"' in a.stdout
+    assert a.stdout.split('"total_restart_secs"')[1][:30] == b.stdout.split('"total_restart_secs"')[1][:30]
+
+
+def test_compare_shows_what_differs_with_units(ini, tmp_path):
+    p = ndbsim(
+        "init", "--config-ini", str(ini), "--version", "8.4.3", "-o", str(tmp_path / "my.yaml")
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    b = tmp_path / "b.ini"
+    b.write_text(CONFIG_INI.replace("DataMemory=8G", "DataMemory=12G"))
+    p = ndbsim("compare", str(tmp_path / "my.yaml"), "--config-ini", str(ini), "--config-ini", str(b))
+    assert p.returncode == 0, p.stderr
+    assert "cluster.config.DataMemory: A 8.0G · B 12.0G" in p.stdout, p.stdout
+    sets = ("-s", "host.disk_write=1G", "-s", "host.network=25Gbit/s", "-s", "restart.downtime=10m")
+    p = ndbsim("compare", str(tmp_path / "my.yaml"), *sets)  # one scenario: the --set are B's
+    assert p.returncode == 0, p.stderr
+    differs = p.stdout.split("what differs")[1].split("\n\n")[0]
+    assert "host.disk_write: A 500.0M/s · B 1.0G/s" in differs, differs
+    assert "host.network: A 10Gbit/s · B 25Gbit/s" in differs, differs
+    assert "restart.downtime: A 0s · B 10m00s" in differs, differs
+
+
+def test_a_fitted_disk_latency_is_written_in_milliseconds():
+    from ndbsim.input.units import parse_duration
+    from ndbsim.studies.calibration.host_fit import host_text
+
+    assert host_text("disk_latency", 0.0004945) == "0.4945ms"
+    assert parse_duration(host_text("disk_latency", 0.0004945)) == 0.0004945

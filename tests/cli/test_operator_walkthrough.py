@@ -2,6 +2,7 @@
 six data nodes in two node groups, NodeIds 21-23 and 31-33): what each command prints must work
 when typed as printed, and every figure it shows carries its unit."""
 
+import json
 import shlex
 
 import pytest
@@ -143,3 +144,19 @@ def test_a_fitted_disk_latency_is_written_in_milliseconds():
 
     assert host_text("disk_latency", 0.0004945) == "0.4945ms"
     assert parse_duration(host_text("disk_latency", 0.0004945)) == 0.0004945
+
+
+def test_advise_ranks_by_saving_when_the_base_already_oversubscribes_the_host(ini, tmp_path):
+    # 16 execution threads on 6 cores × 2: the base is oversubscribed, so is every more-LDM try;
+    # that shared flag must not rank a smaller saving first nor keep the larger out of the combination
+    p = ndbsim(
+        "advise", "--config-ini", str(ini), "--version", "8.4.3", "-s", "host.cpu_cores=6",
+        "-l", "ThreadConfig", "-l", "AutomaticThreadConfig", "-n", "1", "-w", "1", "-f", "json",
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "hardware threads" in p.stderr  # the base's own warning, once
+    d = json.loads(p.stdout)
+    levers = d["levers"]
+    assert [r["saving_secs"] for r in levers] == sorted((r["saving_secs"] for r in levers), reverse=True), levers
+    assert levers[0]["lever"] == "ThreadConfig" and levers[0]["flag"] == "oversubscribed"
+    assert "ThreadConfig" in d["combination"]["levers"]

@@ -160,3 +160,27 @@ def test_advise_ranks_by_saving_when_the_base_already_oversubscribes_the_host(in
     assert [r["saving_secs"] for r in levers] == sorted((r["saving_secs"] for r in levers), reverse=True), levers
     assert levers[0]["lever"] == "ThreadConfig" and levers[0]["flag"] == "oversubscribed"
     assert "ThreadConfig" in d["combination"]["levers"]
+
+
+@pytest.mark.parametrize(
+    ("line", "fix"),
+    [
+        ("DataMemory=96X", "write 96 (a plain number) or 96K, 96M or 96G"),
+        ("DataMemory=16GiB", "write 16G"),
+        ("DiskPageBufferMemory=16 Q", "write 16 (a plain number) or 16K, 16M or 16G"),
+    ],
+)
+def test_a_config_ini_number_with_a_bad_unit_gets_a_fix_that_keeps_its_size(ini, tmp_path, line, fix):
+    bad = tmp_path / "bad.ini"
+    name = line.split("=")[0]
+    # DataMemory is modelled, DiskPageBufferMemory is not: both are read as NDB reads numbers
+    bad.write_text(
+        CONFIG_INI.replace("DataMemory=8G", line)
+        if name == "DataMemory"
+        else f"{CONFIG_INI}".replace("ODirect=1", f"ODirect=1\n{line}")
+    )
+    out = tmp_path / "my.yaml"
+    p = ndbsim("init", "--config-ini", str(bad), "--version", "8.4.3", "-o", str(out))
+    assert p.returncode == 2 and p.stdout == "" and not out.exists()
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    assert f"[ndbd default] {name} (line " in p.stderr and p.stderr.rstrip().endswith(fix), p.stderr

@@ -184,3 +184,63 @@ def test_a_config_ini_number_with_a_bad_unit_gets_a_fix_that_keeps_its_size(ini,
     assert p.returncode == 2 and p.stdout == "" and not out.exists()
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
     assert f"[ndbd default] {name} (line " in p.stderr and p.stderr.rstrip().endswith(fix), p.stderr
+
+
+PHASES = {
+    "secs_to_complete_node_failure": 2,
+    "secs_to_include_in_heartbeat_protocol": 4,
+    "secs_to_copy_meta_data": 1,
+    "secs_to_include_node": 1,
+    "secs_restore_fragments": 20,
+    "secs_exec_redo_log": 2,
+    "secs_index_rebuild": 15,
+    "secs_to_synchronize_starting_node": 5,
+    "secs_wait_lcp_for_restart": 10,
+    "secs_wait_subscription_handover": 5,
+}
+"""A restart_info row of every node of the walkthrough's cluster (65 s)."""
+
+
+def _snapshot(path, waves, after_secs):
+    from ndbsim.studies.eta.replay import snapshot_text
+
+    rows = {n: {"node_id": n, "phases": dict(PHASES), "total_restart_secs": 65.0} for w in waves for n in w}
+    start = 1_800_000_000.0
+    path.write_text(snapshot_text(rows, waves, start, start + after_secs))
+    return str(path)
+
+
+@pytest.fixture
+def node_restart(ini, tmp_path):
+    """The cluster's scenario as init writes it: a node restart of its highest NodeId, 33."""
+    out = tmp_path / "my.yaml"
+    p = ndbsim("init", "--config-ini", str(ini), "--version", "8.4.3", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    return out
+
+
+def test_eta_follows_a_node_restart_once_a_phase_has_finished(node_restart, tmp_path):
+    # node 33 in secs_restore_fragments: its first columns are finished and refitted on
+    now = _snapshot(tmp_path / "now.tsv", [[33]], 20)
+    p = ndbsim("eta", str(node_restart), "--ndbinfo", now, "-n", "2")
+    assert p.returncode == 0, p.stderr
+    assert "node  33  wave 1  restarting  in secs_restore_fragments" in p.stdout, p.stdout
+    # two nodes restarted together (restart.nodes), as the error below tells a user to give
+    now = _snapshot(tmp_path / "two.tsv", [[22, 32]], 20)
+    p = ndbsim("eta", str(node_restart), "--ndbinfo", now, "-n", "2", "--set", "restart.nodes=[22,32]")
+    assert p.returncode == 0, p.stderr
+    assert "node  22  wave 1  restarting" in p.stdout and "node  32  wave 1  restarting" in p.stdout
+
+
+def test_eta_refuses_a_snapshot_of_another_restart_than_the_scenarios(node_restart, tmp_path):
+    # a rolling restart under way while the scenario is a node restart of 33: not 'waiting' and
+    # 'complete' at once, but one line naming the nodes and the fix
+    now = _snapshot(tmp_path / "now.tsv", [[21, 31], [22, 32], [23, 33]], 65 + 20)
+    p = ndbsim("eta", str(node_restart), "--ndbinfo", now, "-n", "2")
+    assert p.returncode == 2 and p.stdout == "", p.stdout
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    assert "nodes 22, 32 are restarting in the snapshot" in p.stderr and "restarts node 33" in p.stderr
+    assert "--set restart.type=rolling" in p.stderr
+    p = ndbsim("eta", str(node_restart), "--ndbinfo", now, "-n", "2", "--set", "restart.type=rolling")
+    assert p.returncode == 0, p.stderr
+    assert "node  22  wave 2  restarting" in p.stdout and "node  23  wave 3  waiting" in p.stdout

@@ -105,7 +105,8 @@ def closed_form(resolved: Resolved, phase: float = 0.5) -> Plan:
     speed = cfg["DiskCheckpointSpeed"] if mech.legacy_speed_parameters else cfg["MaxDiskWriteSpeed"]
     speed = min(speed, h.disk_write)
     scan = rows * SCAN_ROW_SECS / ldm_cores
-    fragments = fixed_costs.fragments_per_node(d.table_count, ldm, replicas)
+    per_table = fixed_costs.table_fragments(cfg, ldm, replicas, mech.query_threads)
+    fragments = fixed_costs.fragments_per_node(d.table_count, per_table)
     hidden = scan if mech.partial_lcp else scan + size / speed  # as Sizing._lcp_least_secs
     overhead = (
         gcp + scan + fixed_costs.lcp_round_secs(d.table_count, fragments, ldm, mech.partial_lcp, h.disk_latency, hidden)

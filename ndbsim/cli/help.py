@@ -96,7 +96,7 @@ EXAMPLES = {
         "ndbsim solve lcp-speed my.yaml --window 10m --quantile 0.95",
         "ndbsim solve data-size --config-ini config.ini --version 8.0.35 --window 30m",
         "ndbsim solve update-rate my.yaml -f json -o answer.json",
-        "ndbsim solve plan rolling.yaml --window 20m            # one-at-a-time or per-node-group",
+        "ndbsim solve plan rolling.yaml --window 20m            # the safest plan the replicas allow that fits",
     ),
     "eta": _examples(
         "ndbsim ndbinfo-sql --snapshot > snapshot.sql   # the short script: time, nodes, restart_info",

@@ -16,7 +16,8 @@ DICT's index activations at the end of the metadata copy (Dbdict.cpp, ``Dbdict::
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ndbsim.input.profiles import LCP_TABLE_DESCRIPTION_SECS, METADATA_SECS_PER_TABLE
 from ndbsim.input.scenario import Data, TableAmounts
@@ -100,11 +101,31 @@ def lcp_stop_gcp_secs(phase: float, gcp: float) -> float:
     return math.ceil(phase * gcp / LCP_STOP_GCP_CHECK_SECS - 1e-9) * LCP_STOP_GCP_CHECK_SECS
 
 
-def fragments_per_node(tables: int, ldm: int, replicas: int) -> int:
-    """Fragment replicas one data node holds: each table has #LDM × #data nodes partitions
-    (ClassicFragmentation, reference §8) and NoOfReplicas copies of each, spread over the node group,
-    so every node holds tables × LDM × NoOfReplicas of them."""
-    return tables * ldm * replicas
+def table_fragments(cfg: Mapping[str, Any], ldm: int, replicas: int, layout_8023: bool) -> int:
+    """Fragment replicas of one table a data node holds. A table has #data nodes × #LDM partitions
+    (ClassicFragmentation), or from 8.0.23 with ClassicFragmentation off, which AutomaticThreadConfig
+    implies, #data nodes × PartitionsPerNode (Configuration.cpp, ``Configuration::calcSizeAlt``:
+    ``noFragPerTable``). A node group holds its share, NoOfReplicas copies of each partition, and every
+    node of the group one copy: #LDM (or PartitionsPerNode) × NoOfReplicas per table."""
+    partitioned = layout_8023 and (not cfg.get("ClassicFragmentation", True) or cfg.get("AutomaticThreadConfig"))
+    per_node = int(cfg["PartitionsPerNode"]) if partitioned else ldm
+    return max(1, per_node) * replicas
+
+
+def fragments_per_node(tables: int, per_table: int) -> int:
+    """Fragment replicas one data node holds: ``per_table`` (``table_fragments``) of every table."""
+    return tables * per_table
+
+
+def busy_threads(fragments: int, threads: int) -> float:
+    """Threads a per-fragment phase keeps busy. Each LDM thread owns its fragments (their log part),
+    and a restoring or copying thread takes one fragment at a time (``restore_setup_secs``), so with
+    equal fragments the phase lasts as long as the thread with the most: ``ceil(fragments /
+    threads)`` fragments' work, the pace of ``fragments / ceil(fragments / threads)`` threads. The
+    classic layout gives every LDM thread the same count; PartitionsPerNode can leave some idle."""
+    if fragments <= 0 or threads <= 0:
+        return float(max(1, threads))
+    return fragments / math.ceil(fragments / threads)
 
 
 def restore_file_ops(partial: bool, data_files: int) -> int:

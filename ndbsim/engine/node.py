@@ -28,12 +28,15 @@ class Node:
     """Where this node's REDO log begins: a restarted node logged nothing while it was down,
     so it keeps no REDO from before it logs again, whatever LCPs it still keeps."""
     cpu: str = field(init=False)
-    """The node's resources in the fluid system: its cores, its disk, its network link."""
+    """The node's resources in the fluid system: its cores, its disk, its network link, and its
+    LDM threads as a copy source (``engine.copy``)."""
     disk: str = field(init=False)
     net: str = field(init=False)
+    ldm: str = field(init=False)
 
     def __post_init__(self) -> None:
         self.cpu, self.disk, self.net = f"cpu{self.id}", f"disk{self.id}", f"net{self.id}"
+        self.ldm = f"ldm{self.id}"
 
     @property
     def live(self) -> bool:

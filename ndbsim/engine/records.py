@@ -56,6 +56,8 @@ class NodeFacts:
     """Rows shipped by the copy phase, both passes of a two-pass copy together."""
     local_lcp_bytes: float | None = None
     local_lcp_secs: float | None = None
+    disk_page_flush_bytes: float | None = None
+    """Dirty disk-data pages the restart's own LCP wrote from DiskPageBufferMemory."""
 
     def as_dict(self) -> dict[str, float]:
         """The facts this restart has, in the order it learnt them."""
@@ -103,3 +105,6 @@ class Replication:
     setting_flags: list[str] = field(default_factory=list)
     """What the configuration sits on that a run warns about: an oversubscribed host, a cliff
     (``cliffs``); advise flags a candidate with these."""
+    single_replica: list[dict[str, Any]] = field(default_factory=list)
+    """Per wave and node group left on one live node: wave, node_group, live_node, restarting
+    (NodeIds) and secs (``engine.exposure``)."""

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from simpy.events import Event
 
-from ndbsim.engine import clock
+from ndbsim.engine import clock, exposure
 from ndbsim.engine.prepare import prepare
 from ndbsim.engine.records import NodeRun, Replication, Status
 from ndbsim.engine.restart.pipeline import restart
@@ -119,6 +119,8 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
     for x in runs:
         if math.isnan(x.end):
             x.end = math.inf
+    single = exposure.single_replica(rt, runs) if kind != "system" else []
+    warnings.extend(exposure.warnings(rt.sz.replicas, single))
     _warn_data_memory_fills(rt, total, warnings)
     return Replication(
         total_restart_secs=total,
@@ -129,6 +131,7 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
         warnings=warnings,
         events=events,
         setting_flags=list(rt.setting_flags),
+        single_replica=single,
     )
 
 

@@ -45,6 +45,9 @@ class Runtime:
         self.fluid = FluidSystem(self.env)
         sz = self.sz
         self.nodes = [Node(id=i + 1, group=i // sz.replicas) for i in range(sz.data_nodes)]
+        self.shared_sources = sz.replicas > 2
+        """Whether a live node may serve several copies at once, so that its LDM threads and link
+        are resources of the copies it serves (``engine.restart.copy``)."""
         self.groups: list[list[Node]] = [
             self.nodes[g : g + sz.replicas] for g in range(0, len(self.nodes), sz.replicas)
         ]
@@ -54,6 +57,13 @@ class Runtime:
             self.fluid.add_resource(n.cpu, sz.cpu_capacity)
             self.fluid.add_resource(n.disk, 1.0)  # disk-seconds per second: reads and writes compete
             self.fluid.add_resource(n.net, sz.host.network)
+            if self.shared_sources:
+                self.fluid.add_resource(n.ldm, sz.ldm_cores)  # the LDM threads a copy from this node scans in
+        self.copying_from: dict[int, dict[int, None]] = {n.id: {} for n in self.nodes}
+        """Per live node, the starting nodes copying from it now (``engine.copy``)."""
+        self.copies_served: dict[tuple[int, int], int] = {}
+        """(starting node, live node) -> the most copies that live node served at once while
+        the starting node copied from it."""
         self.qmgr_gate = simpy.Resource(self.env, capacity=1)
         self.cntr_gate = simpy.Resource(self.env, capacity=1)
         self.redo = RedoLog(sz, self.plan)
@@ -82,7 +92,11 @@ class Runtime:
             self.lcp.refresh_speeds()
 
     def live_loads(self, node: Node, rates: Rates | None) -> dict[str, float]:
+        """What applying the stream at ``rates`` takes of ``node``'s resources; the CPU part is
+        its LDM threads' work, so their share for a copy from this node shrinks by as much."""
         cpu, disk, net = self.sz.live_load(rates) if rates else (0.0, 0.0, 0.0)
+        if self.shared_sources:
+            return {node.cpu: cpu, node.disk: disk, node.net: net, node.ldm: cpu}
         return {node.cpu: cpu, node.disk: disk, node.net: net}
 
     def apply_live_load(self, node: Node, rates: Rates | None) -> None:
@@ -92,9 +106,35 @@ class Runtime:
         """LDM threads ``node`` runs now: an upgraded node runs its new release's layout."""
         return self.restarted_as.ldm if node.upgraded else self.sz.ldm
 
+    def start_binary(self, node: Node) -> None:
+        """``node``'s binary starts again: the upgrade's release if there is one, with that
+        release's LDM threads (the cores a later copy from this node scans with)."""
+        node.upgraded = self.restarted_as is not self.sz
+        if node.upgraded and self.shared_sources:
+            self.fluid.add_resource(node.ldm, self.sz.cores(self.lqh_workers(node)))
+
     def peers(self, node: Node) -> list[Node]:
         """The live nodes of ``node``'s node group, which it can copy from."""
         return [n for n in self.groups[node.group] if n is not node and n.live]
+
+    def begin_copy(self, node: Node, sources: list[Node]) -> None:
+        """``node`` starts copying from ``sources``: each counts one more copy to serve, and
+        every copy it serves notes the new count if it is its most."""
+        for live in sources:
+            serving = self.copying_from[live.id]
+            serving[node.id] = None
+            for other in serving:
+                key = (other, live.id)
+                self.copies_served[key] = max(self.copies_served.get(key, 0), len(serving))
+
+    def end_copy(self, node: Node, sources: list[Node]) -> None:
+        for live in sources:
+            self.copying_from[live.id].pop(node.id, None)
+
+    def node_id(self, node: Node) -> int:
+        """The NDB NodeId of ``node`` (``cluster.node_ids``, else the engine's 1..data_nodes)."""
+        ids = self.scenario.cluster.node_ids
+        return ids[node.id - 1] if ids else node.id
 
     def start(self) -> None:
         self.lcp.start()

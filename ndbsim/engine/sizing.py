@@ -39,6 +39,8 @@ class Sizing:
     tables: int
     fragments: int
     """Fragment replicas per node (``fixed_costs.fragments_per_node``)."""
+    table_fragments: int
+    """Fragment replicas of one table per node (``fixed_costs.table_fragments``)."""
     data_bytes: float
     rows: float
     max_rows: float
@@ -124,7 +126,8 @@ def sizing_of(resolved: Resolved, features: Features) -> Sizing:
     replicas = cfg["NoOfReplicas"]
     threads = thread_layout(cfg, features.multithreaded, features.query_threads, h.cpu_cores * h.threads_per_core)
     data_bytes, rows = s.data.size, s.data.row_count
-    fragments = fixed_costs.fragments_per_node(s.data.table_count, threads.ldm, replicas)
+    per_table = fixed_costs.table_fragments(cfg, threads.ldm, replicas, features.query_threads)
+    fragments = fixed_costs.fragments_per_node(s.data.table_count, per_table)
 
     return Sizing(
         host=h,
@@ -139,6 +142,7 @@ def sizing_of(resolved: Resolved, features: Features) -> Sizing:
         ldm=threads.ldm,
         tables=s.data.table_count,
         fragments=fragments,
+        table_fragments=per_table,
         data_bytes=data_bytes,
         rows=rows,
         max_rows=cfg["DataMemory"] / (data_bytes / rows) if rows else math.inf,

@@ -43,16 +43,20 @@ def resource_label(resource: str, node: Node, disk: str, cap: str) -> str:
         return f"disk of node {resource[4:]}"
     if resource.startswith("net"):
         return f"network of node {resource[3:]}"
+    if resource.startswith("ldm"):
+        return f"LDM threads of live node {resource[3:]}"
     return "shared resources (no single one saturated)"
 
 
-def bound_secs(flows: Iterable[Flow], node: Node, disk: str, cap: str) -> dict[str, float]:
+def bound_secs(
+    flows: Iterable[Flow], node: Node, disk: str, cap: str, names: dict[str, str] | None = None
+) -> dict[str, float]:
     """The seconds ``flows`` (followed by ``FluidSystem.track``) ran bound by each constraint,
-    by label, the longest first."""
+    by label (``names`` first: other nodes' resources as the phase names them), the longest first."""
     out: dict[str, float] = {}
     for f in flows:
         for r, secs in (f.spent or {}).items():
-            label = resource_label(r, node, disk, cap)
+            label = (names or {}).get(r) or resource_label(r, node, disk, cap)
             out[label] = out.get(label, 0.0) + secs
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
@@ -111,11 +115,12 @@ def note_flows(
     quantity: str,
     disk: str = "read",
     cap: str = "threads",
+    names: dict[str, str] | None = None,
     **figures: Any,
 ) -> None:
     """``note`` for a phase whose work ran as fluid flows: its bottleneck is the constraint
-    that bound them longest."""
-    secs = bound_secs(flows, node, disk, cap)
+    that bound them longest (``names``: labels for other nodes' resources, ``bound_secs``)."""
+    secs = bound_secs(flows, node, disk, cap, names)
     old = run.why.get(phase)
     if old is not None:
         for k, v in old.get("bound_secs", {}).items():
@@ -143,13 +148,15 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
         if speed / size <= sz.lcp_cap(size, speed) * (1 + 1e-9)
         else "LDM CPU (the LCP's row scan)"
     )
-    figures: dict[str, float] = {
+    figures: dict[str, Any] = {
         "local_lcp_bytes": size,
         "local_lcp_changed_rows": rows,
         "local_lcp_secs": r.run.facts.local_lcp_secs or 0.0,
         "own_restart_write_speed": speed,
         "restored_lcp_age_at_crash_secs": r.crash - r.redo_from,
     }
+    if r.run.facts.disk_page_flush_bytes:  # PGMAN's dirty pages, written beside the LCP
+        figures["disk_page_flush_bytes"] = r.run.facts.disk_page_flush_bytes
     mechanism = ""
     if restored is not None and restored.end > restored.start:
         written = figures["restored_lcp_write_speed"] = restored.bytes / (restored.end - restored.start)

@@ -15,6 +15,7 @@ from typing import Any
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input import config_params, ndb_params
 from ndbsim.input.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
+from ndbsim.input.scenario import disk_files
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
 """A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
@@ -63,7 +64,9 @@ _PLACEMENT_NAMES = [
 ]
 """NDB's spelling of the placement and identity parameters, for did-you-mean hints."""
 
-_ALL_NAMES = sorted({*config_params.PARAMS, *ndb_params.IMPACT, *_PLACEMENT_NAMES})
+_ALL_NAMES = sorted(
+    {*config_params.PARAMS, *ndb_params.IMPACT, *_PLACEMENT_NAMES, "InitialTablespace", "InitialLogFileGroup"}
+)
 """Every data-node parameter name NDB knows, for the did-you-mean of an unknown one."""
 
 _NDB_NUMBER = re.compile(r"\s*(\d+)\s*([kKMG]?)\s*")
@@ -152,6 +155,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     node_sections: list[dict[str, Any]] = []
     node_ids: dict[int, dict[str, int]] = {}
     skipped: list[str] = []
+    disk: dict[str, float] = {}
     seen: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = _content(line, lineno, p)
@@ -179,6 +183,9 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             continue
         if name.lower() in _PLACEMENT:
             continue
+        if disk_files.is_file_spec(name):  # the disk-data files an initial start creates
+            disk[disk_files.SCENARIO_KEY[name.lower()]] = disk_files.files_bytes(value, f"{name} (line {lineno})", p)
+            continue
         canon = _modelled_name(name, f"[{section}] {name} (line {lineno})", p, skipped)
         if canon is None:
             unused = ndb_params.known(name) or name
@@ -192,18 +199,23 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
         seen.add(canon)
         target[canon] = value
     _merge_node_values(node_sections, defaults, skipped)
-    return _cluster(defaults, node_sections, node_ids, p), skipped
+    cluster = _cluster(defaults, node_sections, node_ids, p)
+    if disk:
+        cluster["disk_files"] = disk
+    return cluster, skipped
 
 
 def _content(line: str, lineno: int, p: Path) -> str:
-    """The line without its comment and surrounding blanks; an error for a line NDB cannot read."""
+    """The line without its comment and surrounding blanks; an error for a line NDB cannot read.
+    A comment starts at ``#`` (InitConfigFileParser.cpp, ``isEmptyLine`` and ``parseNameValuePair``:
+    "Remove all after #"); ``;`` is no comment there, it separates InitialTablespace's items."""
     if len(line) >= MAX_LINE_LENGTH:
         raise InputError(
             f"line {lineno}, column 1: {len(line):,} characters long; NDB reads at most "
             f"{MAX_LINE_LENGTH - 1:,} per line, so shorten it",
             source=str(p),
         )
-    return line.split("#", 1)[0].split(";", 1)[0].strip()
+    return line.split("#", 1)[0].strip()
 
 
 def _section_name(header: str, lineno: int, p: Path) -> str:
@@ -382,6 +394,7 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
         raw["cluster"]["data_nodes"] = cluster["data_nodes"]
     if "node_ids" in cluster:
         raw["cluster"]["node_ids"] = cluster["node_ids"]
+    disk_files.merge(raw, cluster.get("disk_files", {}))
     notes.extend(_skipped_note(label, Path(path).name) for label in skipped)
     kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
     if kept:

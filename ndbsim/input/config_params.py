@@ -54,6 +54,9 @@ PARAMS: dict[str, Param] = {
     "MaxDiskWriteSpeed": Param("rate", 1 * M, 2**40),
     "MaxDiskWriteSpeedOtherNodeRestart": Param("rate", 1 * M, 2**40),
     "MaxDiskWriteSpeedOwnRestart": Param("rate", 1 * M, 2**40),
+    "ClassicFragmentation": Param("bool"),
+    "PartitionsPerNode": Param("int", 1, 32),
+    "DiskPageBufferMemory": Param("size", 4 * M, 16 * 2**40),
 }
 """The config.ini parameters ndbsim models, by NDB's spelling: kind and the accepted range.
 
@@ -68,7 +71,9 @@ the version profiles' own defaults, which are parsed through this table: MaxNoOf
 0 (the 5.1 profile: ndbd) and IndexMemory from 0 (7.6/8.0 fold it into DataMemory). InsertRecoveryWork
 is NDB's 0–70 (reference §2.3); 7.6.4 counts inserts in full by mechanism, not by this value.
 NumCPUs 0 lets NDB count the host's CPUs (thr_config.cpp, ``compute_automatic_thread_config``); its
-maximum here is ndbsim's host.cpu_cores limit, NDB's own is not in the reference."""
+maximum here is ndbsim's host.cpu_cores limit, NDB's own is not in the reference. PartitionsPerNode's
+1–32 and DiskPageBufferMemory's 4M minimum are the 8.0 manual's data-node parameter pages; 16T, the
+DataMemory ceiling, stands for the buffer's maximum, which the reference does not give."""
 _LOWER = {name.lower(): name for name in PARAMS}
 """Lower-cased name -> NDB's spelling: config.ini names are case-insensitive (``canonical_name``)."""
 

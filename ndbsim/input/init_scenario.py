@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from ndbsim.input import config_params
 from ndbsim.input.scenario.model import Scenario
-from ndbsim.input.units import exact_size_text, parse_bytes, parse_duration
+from ndbsim.input.units import exact_size_text, format_bytes, parse_bytes, parse_duration
 
 COMMENT_WIDTH = 100
 """Width the key descriptions of a written scenario wrap at."""
@@ -52,6 +52,20 @@ def data_size_from_datamemory(raw: dict[str, Any], version: str | None, notes: l
         "restart); give the real size with --set data.size=… (ndbinfo.memoryusage's used bytes)"
     )
     return True
+
+
+def disk_data_note(raw: dict[str, Any], notes: list[str]) -> None:
+    """When a config.ini names a tablespace but ``raw`` gives no ``data.disk_data_size``, say that
+    the disk data in use is not in the config.ini (the files' size is only their capacity)."""
+    data = raw.get("data")
+    if not isinstance(data, dict) or data.get("tablespace_size") is None or data.get("disk_data_size") is not None:
+        return
+    files = format_bytes(data["tablespace_size"])
+    notes.append(
+        f"data.disk_data_size not given: the config.ini's InitialTablespace makes {files} "
+        "of data files per node, but not how much of it is used; give it with --set data.disk_data_size=… "
+        "(INFORMATION_SCHEMA.FILES, or ndbsim init --ndbinfo)"
+    )
 
 
 def _datamemory(raw: dict[str, Any], version: str | None) -> str | None:
@@ -103,7 +117,14 @@ def _yaml_value(key: str, value: Any) -> str:
     leaf = key.rsplit(".", 1)[-1]
     if value is None:
         return "null"
-    if isinstance(value, float) and leaf in ("size", "row_size", "disk_data_size", "bytes_per_change"):
+    if isinstance(value, float) and leaf in (
+        "size",
+        "row_size",
+        "disk_data_size",
+        "tablespace_size",
+        "undo_log_size",
+        "bytes_per_change",
+    ):
         return exact_size_text(value)
     if isinstance(value, float) and leaf in ("disk_read", "disk_write", "memory_touch_rate"):
         return exact_rate_text(value)
@@ -216,7 +237,8 @@ def _section_lines(
         if isinstance(value, BaseModel):
             out.append(f"  {name}: {yaml.safe_dump(value.model_dump(mode='json'), default_flow_style=True).strip()}")
             continue
-        mark = "   # from config.ini" if section == "cluster" and name in given else ""
+        from_ini = section == "cluster" or (section == "data" and name in ("tablespace_size", "undo_log_size"))
+        mark = "   # from config.ini" if from_ini and name in given else ""
         if key in sources:
             mark = f"   # {sources[key]}"
         if key in derived:

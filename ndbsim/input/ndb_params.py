@@ -46,17 +46,12 @@ CHANGES_RESTART: dict[str, str] = {
     "TransactionMemory": "allocated and touched at start beside DataMemory: adds to "
     "secs_memory_touch (ndbsim touches DataMemory only; known limit)",
     "LongMessageBuffer": "allocated at start (64M by default): a small addition to the memory touch",
-    "DiskPageBufferMemory": "the disk-data page cache: UNDO and disk-data restore run through it "
-    "(ndbsim's UNDO phase assumes the cache is not the limit; known limit)",
     "DiskPageBufferEntries": "disk-data page requests in flight; bounds disk-data restore "
     "parallelism (not modelled; known limit)",
     "DiskIOThreadPool": "threads for disk-data file I/O: UNDO and disk-data reads at restart "
     "(not modelled; known limit)",
     "UndoDataBuffer": "disk-data UNDO buffer (NDB 7.x); sized at start",
     "UndoIndexBuffer": "UNDO buffer of the old index UNDO log (NDB 7.x); sized at start",
-    "InitialLogfileGroup": "creates a disk-data log file group at the initial start: only an "
-    "initial start writes its files",
-    "InitialTablespace": "creates a disk-data tablespace at the initial start: only an initial start writes its files",
     "MaxDiskDataLatency": "aborts transactions when disk-data latency exceeds it; no restart phase",
     "DiskDataUsingSameDisk": "disk-data files on the LCP's disk: NDB then slows the LCP while "
     "disk-data pages are written (not modelled; known limit)",
@@ -66,10 +61,6 @@ CHANGES_RESTART: dict[str, str] = {
     "(not modelled; known limit)",
     "EncryptedFileSystem": "LCP and tablespace files encrypted: CPU per byte written and restored "
     "(not modelled; known limit)",
-    "ClassicFragmentation": "false (AutomaticThreadConfig turns it off) lets PartitionsPerNode set "
-    "the fragments per table; ndbsim keeps #LDM × data nodes fragments (known limit)",
-    "PartitionsPerNode": "fragments per table per node when ClassicFragmentation is off; ndbsim "
-    "keeps #LDM × data nodes fragments (known limit)",
     "MaxLCPStartDelay": "how long an LCP waits for the checkpoint mutex before queueing: can lengthen "
     "secs_to_wait_for_lcp_for_copy_meta_data (not modelled; known limit)",
     "RestartSubscriberConnectTimeout": "how long a restarting node waits for subscribing SQL nodes "

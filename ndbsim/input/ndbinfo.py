@@ -45,6 +45,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "memoryusage": ("node_id", "memory_type", "used", "total"),
     "memory_per_fragment": ("node_id", "row_count"),
     "dict_obj_info": ("type_name", "objects"),
+    "disk_data_files": ("file_type", "files", "bytes", "used_bytes"),
     "config_values": ("node_id", "param_name", "config_value"),
     "threads": ("node_id", "thread_name", "thread_count"),
     "threadblocks": ("node_id", "block_name", "instances"),
@@ -62,12 +63,23 @@ SNAPSHOT_BLOCKS = ("snapshot", "nodes", "restart_info")
 """The blocks a snapshot taken during a restart must have (``ndbsim eta``): the time it was
 taken, each data node's status, start phase and uptime, and restart_info with its status columns."""
 
-INIT_BLOCKS = tuple(b for b in REQUIRED if b != "snapshot")
-"""The blocks ``init --ndbinfo`` needs (an export of an earlier script has no ``snapshot``)."""
+LATER = ("disk_data_files",)
+"""Blocks an export of an earlier ndbsim's script lacks: read when there, not required."""
 
-MAY_BE_EMPTY = ("memory_per_fragment", "dict_obj_info", "threadblocks", "restart_info", "disk_write_speed_aggregate")
-"""Blocks that print no rows on a running cluster: no user table yet, no restart since the cluster
-started (an empty result prints not even its header under ``--batch``)."""
+INIT_BLOCKS = tuple(b for b in REQUIRED if b != "snapshot" and b not in LATER)
+"""The blocks ``init --ndbinfo`` needs (an export of an earlier script has no ``snapshot`` and no
+``disk_data_files``)."""
+
+MAY_BE_EMPTY = (
+    "memory_per_fragment",
+    "dict_obj_info",
+    "disk_data_files",
+    "threadblocks",
+    "restart_info",
+    "disk_write_speed_aggregate",
+)
+"""Blocks that print no rows on a running cluster: no user table yet, no disk-data file, no restart
+since the cluster started (an empty result prints not even its header under ``--batch``)."""
 
 _ESCAPES = {"t": "\t", "n": "\n", "\\": "\\", "0": "\0", "r": "\r", "b": "\b", "Z": "\x1a"}
 """``mysql --batch``'s escapes inside a value (client/mysql.cc ``print_tab_data``, via

@@ -21,6 +21,7 @@ from typing import Any
 from ndbsim.errors import InputError
 from ndbsim.input import config_params
 from ndbsim.input.ndbinfo import Export, number
+from ndbsim.input.scenario import disk_files
 from ndbsim.input.units import exact_size_text, format_bytes
 
 _RELEASE = re.compile(r"ndb-(\d+\.\d+\.\d+)|(\d+\.\d+\.\d+)")
@@ -182,6 +183,10 @@ def _data(ex: Export, ids: list[int], out: FromExport) -> dict[str, Any]:
     data["ordered_indexes"] = kinds.get(ORDERED_INDEX, 0)
     out.sources["data.tables"] = "ndbinfo.dict_obj_info: user tables outside database mysql"
     out.sources["data.ordered_indexes"] = "ndbinfo.dict_obj_info: ordered indexes of those tables"
+    disk, sources, notes = disk_files.from_export(ex)
+    data.update({k: exact_size_text(v) for k, v in disk.items()})
+    out.sources.update(sources)
+    out.notes.extend(notes)
     return data
 
 

@@ -153,6 +153,7 @@ def _overlay_config_ini(raw: dict[str, Any], config_ini: str | Path, source: str
     cluster = merge_config_ini(raw, config_ini, source, notes)
     ini_keys = {f"cluster.config.{k}" for k in cluster["config"]}
     ini_keys |= {f"cluster.{k}" for k in ("data_nodes", "node_ids") if k in cluster}
+    ini_keys |= {f"data.{k}" for k in cluster.get("disk_files", {})}
     return ini_keys
 
 
@@ -178,11 +179,12 @@ def _override(
 
 def _size_from_datamemory(raw: dict[str, Any], notes: list[str], origins: dict[str, str]) -> None:
     """A neutral base without data.size takes it from DataMemory, and says so."""
-    from ndbsim.input.init_scenario import data_size_from_datamemory
+    from ndbsim.input.init_scenario import data_size_from_datamemory, disk_data_note
     from ndbsim.output.origins import FROM_DATAMEMORY
 
     if data_size_from_datamemory(raw, raw.get("version"), notes):
         origins["data.size"] = FROM_DATAMEMORY
+    disk_data_note(raw, notes)
 
 
 def prepare(loaded: Loaded) -> Loaded:

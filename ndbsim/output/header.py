@@ -49,6 +49,8 @@ NOT_GIVEN = {
     "workload.before_restart": "no burst",
     "restart.nodes": "the highest NodeId (node, initial) or all",
     "cluster.node_ids": "1..data_nodes",
+    "data.tablespace_size": "data.disk_data_size",
+    "workload.disk_update_share": "the disk columns' share of a row's bytes",
 }
 """What an optional key left out means, as the defaulted list says it."""
 
@@ -56,10 +58,19 @@ NOT_GIVEN = {
 def value_text(key: str, value: Any) -> str:
     if value is None and key in NOT_GIVEN:
         return f"({NOT_GIVEN[key]})"
-    if isinstance(value, float) and key.split(".")[-1] in ("size", "row_size", "disk_data_size", "bytes_per_change"):
+    if isinstance(value, float) and key.split(".")[-1] in (
+        "size",
+        "row_size",
+        "disk_data_size",
+        "tablespace_size",
+        "undo_log_size",
+        "bytes_per_change",
+    ):
         return format_bytes(value)
-    if key.endswith(("disk_read", "disk_write")):
+    if key.endswith(("disk_read", "disk_write", "touch_rate")) and isinstance(value, (int, float)):
         return f"{format_bytes(value)}/s"
+    if key.endswith("latency") and isinstance(value, (int, float)):
+        return f"{value * 1000:.3g} ms"
     if key.endswith("network"):
         return _network(value)
     if key.endswith(("downtime", "duration")):

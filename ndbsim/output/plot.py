@@ -22,10 +22,14 @@ SHORT = {p: p.removeprefix("secs_").replace("_", " ") for p in PHASES}
 column names plus secs_memory_touch) without ``secs_`` and with spaces."""
 
 
-def gantt(result: Result, path: str | Path | None = None, replication: int | None = None) -> Figure:
+def gantt(
+    result: Result, path: str | Path | None = None, replication: int | None = None, *, page_width: float | None = None
+) -> Figure:
     """Draw replication ``replication`` as a Gantt chart; save to ``path`` (.png/.svg/.pdf).
     By default the first replication, or for several restarting nodes the schedule's (the median
-    window), its waves labelled."""
+    window), its waves labelled. ``page_width`` (inches): drawn at that width with the legend in
+    columns under the plot, so that printed at that width (the report on A4) its text keeps its
+    point size; None: 12 inches, the legend beside the plot."""
     import matplotlib
 
     if path is not None:
@@ -40,7 +44,11 @@ def gantt(result: Result, path: str | Path | None = None, replication: int | Non
     t_zero = min((n.start for n in rep.nodes), default=0.0)
     cmap = plt.get_cmap("tab20")
     colour = {p: cmap(i % 20) for i, p in enumerate(PHASES)}
-    fig, ax = plt.subplots(figsize=(12, 2.4 + 0.5 * max(1, len(rep.nodes))))
+    rows = max(1, len(rep.nodes))
+    fig, ax = plt.subplots(
+        figsize=(page_width or 12, (2.2 if page_width else 2.4) + (0.32 if page_width else 0.5) * rows),
+        layout="constrained" if page_width else None,
+    )
     used = set()
     ends = [b for n in rep.nodes for _, _, b in n.spans if math.isfinite(b)]
     edge = 1.15 * max(ends, default=t_zero + 60.0) - 0.15 * t_zero  # where a phase that never ends is cut
@@ -70,12 +78,16 @@ def gantt(result: Result, path: str | Path | None = None, replication: int | Non
     total = f"{rep.total_restart_secs / 60:.1f} min" if math.isfinite(rep.total_restart_secs) else "never ends"
     ax.set_title(
         f"{result.title} — NDB {_release(result)}, {result.restart_type} restart: {total} ({rep.status})",
-        fontsize=10,
+        fontsize=9 if page_width else 10,
         wrap=True,
     )
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1, fontsize=7, frameon=False)
+    if page_width:  # in columns under the plot: the page's width is the plot's
+        fig.legend(loc="outside lower center", ncol=3, fontsize=8, frameon=False, columnspacing=1.2, handlelength=1.2)
+    else:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1, fontsize=7, frameon=False)
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
+    if not page_width:
+        fig.tight_layout()
     return _save(fig, path)
 
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 import base64
 import html
 import io
-import math
 from typing import Any
 
 from ndbsim.input.restart_info import OWN_PHASES, PHASES
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.output.header import header_lines, value_text
+from ndbsim.output.report_summary import lever_value, phase_words, secs_text, summary, why_cell
 from ndbsim.output.result import Result
+from ndbsim.output.table import single_replica_text
 from ndbsim.output.timeouts import timeout_lines
 
 STYLE = """
@@ -49,16 +50,35 @@ table.levers { font-size: 8pt; }
 table.levers td.n { white-space: normal; }
 p, li { overflow-wrap: anywhere; }
 section { break-inside: auto; }
+section.summary { border: 1px solid #bbb; border-radius: 4px; padding: .2em .9em .5em; background: #fafafa; }
+section.summary h2 { border: none; margin-top: .4em; }
+dl { display: grid; grid-template-columns: 9.5em 1fr; gap: .25em .8em; margin: .2em 0; }
+dt { font-weight: bold; color: #333; }
+dd { margin: 0; }
+dd ul { margin: .1em 0; }
+td.ph { min-width: 9em; }
+td.ph span { display: block; color: #666; font-size: 7.5pt; }
+div.why + div.why { margin-top: .25em; }
+details { color: #555; font-size: 8pt; }
+details summary { cursor: pointer; color: #777; }
+ul.figs { margin: .1em 0 .2em; padding-left: 1.1em; }
 @media print {
   body { max-width: none; margin: 0; padding: 0; font-size: 9.5pt; }
   h2 { break-after: avoid; page-break-after: avoid; }
-  table, figure, tr { break-inside: avoid; page-break-inside: avoid; }
-  section.chart { break-before: page; page-break-before: always; }
+  table, figure, tr, section.chart, section.advice { break-inside: avoid; page-break-inside: avoid; }
+  table.phases { break-inside: auto; page-break-inside: auto; }
+  section.summary { break-inside: avoid; page-break-inside: avoid; }
+  td details { display: none; }
   a { color: inherit; text-decoration: none; }
 }
 """
-"""The page's style sheet: screen and A4 print (the chart starts a page; tables, rows and the
-figure are not split across pages)."""
+"""The page's style sheet: screen and A4 print (the summary, the chart with its heading, tables and
+rows are not split across pages, except the long phase table, which breaks between rows; the why
+column's folded figures are left off paper)."""
+
+CHART_INCHES = 7.4
+"""The Gantt chart's width in the report: the A4 page's printable width (210 mm less 2 × 12 mm
+margins, 7.3 in) and the screen page's (190 mm), so its text prints at its own point size."""
 
 TOP_LEVERS = 5
 """Levers the report lists from advise's ranking (its best-ranked ones)."""
@@ -66,12 +86,6 @@ TOP_LEVERS = 5
 
 def _e(x: Any) -> str:
     return html.escape(str(x), quote=True)
-
-
-def _secs(x: float | None) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{x:.1f} s" if math.isfinite(x) else "never"
 
 
 def chart_uri(result: Result) -> str:
@@ -85,7 +99,7 @@ def chart_uri(result: Result) -> str:
     from ndbsim.output.plot import gantt
 
     with plt.rc_context({"svg.hashsalt": "ndbsim", "svg.fonttype": "path"}):
-        fig = gantt(result)
+        fig = gantt(result, page_width=CHART_INCHES)
         buf = io.BytesIO()
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
         plt.close(fig)
@@ -113,6 +127,7 @@ def render(
         f"<title>{_e(d['title'])} — ndbsim report</title>",
         f"<style>{STYLE}</style></head><body>",
         *_summary(d, command, version),
+        *summary(d, advice, timeouts),
         *_simulated(d),
         *_phase_table(d),
         '<section class="chart"><h2>Gantt chart</h2>',
@@ -129,21 +144,15 @@ def render(
 
 
 def _summary(d: dict[str, Any], command: str, version: str) -> list[str]:
+    """The title and how the page was made (the summary proper is ``report_summary.summary``)."""
     rep = d["replications"]
-    spread = (
-        f" · p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
-        if rep["n"] > 1
-        else ""
-    )
     status = _e(d["status"]) + (f" — {_e(d['reason'])}" if d["reason"] else "")
     cls = "" if d["status"] == "ok" else ' class="bad"'
     return [
         f"<h1>{_e(d['title'])}</h1>",
         f'<p class="sub">NDB {_e(d["version"])} · {_e(d["restart_type"])} restart · seed {d["seed"]} · '
-        f"{rep['n']} replication{'s' if rep['n'] > 1 else ''} · ndbsim {_e(version)} · "
-        f"reproduce: <code>{_e(command)}</code></p>",
-        f'<p class="total">restart total: <b>{_e(format_secs(d["total_restart_secs"]))}</b>{_e(spread)}</p>',
-        f"<p>status: <span{cls}>{status}</span></p>",
+        f"{rep['n']} replication{'s' if rep['n'] > 1 else ''} · status <span{cls}>{status}</span> · "
+        f"ndbsim {_e(version)} · reproduce: <code>{_e(command)}</code></p>",
     ]
 
 
@@ -208,25 +217,34 @@ def _phase_table(d: dict[str, Any]) -> list[str]:
     head = "".join(f'<th class="n">node {n["node_id"]}</th>' for n in nodes)
     out = [
         "<section><h2>Phases (ndbinfo.restart_info, median seconds)</h2>",
-        f"<table><tr><th>phase</th>{head}{'<th>why</th>' if has_why else ''}</tr>",
+        f'<table class="phases"><thead><tr><th>phase</th>{head}{"<th>why</th>" if has_why else ""}</tr></thead>',
     ]
+    idle = []
     for p in PHASES:
         vals = [n["phases"][p] for n in nodes]
-        zero = all(v is not None and v == 0 for v in vals)
-        cells = "".join(f'<td class="n">{_secs(v)}</td>' for v in vals)
-        why = ""
-        if has_why:
-            texts = dict.fromkeys(t for t in (_phase_why(n, p, whole) for n in nodes) if t)
-            why = f"<td>{'<br>'.join(_e(t) for t in texts)}</td>"
-        name = p + (" *" if p in OWN_PHASES else "")
-        out.append(f"<tr{' class=zero' if zero else ''}><td><code>{_e(name)}</code></td>{cells}{why}</tr>")
-    totals = "".join(f'<td class="n">{_secs(n["total_restart_secs"])}</td>' for n in nodes)
-    out.append(f'<tr class="sum"><td>total_restart_secs</td>{totals}{"<td></td>" if has_why else ""}</tr>')
+        if all(v is not None and v == 0 for v in vals):
+            idle.append(p)
+            continue
+        cells = "".join(f'<td class="n">{_e(secs_text(v))}</td>' for v in vals)
+        why = f"<td>{why_cell(nodes, p, whole)}</td>" if has_why else ""
+        column = "_<wbr>".join(_e(p).split("_")) + (" *" if p in OWN_PHASES else "")
+        out.append(f'<tr><td class="ph">{_e(phase_words(p))}<span>{column}</span></td>{cells}{why}</tr>')
+    totals = "".join(f'<td class="n">{_e(secs_text(n["total_restart_secs"]))}</td>' for n in nodes)
+    out.append(
+        f'<tr class="sum"><td class="ph">total<span>total_<wbr>restart_<wbr>secs</span></td>{totals}'
+        f"{'<td></td>' if has_why else ''}</tr>"
+    )
     out.append("</table>")
     out.append(
         f'<p class="note">* ndbsim\'s own row: restart_info counts {_e(", ".join(OWN_PHASES))} in '
         "secs_to_include_in_heartbeat_protocol. "
-        "Grey rows: phases that took no time." + ("" if has_why else " This run carries no per-phase why.") + "</p>"
+        + (f"Phases that took no time: {_e(', '.join(idle))}. " if idle else "")
+        + (
+            "Each why: what bounds the phase; open “how much” for the quantity it works through and its figures."
+            if has_why
+            else "This run carries no per-phase why."
+        )
+        + "</p>"
     )
     cp = d.get("checkpoint") or {}
     if cp:
@@ -250,13 +268,14 @@ def _schedule(d: dict[str, Any]) -> list[str]:
     ]
     out.extend(
         f'<tr><td class="n">{x["wave"]}</td><td class="n">{x["node_id"]}</td><td>{_e(x["release"])}</td>'
-        f'<td class="n">{_secs(x["start_secs"])}</td><td class="n">{_secs(x["end_secs"])}</td>'
-        f'<td class="n">{_secs(x["node_total_secs"])}</td></tr>'
+        f'<td class="n">{secs_text(x["start_secs"])}</td><td class="n">{secs_text(x["end_secs"])}</td>'
+        f'<td class="n">{secs_text(x["node_total_secs"])}</td></tr>'
         for x in sch["nodes"]
     )
     out.append("</table><ul>")
     out.extend(
-        f"<li>wave {w['wave']} (nodes {_e(', '.join(map(str, w['nodes'])))}): {_e(format_secs(w['secs']))}</li>"
+        f"<li>wave {w['wave']} (nodes {_e(', '.join(map(str, w['nodes'])))}): {_e(format_secs(w['secs']))}"
+        f"{_e(single_replica_text(w.get('single_replica', [])))}</li>"
         for w in sch["waves"]
     )
     out.append(f"<li>window: {_e(format_secs(sch['window_secs']))}</li></ul></section>")
@@ -290,7 +309,7 @@ def _advice(a: dict[str, Any] | None) -> list[str]:
         ]
     levers = a["levers"][:TOP_LEVERS]
     out = [
-        "<section><h2>What would make it faster (advise)</h2>",
+        '<section class="advice"><h2>What would make it faster (advise)</h2>',
         f'<p class="note">The top {len(levers)} of {len(a["levers"])} levers, each candidate run '
         f"{a['replications']} times with seed {a['seed']} (paired with the base); saving = base median − the "
         "lever's median. Prices per node, from the lever's steady LCP cycle.</p>",
@@ -300,8 +319,9 @@ def _advice(a: dict[str, Any] | None) -> list[str]:
     ]
     out.extend(
         (
-            f'<tr><td class="n">{r["rank"]}</td><td><code>{_e(r["lever"])}</code></td><td>{_e(r["current"])}</td>'
-            f'<td>{_e(r["value"])}</td><td class="n">{_e(_saving(r["saving_secs"]))}</td>'
+            f'<tr><td class="n">{r["rank"]}</td><td><code>{_e(r["lever"])}</code></td>'
+            f"<td>{_e(lever_value(r['lever'], r['current']))}</td>"
+            f'<td>{_e(lever_value(r["lever"], r["value"]))}</td><td class="n">{_e(_saving(r["saving_secs"]))}</td>'
             f'<td class="n">{_e(_saving(r["saving_p5"]))}..{_e(_saving(r["saving_p95"]))}</td>'
             f'<td class="n">{_e(format_secs(r["total_secs"]) if r["total_secs"] is not None else "never")}</td>'
             f'<td>{_e(r["flag"] or "")}</td><td class="n">{_e(_money(r["lcp_write_rate"], "rate"))}</td>'

@@ -189,6 +189,7 @@ class Result(ReplicatedSummary):
             for n in rep.nodes
         ]
         waves = []
+        single = getattr(rep, "single_replica", [])
         for w in sorted({n.wave for n in rep.nodes}):
             mine = [n for n in rep.nodes if n.wave == w]
             start, end = min(n.start for n in mine) - t0, max(n.end for n in mine) - t0
@@ -199,6 +200,11 @@ class Result(ReplicatedSummary):
                     "start_secs": start,
                     "end_secs": end,
                     "secs": end - start,
+                    "single_replica": [
+                        {k: e[k] for k in ("node_group", "live_node", "restarting", "secs")}
+                        for e in single
+                        if e["wave"] == w
+                    ],
                 }
             )
         plan = self.scenario.get("restart", {}).get("plan") or "per-node-group"
@@ -220,6 +226,13 @@ class Result(ReplicatedSummary):
             for n in r.nodes:
                 rows.extend(_phase_rows(i, r, n))
         return pd.DataFrame(rows)
+
+    def accuracy(self) -> dict[str, Any]:
+        """How right the model has been on restarts like this one, beside the replications'
+        p5–p95 (``output.accuracy``): the calibration's error, or the published validations'."""
+        from ndbsim.output.accuracy import accuracy
+
+        return accuracy(self.version, self.scenario, self.changes)
 
     # -- serialisation ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -259,6 +272,7 @@ class Result(ReplicatedSummary):
             "reason": self.reason,
             "warnings": self.warnings,
             "replications": self.spread(),
+            "accuracy": self.accuracy(),
             "seed": self.seed,
             "events": self.first.events,
             "simulated": self.explained.get("simulated"),

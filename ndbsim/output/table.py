@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ndbsim.input.restart_info import OWN_PHASES, PHASES, column_of
 from ndbsim.input.units import format_bytes, format_secs
@@ -52,6 +53,9 @@ def phase_table(
             else ""
         )
     )
+    from ndbsim.output.accuracy import accuracy_lines
+
+    out.extend(accuracy_lines(result.accuracy(), rep["n"] > 1))
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
     out.extend(checkpoint_lines(cp))
     if warnings:
@@ -107,6 +111,7 @@ def schedule_lines(result: Result) -> list[str]:
     out.extend(
         f"wave {w['wave']} (node{'s' if len(w['nodes']) > 1 else ''} {', '.join(map(str, w['nodes']))}): "
         + _secs(w["secs"]).strip()
+        + single_replica_text(w.get("single_replica", []))
         for w in waves
     )
     if len(waves) > 1:
@@ -114,6 +119,18 @@ def schedule_lines(result: Result) -> list[str]:
         out.append(f"window: {_secs(sch['window_secs']).strip()} = {parts}")
     out.append("")
     return out
+
+
+def single_replica_text(groups: list[dict[str, Any]]) -> str:
+    """A wave's node groups left on one live node, and for how long ('' when none is)."""
+    if not groups:
+        return ""
+    parts = ", ".join(
+        f"node group {g['node_group']} on node {g['live_node']} for "
+        + (format_secs(g["secs"]) if math.isfinite(g["secs"]) else "ever")
+        for g in groups
+    )
+    return f"; single replica: {parts}"
 
 
 def _secs(x: float) -> str:

@@ -45,6 +45,9 @@ class VariantRun:
     """The input error that makes this variant no scenario (then nothing ran)."""
     warned: str = ""
     """What ``run`` warns this variant's configuration sits on (an oversubscribed host, a cliff)."""
+    single_replica: tuple[dict[str, Any], ...] = ()
+    """The node groups its median-window replication left on one live node, per wave and for
+    how long (``Replication.single_replica``; NDB rolling and node restarts)."""
 
     @property
     def status_flag(self) -> str:
@@ -106,6 +109,7 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         ]
         out.redo_peak_fill = max(fills, default=math.nan)
         out.lcp_disk_bytes = lcp_disk_bytes(loaded.prepared, str(out.checkpoint.get("policy", "")))
+        out.single_replica = tuple(res.replications[res.schedule_replication()].single_replica)
     return out
 
 

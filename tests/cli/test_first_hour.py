@@ -207,11 +207,7 @@ def test_config_ini_notes_reach_json_csv_and_validate(tmp_path):
     rows = list(csv.DictReader(io.StringIO(ndbsim("run", scenario, "--config-ini", str(ini), "-f", "csv").stdout)))
     assert "ODirect" in rows[0]["warnings"]
     v = ndbsim("validate", scenario, "--config-ini", str(ini))
-    assert (
-        v.returncode == 0
-        and "valid" in v.stdout
-        and "ndbsim: warning: c.ini: ODirect is not simulated" in v.stderr
-    )
+    assert v.returncode == 0 and "valid" in v.stdout and "ndbsim: warning: c.ini: ODirect is not simulated" in v.stderr
 
 
 def test_config_ini_node_ids_name_the_nodes(ini):

@@ -98,6 +98,43 @@ BASES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "7.5 lab": (LAB, ()),
+    "8.0 rolling, 3 replicas": (
+        ROLL,
+        ("simulation.replications=1", "cluster.data_nodes=6", "cluster.config.NoOfReplicas=3", "host.cpu_cores=16"),
+    ),
+    "7.6 node, disk data": (
+        S76,
+        (
+            "workload.updates_per_s=20000",
+            "workload.during_restart.updates_per_s=20000",
+            "data.disk_data_size=200G",
+            "cluster.config.DiskPageBufferMemory=16G",
+        ),
+    ),
+    "7.5 node, disk data": (
+        S75,
+        (
+            "workload.updates_per_s=20000",
+            "workload.during_restart.updates_per_s=20000",
+            "data.disk_data_size=200G",
+            "cluster.config.DiskPageBufferMemory=16G",
+        ),
+    ),
+    "8.0 today, 5 ms disk": (
+        ROLL,
+        (
+            "cluster.config.AutomaticThreadConfig=true",
+            "data.size=40GB",
+            "data.rows=200M",
+            "data.tables=150",
+            "data.ordered_indexes=320",
+            "workload.updates_per_s=20000",
+            "workload.inserts_per_s=2000",
+            "workload.deletes_per_s=1000",
+            "simulation.replications=1",
+            "host.disk_latency=5ms",
+        ),
+    ),
 }
 """Base scenarios: 7.5, 7.6 and 8.0, and every restart type (node, initial, system, rolling)."""
 
@@ -167,6 +204,11 @@ NET_BOUND = (
     "(the copy is LDM-CPU-bound at 1 Gbit/s and above: faster links move nothing there)"
 )
 MORE_LDM = "8 -> 16 threads doubles the LDM threads, which restore, apply REDO and rebuild fragment by fragment"
+
+SMALL_FRAGMENTS = ("cluster.config.PartitionsPerNode=4",)
+"""8.0 today's AutomaticThreadConfig turns ClassicFragmentation off (PartitionsPerNode 2): 4 per node
+gives each of its 4 LDM threads a fragment of every table, as the classic layout would, fragments
+small enough that the LCP cycle's chain of data files shows in the restore."""
 
 ROWS = [
     # --- bigger changes, smaller logs and slower LCPs never buy a faster restart -----------------
@@ -515,6 +557,7 @@ ROWS = [
         "not_much_up",
         "secs_restore_fragments",
         (0.95, 1.05),
+        SMALL_FRAGMENTS,
         why="a 4x faster LCP cycle lengthens the chain of data files a restore opens",
     ),
     Row(
@@ -523,6 +566,7 @@ ROWS = [
         "10M",
         "160M",
         "not_much_up",
+        also=SMALL_FRAGMENTS,
         why="a 16x faster LCP cycle lengthens the chain of data files a restore opens",
     ),
     Row(
@@ -533,8 +577,10 @@ ROWS = [
         "up",
         "secs_restore_fragments",
         (1.0, 2.0),
+        ("host.disk_read=500MB/s",),
         by=0.05,
-        why="more bytes to read at the same rows",
+        why="more bytes to read at the same rows, at a host.disk_read where the reads bind (at 2 GB/s the "
+        "200M rows bind, and 8.0.23's PartitionsPerNode layout gives 40 GB fragments fewer LCP files)",
     ),
     Row(
         "8.0 today",
@@ -819,6 +865,141 @@ ROWS = [
         "secs_to_synchronize_starting_node",
         by=0.5,
         why="ten minutes of changes to ship",
+    ),
+    # --- a live node is a shared copy source (issue 32) ----------------------------------------
+    Row(
+        "8.0 rolling, 3 replicas",
+        "restart.plan",
+        "per-node-group",
+        "[[1, 2, 4, 5], [3, 6]]",
+        "up",
+        "node 1: secs_to_synchronize_starting_node",
+        (1.2, 2.2),
+        ("workload.updates_per_s=5000", "data.size=160GB", "cluster.config.DataMemory=200G"),
+        by=0.2,
+        why=(
+            "nodes 1 and 2 both copy from node 3, the primary replica left (DbdihMain.cpp "
+            "Dbdih::toCopyFragLab), whose LDM threads scan every row for both: under a light load the "
+            "scan is most of a copy, at most twice the work"
+        ),
+    ),
+    Row(
+        "8.0 rolling, 3 replicas",
+        "restart.plan",
+        "per-node-group",
+        "[[1, 2, 4, 5], [3, 6]]",
+        "down",
+        by=0.2,
+        why="two waves instead of three: two nodes of every node group restart together",
+    ),
+    Row(
+        "8.0 rolling, 3 replicas",
+        "restart.plan",
+        "per-node-group",
+        "[[1, 2, 4, 5], [3, 6]]",
+        "none",
+        "node 1: secs_to_synchronize_starting_node",
+        also=("workload.updates_per_s=100000", "data.ordered_indexes=120"),
+        why=(
+            "the copy runs one instance per LDM thread of the starting node (DbdihMain.cpp "
+            "Dbdih::check_takeover_thread), and here the starting nodes' threads bind (21M changed rows, "
+            "120 ordered indexes to maintain each): the shared source's LDM threads have room for both copies"
+        ),
+    ),
+    # --- disk-data tables (issue 32): each disk-column change writes an UNDO record applied back to
+    # the restored LCP's start (DbtupDiskAlloc.cpp, Dbtup::disk_restart_undo), serially before 7.6;
+    # an initial restart creates the data files in full and ships every row's disk part; the LCP
+    # writes PGMAN's dirty pages, at most DiskPageBufferMemory
+    Row(
+        "7.6 node, disk data",
+        "workload.disk_update_share",
+        "0",
+        "0.2",
+        "up",
+        "secs_undo_disk_data",
+        by=1.0,
+        why="no disk-column change writes no UNDO; a fifth of the changes each write a record to apply",
+    ),
+    Row(
+        "7.6 node, disk data",
+        "workload.disk_update_share",
+        "0.2",
+        "0.8",
+        "up",
+        "secs_undo_disk_data",
+        by=0.5,
+        why="four times the UNDO records and more of the pages they touch read back",
+    ),
+    Row(
+        "7.5 node, disk data",
+        "workload.disk_update_share",
+        "0.2",
+        "0.8",
+        "up",
+        "secs_undo_disk_data",
+        (2.0, 4.5),
+        by=1.0,
+        why="one UNDO record at a time before 7.6: four times the records, about four times the phase",
+    ),
+    Row(
+        "7.6 initial",
+        "data.disk_data_size",
+        "0",
+        "200G",
+        "up",
+        by=0.1,
+        why="the data files are created in full and every row ships its disk part",
+    ),
+    Row(
+        "7.6 initial",
+        "data.disk_data_size",
+        "0",
+        "200G",
+        "up",
+        "secs_to_copy_meta_data",
+        by=10.0,
+        why="the metadata copy creates the 200G of data files, written in full at host.disk_write",
+    ),
+    Row(
+        "7.6 node, disk data",
+        "workload.disk_update_share",
+        "0.05",
+        "0.8",
+        "up",
+        "secs_wait_lcp_for_restart",
+        by=0.01,
+        why="more dirty disk pages for the local LCP to write, up to DiskPageBufferMemory",
+    ),
+    Row(
+        "7.6 node, disk data",
+        "cluster.config.DiskPageBufferMemory",
+        "64M",
+        "16G",
+        "up",
+        "secs_wait_lcp_for_restart",
+        by=0.05,
+        why="the page cache holds 16G of dirty pages, which the local LCP writes after its rows",
+    ),
+    # --- fragments per table (8.0.23: ClassicFragmentation off, which AutomaticThreadConfig implies,
+    # lets PartitionsPerNode set them; Configuration.cpp calcSizeAlt)
+    Row(
+        "8.0 today, 5 ms disk",
+        "cluster.config.PartitionsPerNode",
+        "2",
+        "4",
+        "up",
+        "secs_restore_fragments",
+        by=0.2,
+        why="twice the fragments, each restored after its file requests at 5 ms",
+    ),
+    Row(
+        "8.0 today, 5 ms disk",
+        "cluster.config.PartitionsPerNode",
+        "2",
+        "4",
+        "up",
+        by=0.1,
+        why="twice the fragments' file requests in the restore and in every LCP at 5 ms",
     ),
 ]
 

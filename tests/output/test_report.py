@@ -2,6 +2,7 @@
 with every section, the same bytes for the same scenario and seed, bad options refused before
 any work, and timeouts that follow the run's p99 with the stated margin."""
 
+import html
 import json
 import re
 
@@ -71,12 +72,12 @@ def test_report_shows_a_why_column_only_when_the_result_carries_one():
     d = simulate(BASE).to_dict()
     rows = _phase_table(d)
     assert any("<th>why</th>" in x for x in rows)  # every NDB run carries its why (engine.why)
-    assert any("secs_restore_fragments" in x and "LDM CPU" in x for x in rows)
+    assert any("restore fragments" in x and "LDM CPU" in x for x in rows)
     for n in d["nodes"]:
         del n["why"]
     assert not any("<th>why</th>" in x for x in _phase_table(d))
     d["why"] = {"secs_wait_lcp_for_restart": "waits for an LCP of 59.3M at 20.0M/s"}  # the result's own
-    assert any("secs_wait_lcp_for_restart" in x and "59.3M at 20.0M/s" in x for x in _phase_table(d))
+    assert any("wait lcp for restart" in x and "59.3M at 20.0M/s" in x for x in _phase_table(d))
 
 
 def _timeouts(*args):
@@ -138,3 +139,85 @@ def test_readme_links_a_committed_report_of_a_shipped_scenario(root):
     assert (root / shipped).is_file()
     assert f"reproduce: <code>ndbsim report {shipped} -n 20 --seed 1" in page
     assert 'src="data:image/svg+xml;base64,' in page
+
+
+def test_the_summary_on_top_says_window_accuracy_calibration_phases_lever_and_timeouts(tmp_path):
+    """Issue 35: the report is something to hand over: before anything else, the window with what
+    its p5–p95 is, how right the model has been (the accuracy band), whether the scenario was
+    calibrated, the phases that dominate with their share and bottleneck, the top lever and its
+    saving, and the timeouts."""
+    p, out = _report(tmp_path, ROLLING, "-n", "4", "--lever", "RecoveryWork", "--advise-replications", "2")
+    assert p.returncode == 0, p.stderr
+    page = out.read_text()
+    summary = page[page.index('<section class="summary">') : page.index("</section>", page.index("summary"))]
+    assert page.index('<section class="summary">') < page.index("What was simulated")
+    for label in ("Window", "Accuracy", "Calibrated", "Where the time goes", "Top lever", "Timeouts"):
+        assert f"<dt>{label}</dt>" in summary, label
+    assert "precision, not accuracy" in summary and "LCP cycle" in summary
+    assert "no published 8.x restart to check against" in summary and "nearest family, 7.6" in summary
+    # the scenario gives no core_speed: the summary says whose host figures these are
+    assert "<dd>no: the host figures are ndbsim's defaults for core_speed" in html.unescape(summary)
+    assert "ndbsim calibrate --restart-info" in summary
+    assert "restore fragments</b>" in summary and "LDM CPU" in summary and "%)" in summary
+    assert "RecoveryWork</code>" in summary and " saves <b>" in summary
+    assert "StartFailureTimeout=" in summary and "ndb_waiter --timeout=" in summary
+    assert "rolling restart of nodes 1, 3, 2, 4 in 2 waves" in summary  # in the order they stop
+
+
+def test_units_are_formatted_and_the_why_is_one_short_line_per_phase(tmp_path):
+    """No raw byte or rate counts on the page (``2700000000``); the why column gives what bounds
+    each phase on one line and folds the figures into a <details>."""
+    p, out = _report(tmp_path, ROLLING, "-n", "2", "--no-advise")
+    assert p.returncode == 0, p.stderr
+    page = re.sub(r'src="data:[^"]*"', "", out.read_text())
+    assert not re.findall(r"(?<![\w.=])\d{7,}(?![\w.])", page), re.findall(r"(?<![\w.=])\d{7,}(?![\w.])", page)
+    row = next(x for x in page.split("<tr>") if x.startswith('<td class="ph">restore fragments'))
+    why = row.split("</td>")[-2]
+    assert why.count('<div class="why">') == 1  # the four nodes share one why: one line, no node names
+    assert "<details><summary>how much</summary>" in why and "node 1: " in why and "node 4: " in why
+    assert re.search(r'<div class="why">LDM CPU \([^)]*\)<details>', why), why
+
+
+def test_nodes_with_different_whys_are_grouped_by_why():
+    from ndbsim.output.report_summary import why_cell
+
+    a = {"bottleneck": "disk read", "quantity": "LCP bytes", "figures": {"bytes": 2.7e9}}
+    b = {"bottleneck": "LDM CPU", "quantity": "rows", "figures": {"rows": 1000}}
+    nodes = [
+        {"node_id": 21, "phases": {"p": 5.0}, "why": {"p": a}},
+        {"node_id": 22, "phases": {"p": 5.0}, "why": {"p": b}},
+        {"node_id": 23, "phases": {"p": 5.0}, "why": {"p": a}},
+    ]
+    cell = why_cell(nodes, "p")
+    assert cell.count('<div class="why">') == 2
+    assert "<b>nodes 21, 23:</b> disk read" in cell and "<b>node 22:</b> LDM CPU" in cell
+    assert "LCP bytes: bytes=2.5G" in cell and "2700000000" not in cell
+
+
+def test_host_rates_and_latency_read_in_units():
+    from ndbsim.output.header import value_text
+
+    assert value_text("host.memory_touch_rate", 2.7e9) == "2.5G/s"
+    assert value_text("host.disk_latency", 0.0001) == "0.1 ms"
+
+
+def test_a_calibrated_scenarios_summary_gives_its_fits_error_per_phase():
+    from ndbsim import simulate
+    from ndbsim.output.accuracy import accuracy
+    from ndbsim.output.report_summary import summary
+
+    d = simulate(BASE).to_dict()
+    record = {
+        "restart_info": "ri.csv",
+        "nodes": [1, 2],
+        "fitted": ["core_speed"],
+        "error": {
+            "total_restart_secs": {"secs": [-6.0, 9.0], "share": [-0.02, 0.03]},
+            "secs_restore_fragments": {"secs": [-12.5, 4.0], "share": [-0.1, 0.04]},
+        },
+    }
+    d["accuracy"] = accuracy("7.6.6", {"calibrated": record})
+    text = "\n".join(summary(d, None, None))
+    assert "<dd>yes: the host figures (core_speed) were fitted to your restart_info (ri.csv)" in text
+    assert "Per phase, the worst first: restore fragments -12.5 s…+4.0 s (-10%…+4%)" in text
+    assert "advise was not run" in text and "<dt>Timeouts</dt><dd>not computed.</dd>" in text

@@ -87,3 +87,32 @@ def _assert_shows_a_chart(png):
     saturation = px.max(axis=2) - px.min(axis=2)
     coloured = float((saturation > 0.15).mean())
     assert coloured > 0.05, f"only {coloured:.1%} of the chart's screenshot is coloured"
+
+
+def test_the_summary_is_the_first_thing_seen_and_the_figures_are_folded(page_file):
+    """The summary opens the page in the first screenful, its accuracy band beside the window; the
+    why column's figures start folded (a click opens them) and are left off the printed page."""
+    sync_api = _browser_or_skip()
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(page_file.as_uri(), wait_until="load")
+            summary = page.locator("section.summary")
+            box = summary.bounding_box()
+            text = summary.inner_text()
+            folded = page.locator("td details ul.figs").first
+            hidden_before = not folded.is_visible()
+            page.locator("td details summary").first.click()
+            shown_after = folded.is_visible()
+            page.set_viewport_size({"width": A4_WIDTH_PX, "height": 1123})
+            page.emulate_media(media="print")
+            printed = page.locator("section.summary").bounding_box()
+            details_printed = page.locator("td details").first.is_visible()
+        finally:
+            browser.close()
+    assert box is not None and box["y"] < 300 and box["y"] + box["height"] < 900, box
+    assert "Accuracy" in text and "precision, not accuracy" in text and "Top lever" in text
+    assert hidden_before and shown_after
+    assert printed is not None and printed["y"] + printed["height"] < 1123, "the summary does not fit on page 1"
+    assert not details_printed

@@ -5,6 +5,7 @@ constants fit that breaks a published case is refused, and check is a gate."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -98,6 +99,25 @@ def test_calibrate_refuses_an_output_that_is_one_of_its_inputs(tmp_path, output)
     p = ndbsim("calibrate", "--restart-info", "ri.csv", "--scenario", "s.yaml", "-o", output, cwd=tmp_path)
     assert p.returncode == 2 and "--output" in p.stderr and "an input" in p.stderr
     assert {f.name: f.read_bytes() for f in tmp_path.iterdir()} == before
+
+
+def test_the_fit_records_its_error_in_the_scenario_and_a_later_run_shows_it(rolling):
+    """Issue 35: the fitted scenario carries the fit's per-column error on the rows (its
+    ``calibrated:`` section), and a run of it shows that as its accuracy band, not the published one."""
+    record = yaml.safe_load(rolling["after"])["calibrated"]
+    assert record["restart_info"] == "restart_info.csv" and sorted(record["nodes"]) == [11, 12, 13, 14]
+    assert "core_speed" in record["fitted"]
+    total = record["error"]["total_restart_secs"]
+    assert total["secs"][0] <= total["secs"][1] and abs(total["share"][0]) < 0.05
+    assert "secs_restore_fragments" in record["error"]
+    assert "calibrated:   # written by ndbsim calibrate" in rolling["after"]
+    fitted = yaml.safe_load(rolling["after"])
+    (rolling["dir"] / "fitted-copy.yaml").write_text(yaml.safe_dump(fitted))
+    p = ndbsim("run", "fitted-copy.yaml", "--format", "json", cwd=rolling["dir"])
+    assert p.returncode == 0, p.stderr
+    band = json.loads(p.stdout)["accuracy"]
+    assert band["basis"] == "calibrated" and band["total_error"] == total["share"]
+    assert "calibrated on your restart_info (restart_info.csv, node(s) 11, 12, 13, 14)" in band["text"]
 
 
 def test_rolling_fit_leaves_constants_and_published_cases_alone(rolling):

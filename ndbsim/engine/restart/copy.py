@@ -6,20 +6,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from simpy.events import Event
 
-from ndbsim.engine import why
+from ndbsim.engine import fixed_costs, why
 from ndbsim.engine.fluid.flow import Flow
 from ndbsim.engine.node import Node
 from ndbsim.engine.records import Status
+from ndbsim.engine.restart import disk_data
 from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.input.profiles import SCAN_ROW_SECS
 from ndbsim.input.restart_info import TO_SYNCHRONIZE_STARTING_NODE
-
-if TYPE_CHECKING:
-    from ndbsim.input.scenario import Scenario
 
 COPY_STEPS_MAX = 32
 """The copy phase runs table by table, each table shipping what changed until it starts (the
@@ -29,11 +27,12 @@ tables every table is its own step."""
 
 
 def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> Generator[Event, Any, None]:
-    """Synchronise with the live node, table by table (``COPY_STEPS_MAX``). The live node scans
-    every row and ships those changed since ``since`` (all rows for a full copy); the starting
-    node has joined all transactions, so it also applies the live stream as it arrives. A table
-    copied later has collected more changes: the target moves while the copy runs. A copy that
-    cannot run or never converges ends the restart with that status."""
+    """Synchronise with the live nodes, table by table (``COPY_STEPS_MAX``). Each fragment is
+    copied from its primary replica among the live nodes of the node group (``sources``); the
+    source scans every row and ships those changed since ``since`` (all rows for a full copy);
+    the starting node has joined all transactions, so it also applies the live stream as it
+    arrives. A table copied later has collected more changes: the target moves while the copy
+    runs. A copy that cannot run or never converges ends the restart with that status."""
     rt, node, run = r.rt, r.node, r.run
     t0 = rt.env.now
     peers = rt.peers(node)
@@ -46,7 +45,7 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     sz, s = rt.sz, rt.scenario
     groups = s.data.table_groups(COPY_STEPS_MAX)
     index_per_row = s.data.index_entries_per_row * sz.k.index_entry_secs if index_online else 0.0
-    limit, apply_cores = _convergence(r, full, index_per_row)
+    limit, apply_cores = _convergence(r, peers, full, index_per_row)
     if limit:
         run.status = Status.NON_CONVERGING
         run.reason = "the copy phase never converges: " + limit
@@ -55,31 +54,68 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
         return
     index_secs = [entries * sz.k.index_entry_secs if index_online else 0.0 for _, entries in groups]
     shares = [share for share, _ in groups]
-    shipped, flows = yield from _ship(r, peers[0], since, full, shares, index_secs, apply_cores)
+    rt.begin_copy(node, peers)
+    shipped, flows = yield from _ship(r, peers, since, full, shares, index_secs, apply_cores)
+    rt.end_copy(node, peers)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
+    _note_why(r, peers, flows, full)
+    r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
+
+
+def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool) -> None:
+    """The copy's why: the constraint that bound it, the rows, and the live node(s) it copied
+    from with the most copies each served at once; a live node serving several copies is named."""
+    rt, node, run = r.rt, r.node, r.run
+    served = {p.id: rt.copies_served.get((node.id, p.id), 1) for p in sources}
+    names: dict[str, str] = {}
+    for p in sources:
+        nid, k = rt.node_id(p), served[p.id]
+        also = f", serving {k} copies" if k > 1 else ""
+        names[p.cpu] = f"CPU of live node {nid}"
+        names[p.ldm] = f"LDM threads of live node {nid}{also}"
+        names[p.net] = f"network of live node {nid}{also}"
+    where: dict[str, Any] = {"live_node": rt.node_id(sources[0])}
+    if len(sources) > 1:
+        where = {"live_nodes": ", ".join(str(rt.node_id(p)) for p in sources)}
+    if len(sources) > 1 or max(served.values()) > 1:
+        where["copies_served"] = max(served.values())
     why.note_flows(
         run,
         TO_SYNCHRONIZE_STARTING_NODE,
         flows,
         node,
         "rows shipped from the live node" + (" (every row)" if full else " (those changed since the node stopped)"),
-        cap=f"LDM CPU ({_copy_instances(r)} copy instances)",
+        cap=f"LDM CPU ({_copy_instances(r, sources):g} copy instances)",
+        names=names,
         copied_rows=run.facts.copied_rows,
-        scanned_rows=sz.rows,
-        live_node=_node_id(rt.scenario, peers[0].id),
-        copy_steps=len(shares),
+        scanned_rows=rt.sz.rows,
+        **where,
+        copy_steps=len(flows),
     )
-    r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
+    shared = [p for p in sources if served[p.id] > 1]
+    if shared:
+        run.why[TO_SYNCHRONIZE_STARTING_NODE]["mechanism"] = "; ".join(
+            f"live node {rt.node_id(p)} served {served[p.id]} copies at once (its LDM threads scan, its "
+            "link sends, for each): DIH copies every fragment from its primary replica among the live "
+            "nodes (DbdihMain.cpp, Dbdih::toCopyFragLab)"
+            for p in shared
+        )
 
 
-def _copy_instances(r: NodeRestart) -> int:
-    """Copy instances: one per LDM thread of the starting node, at most its own MaxParallelCopyInstances."""
+def _copy_instances(r: NodeRestart, sources: list[Node]) -> float:
+    """Copy instances: one per LDM thread of the starting node holding fragments, each copying one
+    fragment at a time (``fixed_costs.busy_threads``), never more than any node it copies from runs
+    (DbdihMain.cpp, Dbdih::check_takeover_thread: "we will never run more parallelism than we have
+    in the minimum node of the starting node and the copying node"), at most the starting node's
+    MaxParallelCopyInstances."""
     own = r.own
+    busy = fixed_costs.busy_threads(own.fragments, own.ldm)
+    instances = min([busy, *(float(r.rt.lqh_workers(p)) for p in sources)])
     cap = own.cfg["MaxParallelCopyInstances"]
-    return min(own.ldm, cap) if cap else own.ldm
+    return min(instances, cap) if cap else instances
 
 
-def _convergence(r: NodeRestart, full: bool, index_per_row: float) -> tuple[str | None, float]:
+def _convergence(r: NodeRestart, sources: list[Node], full: bool, index_per_row: float) -> tuple[str | None, float]:
     """(why the copy can never converge or None, the cores the copy gets). The starting node's
     LDM threads apply the live stream and run the copy: the copy gets what the stream leaves.
     It never converges if the stream alone saturates the LDM threads, the node's cores or the
@@ -89,7 +125,7 @@ def _convergence(r: NodeRestart, full: bool, index_per_row: float) -> tuple[str 
     per_row_apply = k.restore_row_secs + index_per_row  # a live change applied on the starting node
     stream_rows = rates.rows / sz.groups
     ldm_cores = r.own.ldm_cores
-    copy_cores = sz.cores(_copy_instances(r))
+    copy_cores = sz.cores(_copy_instances(r, sources))
     need = stream_rows * per_row_apply
     stream_bytes = rates.bytes / sz.groups
     limit = None
@@ -118,7 +154,7 @@ def _moving_target_outruns(r: NodeRestart, index_per_row: float, apply_cores: fl
     every table copied later has more to ship, without end."""
     rt = r.rt
     sz, rates = rt.sz, rt.plan.restart_rates
-    row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
+    row_size = (sz.data_bytes / sz.rows if sz.rows else 0.0) + disk_data.row_bytes(rt.scenario.data)
     grow = (rates.inserts + rates.deletes) / sz.groups
     best = apply_cores / (sz.k.copy_row_secs + index_per_row)
     if row_size > 0:
@@ -134,7 +170,7 @@ def _moving_target_outruns(r: NodeRestart, index_per_row: float, apply_cores: fl
 
 def _ship(
     r: NodeRestart,
-    live: Node,
+    sources: list[Node],
     since: float,
     full: bool,
     shares: list[float],
@@ -143,13 +179,32 @@ def _ship(
 ) -> Generator[Event, Any, tuple[float, list[Flow]]]:
     """Ship the rows, one step of tables after another (``shares`` of the rows, changes spread
     over the rows evenly; ``index_secs`` the core time each shipped row's ordered indexes
-    cost); returns the rows shipped and the flows, followed for the phase's why."""
+    cost); returns the rows shipped and the flows, followed for the phase's why.
+
+    Each fragment comes from its primary replica among the live nodes (DbdihMain.cpp,
+    ``Dbdih::toCopyFragLab``: ``toCopyNode = nodes[0]`` of ``extractNodeInfo``, the live
+    replicas primary first); primaries are spread evenly over a node group's nodes, so each
+    of the ``sources`` scans and sends an equal share. A source's scan runs in its LDM threads
+    and its rows leave through its link, shared with every other copy it serves and with the
+    stream it applies. With two replicas a source serves one copy at a time: its link carries
+    what the starting node's receives, beside the same stream, so the starting node's binds
+    first; and its LDM threads carry one copy's instances, no more than it has
+    (``_copy_instances``), each waiting on the starting node for its part of every row. Both are
+    left out there (fewer resources to share; only a restart onto a release with more LDM
+    threads under a heavy stream could feel the source's)."""
     rt, node = r.rt, r.node
-    sz, k, env = rt.sz, rt.sz.k, rt.env
+    sz, k, env, s = rt.sz, rt.sz.k, rt.env, rt.scenario
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
+    disk_row = disk_data.row_bytes(s.data)  # each copied row carries its disk part
     shipped_total = 0.0
     flows: list[Flow] = []
     even = len(set(shares)) == 1
+    each = 1.0 / len(sources)
+    sources_at = (
+        [p.cpu for p in sources],
+        [p.ldm for p in sources] if rt.shared_sources else [],
+        [p.net for p in sources] if rt.shared_sources else [],
+    )
     for share, index_per_row in zip(shares, index_secs):
         if full:
             ship = sz.rows / len(shares) if even else sz.rows * share
@@ -158,15 +213,17 @@ def _ship(
             ship = changed / len(shares) if even else changed * share
         scan = sz.rows / len(shares) if even else sz.rows * share
         shipped_total += ship
-        demand = {
-            node.cpu: ship * (0.5 * k.copy_row_secs + index_per_row),
-            live.cpu: scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs,
-            node.net: ship * row_size,
-        }
+        own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
+        live_cpu = scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs
+        demand = _demand(node, sources_at, own_cpu, live_cpu * each, ship * (row_size + disk_row), each)
+        if disk_row > 0:  # each source reads its share of the disk parts, the starting node writes them
+            for p in sources:
+                demand[p.disk] = ship * disk_row * each / sz.host.disk_read
+            demand[node.disk] = ship * disk_row / sz.host.disk_write
         # A copy instance is a pair of threads, one on each side, exchanging rows
         # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both
         # sides' per-row cost in series.
-        per_chunk = demand[node.cpu] + demand[live.cpu]
+        per_chunk = own_cpu + live_cpu
         cap = apply_cores / per_chunk if per_chunk > 0 else math.inf
         flow = rt.fluid.transfer(1.0, demand, cap=cap, name=f"copy{node.id}")
         rt.fluid.track(flow)
@@ -175,7 +232,24 @@ def _ship(
     return shipped_total, flows
 
 
-def _node_id(s: Scenario, index: int) -> int:
-    """The NDB NodeId of the engine's data node ``index`` (1-based; ``cluster.node_ids``' order)."""
-    ids = s.cluster.node_ids
-    return ids[index - 1] if ids else index
+def _demand(
+    node: Node,
+    sources_at: tuple[list[str], list[str], list[str]],
+    own_cpu: float,
+    from_each: float,
+    sent: float,
+    each: float,
+) -> dict[str, float]:
+    """A copy step's demand: the starting node's cores and link, then each source's cores, LDM
+    threads and link (``sources_at``: their resource names) for its share; the starting node's
+    first, so that a tie names it."""
+    cpus, ldms, nets = sources_at
+    demand = {node.cpu: own_cpu}
+    for c in cpus:
+        demand[c] = from_each
+    demand[node.net] = sent
+    for c in ldms:
+        demand[c] = from_each
+    for c in nets:
+        demand[c] = sent * each
+    return demand

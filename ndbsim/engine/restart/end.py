@@ -14,8 +14,10 @@ from simpy.events import Event
 from ndbsim.engine import fixed_costs, why
 from ndbsim.engine.lcp.checkpoint import LcpRecord
 from ndbsim.engine.node import Node
+from ndbsim.engine.restart import disk_data
 from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.engine.runtime import Runtime
+from ndbsim.engine.workload import Changes
 from ndbsim.input import restart_info as ri
 
 
@@ -48,6 +50,7 @@ def _local_lcp(r: NodeRestart, t0: float) -> Generator[Event, Any, None]:
     rt.fluid.track(flow)
     restored = node.history[0] if node.history and not r.initial else None
     yield flow.done
+    yield from _disk_page_flush(r, changes)
     facts.local_lcp_secs = env.now - t0
     why.local_lcp(r, flow, size, changes.updates + changes.inserts, restored)
     # the local LCP is now this node's newest checkpoint (an initial restart's only one)
@@ -69,6 +72,7 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
     flow = rt.writes.flow(node, size, rt.writes.speed(node))
     rt.fluid.track(flow)
     yield flow.done
+    yield from _disk_page_flush(r, changes)
     why.note_flows(
         r.run,
         ri.WAIT_LCP_FOR_RESTART,
@@ -87,6 +91,24 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
     node.redo_floor = env.now  # the cluster logs again once it has started
     r.span(ri.WAIT_LCP_FOR_RESTART, t0)
     _rejoin(rt, node)
+
+
+def _disk_page_flush(r: NodeRestart, changes: Changes) -> Generator[Event, Any, None]:
+    """The LCP also writes the dirty disk-data pages of the page cache: each fragment's LCP ends by
+    having PGMAN write its table's dirty pages (Backup's SYNC_PAGE_CACHE_REQ to PGMAN before the
+    fragment's LCP completes, and SYNC_EXTENT_PAGES_REQ at the LCP's end), after its in-memory part,
+    bounded by the disk's write rate, not by the LCP's write speed. The pages are those ``changes``
+    dirtied since the restored LCP (every page after an initial restart's copy), at most
+    DiskPageBufferMemory (``disk_data.dirty_page_bytes``)."""
+    rt, node = r.rt, r.node
+    s = rt.scenario
+    buffer = r.own.cfg["DiskPageBufferMemory"]
+    dirty = min(s.data.disk_data_size, buffer) if r.initial else disk_data.dirty_page_bytes(s, changes, buffer)
+    if dirty <= 0:
+        return
+    r.run.facts.disk_page_flush_bytes = dirty
+    flow = rt.fluid.transfer(dirty, {node.disk: 1.0 / rt.sz.host.disk_write}, name=f"pages{node.id}")
+    yield flow.done
 
 
 def _rejoin(rt: Runtime, node: Node) -> None:

@@ -19,6 +19,7 @@ from simpy.events import Event
 from ndbsim.engine import fixed_costs, why
 from ndbsim.engine.node import Node
 from ndbsim.engine.records import NodeRun, Status
+from ndbsim.engine.restart import disk_data
 from ndbsim.engine.restart.copy import copy_phase
 from ndbsim.engine.restart.end import system_restart_lcp, wait_lcp_for_restart, wait_subscription_handover
 from ndbsim.engine.restart.local_recovery import exec_redo_log, index_rebuild, restore_fragments, undo_disk_data
@@ -145,17 +146,27 @@ def wait_for_lcp_for_copy_meta_data(r: NodeRestart) -> Generator[Event, Any, Non
 
 
 def copy_meta_data(r: NodeRestart) -> Generator[Event, Any, None]:
-    """The dictionary is copied table by table; then the NDBCNTR gate opens for the next node."""
+    """The dictionary is copied table by table; an initial restart also creates the disk-data files
+    the dictionary names, writing each in full (``disk_data.created_file_bytes``); then the NDBCNTR
+    gate opens for the next node."""
     rt = r.rt
     data = rt.scenario.data
+    t0 = rt.env.now
+    files = disk_data.created_file_bytes(data) if r.initial else 0.0
+    extra = {"disk_data_file_bytes": files} if files > 0 else {}
     why.step(
         r.run,
         ri.TO_COPY_META_DATA,
         tables=data.table_count,
         ordered_indexes=data.ordered_indexes,
         secs=fixed_costs.metadata_copy_secs(data),
+        **extra,
     )
-    yield from r.timed(ri.TO_COPY_META_DATA, fixed_costs.metadata_copy_secs(rt.scenario.data))
+    yield rt.env.timeout(fixed_costs.metadata_copy_secs(data))
+    if files > 0:
+        flow = rt.fluid.transfer(files, {r.node.disk: 1.0 / rt.sz.host.disk_write}, name=f"files{r.node.id}")
+        yield flow.done
+    r.span(ri.TO_COPY_META_DATA, t0)
     assert r.gate is not None, "wait_for_ndbcntr_master takes the gate"
     rt.cntr_gate.release(r.gate)
 
@@ -284,7 +295,7 @@ def restart(rt: Runtime, node: Node, kind: str, run: NodeRun) -> Generator[Event
     """Restart ``node`` (``kind``: node | initial | system; a system restart's nodes run this
     together), recording its phases on ``run``."""
     r = NodeRestart(rt, node, run, crash=rt.env.now, initial=kind == "initial")
-    node.upgraded = rt.restarted_as is not rt.sz  # the new release's binary starts
+    rt.start_binary(node)
     run.release = rt.scenario.restart.upgrade_to or rt.scenario.version
     own_threads = rt.restarted_as.threads
     run.threads = {

@@ -4,7 +4,8 @@
 --     mysql --batch -h SQLNODE -u USER -p < ndbinfo.sql > export.tsv
 -- then: ndbsim init --ndbinfo export.tsv -o my.yaml
 --
--- It only reads the ndbinfo schema (SELECT privilege on ndbinfo.*) and takes about a minute:
+-- It only reads the ndbinfo schema (SELECT privilege on ndbinfo.*) and INFORMATION_SCHEMA.FILES
+-- (the PROCESS privilege from MySQL 8.0.21) and takes about a minute:
 -- it samples the operation counters twice, 60 seconds apart, for the change rates.
 -- Each block starts with a one-row result `ndbsim_table` naming what follows; a table this
 -- release lacks (hwinfo before 8.0.23) is exported as `absent`.
@@ -42,6 +43,18 @@ SELECT t.type_name, COUNT(*) AS objects
   WHERE COALESCE(p.fq_name, o.fq_name) NOT LIKE 'mysql/%'
     AND COALESCE(p.fq_name, o.fq_name) NOT LIKE 'sys/%'
   GROUP BY t.type_name ORDER BY t.type_name;
+
+-- disk-data files: the tablespaces' data files and the log file groups' UNDO files, with their
+-- sizes and the extents in use (one row per file; a release that lists a file once per data node
+-- gives each file once here)
+SELECT 'disk_data_files' AS ndbsim_table;
+SELECT file_type, COUNT(*) AS files, SUM(bytes) AS bytes, SUM(used_bytes) AS used_bytes
+  FROM (SELECT FILE_TYPE AS file_type, FILE_NAME AS file_name, MAX(INITIAL_SIZE) AS bytes,
+               MAX((TOTAL_EXTENTS - FREE_EXTENTS) * EXTENT_SIZE) AS used_bytes
+          FROM information_schema.FILES
+         WHERE ENGINE = 'ndbcluster' AND FILE_TYPE IN ('DATAFILE', 'UNDO LOG')
+         GROUP BY FILE_TYPE, FILE_NAME) f
+  GROUP BY file_type ORDER BY file_type;
 
 -- the running configuration of each data node
 SELECT 'config_values' AS ndbsim_table;

@@ -72,6 +72,6 @@ def unused_params(mech: Mechanisms) -> tuple[str, ...]:
         out.append("EnableRedoControl")
     if not mech.multithreaded:
         out += ("MaxNoOfExecutionThreads", "ThreadConfig")
-    if not mech.query_threads:
-        out += ("AutomaticThreadConfig", "NumCPUs")
+    if not mech.query_threads:  # 8.0.23's thread model and fragment layout
+        out += ("AutomaticThreadConfig", "NumCPUs", "ClassicFragmentation", "PartitionsPerNode")
     return tuple(sorted(out))

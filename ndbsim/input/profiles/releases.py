@@ -54,9 +54,14 @@ _COMMON: dict[str, Any] = {
     "MaxDiskWriteSpeedOwnRestart": "200M",
     "AutomaticThreadConfig": False,
     "NumCPUs": 0,
+    "ClassicFragmentation": True,
+    "PartitionsPerNode": 2,
+    "DiskPageBufferMemory": "64M",
 }
 """config.ini [ndbd default] values shared by all versions ([CFG51], [CFG76],
-[DOC-NDBD80]; reference §2.3, §3, §4, §6)."""
+[DOC-NDBD80]; reference §2.3, §3, §4, §6). ClassicFragmentation true and PartitionsPerNode 2 are
+8.0.23's (the manual; Configuration.cpp, ``Configuration::calcSizeAlt``, reads PartitionsPerNode
+with 2 when unset); DiskPageBufferMemory 64M is the manual's default of every release."""
 
 
 def _profile(name: str, family: str, mech: Mechanisms, **overrides: Any) -> Profile:

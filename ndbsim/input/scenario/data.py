@@ -74,8 +74,21 @@ class Data(StrictModel):
     """Ordered indexes over all tables (rebuilt at restart). Default 10: the default scenario's
     assumption of each DBT2 table's primary key plus one secondary index."""
     disk_data_size: Bytes = 0.0
-    """Disk-data (tablespace) bytes per node, whose UNDO log runs at restart. Default 0: in-memory
-    tables only, as in seed 003 ("this particular benchmark has no disk data")."""
+    """Disk-data bytes in use per node: the disk columns of the disk-data tables, in the
+    tablespace's data files (their UNDO runs at restart, an initial restart ships them). Default 0:
+    in-memory tables only, as in seed 003 ("this particular benchmark has no disk data")."""
+    tablespace_size: Bytes | None = None
+    """Size of the tablespace's data files per node (config.ini's InitialTablespace, or
+    INFORMATION_SCHEMA.FILES): an initial restart creates them in full. Default None: as large as
+    ``disk_data_size`` (files just holding the data)."""
+    undo_log_size: Bytes = 0.0
+    """Size of the log file group's UNDO files per node (config.ini's InitialLogFileGroup, or
+    INFORMATION_SCHEMA.FILES): an initial restart creates them in full. Default 0: none given."""
+
+    @property
+    def data_files_size(self) -> float:
+        """Bytes of data files per node: ``tablespace_size``, or ``disk_data_size`` when not given."""
+        return self.disk_data_size if self.tablespace_size is None else max(self.tablespace_size, self.disk_data_size)
 
     @property
     def row_count(self) -> float:

@@ -34,6 +34,10 @@ class Scenario(StrictModel):
     """Seed, replications, LCP phase and horizon; defaults as in ``Simulation``."""
     expect: dict[str, Any] | None = None
     """Expected outcomes written next to the scenario, checked by the test suite."""
+    calibrated: dict[str, Any] | None = None
+    """What ``ndbsim calibrate --restart-info`` recorded when it fitted this scenario's host figures:
+    the rows' file, their nodes, the figures fitted and the fit's error per restart_info column
+    (``studies.calibration.fit_record``); runs show it as their accuracy band. Absent: not calibrated."""
 
     @model_validator(mode="after")
     def _version_known(self) -> Scenario:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from ndbsim.input.fields import Duration, PerSecond, PositiveBytes, StrictModel
 
 
@@ -41,6 +43,11 @@ class Workload(WorkloadRates):
     during_restart: PartialRates | None = None
     """Rates while the node restarts. Default None: the steady rates continue (the default scenario
     sets 0: seed 003 "didn't perform any updates during the restart")."""
+    disk_update_share: float | None = Field(None, ge=0, le=1)
+    """Share of the changed rows (updates, inserts, deletes) that change a disk column: each writes
+    an UNDO record of the row's disk part and dirties a disk page. Default None: the disk columns'
+    share of a row's bytes, data.disk_data_size / (data.size + data.disk_data_size) (changes touch
+    columns in proportion to their bytes; 0 without disk data)."""
     before_restart: Burst | None = None
     """A burst in the last ``duration`` before the restart (e.g. a bulk load). Default None: no burst
     (the default scenario gives one for seed 003's "heavy insert activity right before the restart")."""

@@ -234,14 +234,20 @@ def _edited(text: str, values: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_host(scenario: Path, values: dict[str, float], output: Path) -> None:
+def write_host(scenario: Path, values: dict[str, float], output: Path, record: dict[str, Any] | None = None) -> None:
     """Write the scenario at ``scenario`` with the host figures ``values`` to ``output``: the
     fitted lines edited in place (comments kept); when the file's form does not allow that, the
-    whole scenario rewritten."""
+    whole scenario rewritten. ``record`` (``fit_record.fit_record``) becomes its ``calibrated:``
+    section: the fit's error on the rows, which later runs show as their accuracy band."""
+    from ndbsim.studies.calibration.fit_record import SECTION, with_section
+
     text = Path(scenario).read_text(encoding="utf-8")
     wanted = with_host(sc.read_yaml(scenario), values)
     texts = {k: host_text(k, x) for k, x in values.items()}
     edited = _edited(text, texts)
+    if record is not None:
+        wanted[SECTION] = record
+        edited = with_section(edited, record)
     try:
         same = load_yaml(edited) == wanted
     except InputError:

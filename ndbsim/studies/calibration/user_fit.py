@@ -22,6 +22,7 @@ from ndbsim.studies.calibration import calibrate as shared
 from ndbsim.studies.calibration.calibrate import Calibration
 from ndbsim.studies.calibration.cases import Case, case_from_data, load_cases, predict
 from ndbsim.studies.calibration.fit_progress import Steps
+from ndbsim.studies.calibration.fit_record import fit_record
 from ndbsim.studies.calibration.fit_review import Change, format_cases, format_figures, refused, review, with_constants
 from ndbsim.studies.calibration.host_fit import fit_host, format_host, host_text, write_host
 from ndbsim.studies.calibration.restart_rows import case_from_restart_info
@@ -123,7 +124,8 @@ def host_fit(imported: Imported, scenario: Path, output: Path, progress: bool) -
     report.add("(columns that are 0 s in the rows and in both simulations are left out)")
     imported.data["scenario"] = result.raw
     write_case(imported, report)
-    write_host(scenario, {n: result.after[n] for n in result.fitted}, output)
+    record = fit_record(case, [c.after for c in changes], result.fitted)
+    write_host(scenario, {n: result.after[n] for n in result.fitted}, output, record)
     fitted = ", ".join(f"{n}={host_text(n, result.after[n])}" for n in result.fitted) or "nothing to change"
     report.wrote(f"wrote {output} (its fitted host figures: {fitted})")
     report.add("the packaged model constants are untouched, so every published case is as it was")

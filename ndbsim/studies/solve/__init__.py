@@ -11,7 +11,11 @@
   restart window needs;
 - ``data-size``: the most data per node whose restart fits a window, on the hardware as
   configured (DataMemory bounds the data; the answer says where it runs out), or with DataMemory
-  growing with the data (``--grow-datamemory``).
+  growing with the data (``--grow-datamemory``);
+- ``plan``: the safest rolling-restart plan whose window fits ``--window``, among every plan the
+  replica count allows (``plans``: one-at-a-time, per-node-group, and with three or four
+  replicas waves of several nodes of a node group), each listed with its window and the node
+  groups it leaves on a single replica.
 
 Every run uses the scenario's seed and replications, so the answer is what ``ndbsim run
 --set ...`` prints. Every search is bisection on the parameter's steps (a file, a megabyte, a
@@ -19,8 +23,8 @@ gigabyte, a rate's third significant figure; ``search``'s docstring says why not
 answer ends verified by runs: the answer meets the target, one step past it does not.
 
 The package, one module per question (``redo_log``, ``update_rate``, ``lcp_speed``,
-``data_size``), the searches they share (``search``), the answer (``answer``) and ``solve()``
-itself (``questions``).
+``data_size``, ``plan`` with the plans it enumerates in ``plans``), the searches they share
+(``search``), the answer (``answer``) and ``solve()`` itself (``questions``).
 """
 
 from __future__ import annotations

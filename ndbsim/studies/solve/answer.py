@@ -41,6 +41,8 @@ class Answer:
     """Whether each run's description gives its REDO peak as a share of the log (redo-log)."""
     recommended: Answer | None = None
     """A second answer with a margin over this one (redo-log's recommended size)."""
+    plans: list[dict[str, Any]] = field(default_factory=list)
+    """plan: every plan run, safest first, with its window and single-replica exposure."""
 
     def to_dict(self) -> dict[str, Any]:
         from ndbsim.output.result import json_clean
@@ -68,6 +70,7 @@ class Answer:
                 "replications": self.replications,
                 "notes": self.notes,
                 **({"recommended": self.recommended.to_dict()} if self.recommended is not None else {}),
+                **({"plans": self.plans} if self.plans else {}),
             }
         )
 
@@ -102,6 +105,14 @@ class Answer:
             )
         else:
             lines.append(f"  {self.short_label}: {self.short}")
+        if self.plans:
+            lines.append("  plans run (safest first):")
+            lines.extend(
+                f"    {p['plan']}: {format_secs(p['window_secs'])}, {p['status']}"
+                + ("" if p["plan"] in ("one-at-a-time", "per-node-group") else f" ({p['description']})")
+                + f"; {p['exposure']} -> {'fits' if p['fits'] else 'misses'}"
+                for p in self.plans
+            )
         return lines + [f"  note: {n}" for n in self.notes]
 
 

@@ -1,26 +1,30 @@
-"""``solve plan``: which restart plan of a rolling restart fits a window. ``one-at-a-time``
-keeps the most replicas up (one node down at a time) but runs a wave per node;
-``per-node-group`` takes one node of every node group down together and runs a wave per
-replica. The answer is the plan that keeps more replicas up if it fits, else the faster one;
-both are run with the same seed and replications, and both runs are shown."""
+"""``solve plan``: which restart plan of a rolling restart fits a window. Every plan the replica
+count allows (``plans.enumerate_plans``: one-at-a-time, per-node-group, and with three or four
+replicas waves of several nodes of a node group) is run with the same seed and replications;
+the answer is the safest plan (the most replicas kept up, then the fewest nodes down at once)
+whose window fits, else the fastest, marked as missing. Each plan is listed with its window and
+the node groups it leaves on a single replica, and for how long."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ndbsim.errors import InputError
 from ndbsim.input.scenario import ROLLING_TYPES
 from ndbsim.input.units import format_secs
+from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
+from ndbsim.studies.solve.plans import PlanChoice, enumerate_plans
 from ndbsim.studies.solve.search import Sim, quantile_total
 
-SAFEST_FIRST = ("one-at-a-time", "per-node-group")
-"""The named plans, the one that keeps more replicas up first (``Restart.plan``)."""
+SINGLE_REPLICA_LISTED = 4
+"""A plan's single-replica stretches listed one by one up to this many; beyond, summed up."""
 
 
 def plan(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
-    """The first plan of ``SAFEST_FIRST`` whose ``q`` quantile window fits ``window``; the
-    faster one, marked as missing, when neither does."""
+    """The safest plan whose ``q`` quantile window fits ``window``; the fastest, marked as
+    missing, when none does."""
     s = resolved.scenario
     if s.restart.type not in ROLLING_TYPES:
         raise InputError(
@@ -28,27 +32,30 @@ def plan(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
             "add --set restart.type=rolling",
             field="restart.type",
         )
-    runs = {p: sim((f"restart.plan={p}",)) for p in SAFEST_FIRST}
-    fits = {p: quantile_total(o, q) <= window and o.status == "ok" for p, o in runs.items()}
-    chosen = next((p for p in SAFEST_FIRST if fits[p]), SAFEST_FIRST[-1])
-    other = next(p for p in SAFEST_FIRST if p != chosen)
+    choices = enumerate_plans(resolved)
+    runs = {p: sim((p.set,)) for p in choices}
+    windows = {p: quantile_total(o, q) for p, o in runs.items()}
+    fits = {p: windows[p] <= window and runs[p].status == "ok" for p in choices}
+    fastest = min(choices, key=lambda p: (windows[p], p.safety))
+    chosen = next((p for p in choices if fits[p]), fastest)
+    at = choices.index(chosen)
+    other = choices[at - 1] if at > 0 else choices[1] if len(choices) > 1 else chosen
     which = "median" if q == 0.5 else f"p{100 * q:g}"
     notes = []
     if not fits[chosen]:
         notes.append(
-            f"no plan fits {format_secs(window)}: even per-node-group takes "
-            f"{format_secs(quantile_total(runs[chosen], q))}; give a longer window or shorten the restart "
-            "(ndbsim advise)"
+            f"no plan fits {format_secs(window)}: even the fastest, {_name(chosen)}, takes "
+            f"{format_secs(windows[chosen])}; give a longer window or shorten the restart (ndbsim advise)"
         )
-    return Answer(
+    answer = Answer(
         question="plan",
         parameter="restart.plan",
-        value=quantile_total(runs[chosen], q),  # the chosen plan's window, in seconds
-        shown=chosen,
-        sets=(f"restart.plan={chosen}",),
+        value=windows[chosen],  # the chosen plan's window, in seconds
+        shown=chosen.value,
+        sets=(chosen.set,),
         outcome=runs[chosen],
-        short=other,
-        short_outcome=runs[other],
+        short=other.value,
+        short_outcome=runs[other] if other is not chosen else None,
         target=(
             f"the rolling restart's plan that keeps the most replicas up and whose {which} window fits "
             f"{format_secs(window)}"
@@ -58,6 +65,47 @@ def plan(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
         replications=0,
         notes=notes,
         passed=fits[chosen],
-        short_passed=fits[other],
-        short_label="the other plan",
+        short_passed=fits[other] if other is not chosen else None,
+        short_label="the other plan" if len(choices) == 2 else "the next plan",
+    )
+    answer.plans = [_plan_row(p, runs[p], windows[p], fits[p]) for p in choices]
+    return answer
+
+
+def _name(p: PlanChoice) -> str:
+    """A plan as the notes name it: a named plan, or its waves with their words."""
+    return f"{p.value} ({p.description})" if p.value.startswith("[") else p.value
+
+
+def _plan_row(p: PlanChoice, o: VariantRun, window: float, fits: bool) -> dict[str, Any]:
+    """One plan as ``Answer.plans`` lists it: its value, words, window and single-replica exposure."""
+    return {
+        "plan": p.value,
+        "description": p.description,
+        "set": p.set,
+        "window_secs": window,
+        "status": o.status,
+        "fits": fits,
+        "replicas_kept": p.replicas_kept,
+        "single_replica": [dict(e) for e in o.single_replica],
+        "exposure": exposure_text(p.replicas_kept, o.single_replica),
+    }
+
+
+def exposure_text(kept: int, single: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> str:
+    """A plan's single-replica exposure in words: none, each stretch, or their sum."""
+    if not single:
+        return f"keeps {kept} replicas of every node group up"
+
+    def secs(x: float) -> str:
+        return format_secs(x) if math.isfinite(x) else "ever"
+
+    if len(single) <= SINGLE_REPLICA_LISTED:
+        parts = ", ".join(f"node group {e['node_group']} for {secs(e['secs'])} (wave {e['wave']})" for e in single)
+        return f"single replica: {parts}"
+    total = sum(e["secs"] for e in single)
+    longest = max(e["secs"] for e in single)
+    return (
+        f"single replica in {len({e['wave'] for e in single})} waves: {len(single)} node-group stretches, "
+        f"{secs(total)} in all, the longest {secs(longest)}"
     )

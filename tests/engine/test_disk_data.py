@@ -1,0 +1,120 @@
+"""Disk-data tables at restart (issue 32): the UNDO back to the restored LCP's start, the initial
+restart's data files and disk columns, PGMAN's dirty pages in the LCP, and the fragments per
+table from ClassicFragmentation / PartitionsPerNode."""
+
+import pytest
+from _helpers import BASE, phases, sim
+
+from ndbsim.engine import fixed_costs
+from ndbsim.input.units import parse_byte_rate, parse_bytes
+
+DISK = ("data.disk_data_size=200G", "cluster.config.DiskPageBufferMemory=16G")
+UPDATES = ("workload.updates_per_s=20000", "workload.during_restart.updates_per_s=20000")
+
+
+def _undo(*sets):
+    return phases(sim(BASE, *DISK, *UPDATES, *sets))["secs_undo_disk_data"]
+
+
+def test_undo_is_zero_without_disk_column_changes():
+    assert _undo("workload.disk_update_share=0") == 0
+    assert phases(sim(BASE, *UPDATES))["secs_undo_disk_data"] == 0  # no disk data
+
+
+def test_undo_grows_with_the_disk_column_update_rate():
+    shares = [_undo(f"workload.disk_update_share={x}") for x in (0.1, 0.3, 0.9)]
+    assert 0 < shares[0] < shares[1] < shares[2]
+    rates = [
+        _undo(
+            "workload.disk_update_share=0.5",
+            f"workload.updates_per_s={u}",
+            f"workload.during_restart.updates_per_s={u}",
+        )
+        for u in (10000, 40000)
+    ]
+    assert 0 < rates[0] < rates[1]
+
+
+def test_the_default_share_is_the_disk_columns_share_of_a_row():
+    r = sim(BASE, *DISK, *UPDATES)
+    figures = r.replications[0].nodes[-1].why["secs_undo_disk_data"]["figures"]
+    assert figures["disk_update_share"] == pytest.approx(200 / (200 + 60))
+
+
+def test_an_initial_restart_creates_and_ships_the_disk_data():
+    """200 GB of disk data per node costs an initial restart at least the time to move 200 GB at
+    the scenario's network and disk figures (the slower of the two)."""
+    sets = ("restart.type=initial",)
+    none = sim(BASE, *sets)
+    disk = sim(BASE, *sets, *DISK)
+    host = none.scenario["host"]
+    slowest = min(parse_byte_rate(host["network"]), parse_byte_rate(host["disk_write"]))
+    least = parse_bytes("200G") / slowest
+    assert disk.total_restart_secs - none.total_restart_secs >= least * (1 - 1e-9)
+    figures = disk.replications[0].nodes[-1].why["secs_to_copy_meta_data"]["figures"]
+    assert figures["disk_data_file_bytes"] == parse_bytes("200G")
+
+
+def test_the_copy_ships_disk_columns_where_the_network_binds():
+    """Every row goes over the link with its disk part: the copy takes at least all the bytes'
+    time on a 1 Gbit/s link, and longer than the in-memory rows alone."""
+    sets = ("restart.type=initial", "host.network=1Gbit/s", "cluster.config.TwoPassInitialNodeRestartCopy=false")
+    none = phases(sim(BASE, *sets))["secs_to_synchronize_starting_node"]
+    r = sim(BASE, *sets, *DISK)
+    disk = phases(r)["secs_to_synchronize_starting_node"]
+    shipped = r.scenario["data"]["size"] + parse_bytes("200G")
+    assert disk >= shipped / parse_byte_rate("1Gbit/s") * 0.99
+    assert disk > none
+
+
+def test_dirty_disk_pages_lengthen_the_restart_lcp():
+    small = phases(sim(BASE, *DISK, *UPDATES, "cluster.config.DiskPageBufferMemory=64M"))
+    large = phases(sim(BASE, *DISK, *UPDATES))
+    assert large["secs_wait_lcp_for_restart"] > small["secs_wait_lcp_for_restart"] + 5
+
+
+def test_fragments_per_table_follow_classic_fragmentation():
+    cfg = {"ClassicFragmentation": True, "PartitionsPerNode": 2, "AutomaticThreadConfig": False}
+    assert fixed_costs.table_fragments(cfg, 8, 2, layout_8023=True) == 16
+    assert fixed_costs.table_fragments({**cfg, "ClassicFragmentation": False}, 8, 2, layout_8023=True) == 4
+    assert fixed_costs.table_fragments({**cfg, "AutomaticThreadConfig": True}, 8, 3, layout_8023=True) == 6
+    # before 8.0.23 there is no PartitionsPerNode: the classic layout
+    assert fixed_costs.table_fragments({**cfg, "ClassicFragmentation": False}, 8, 2, layout_8023=False) == 16
+
+
+def test_busy_threads_count_the_fragments_each_thread_holds():
+    assert fixed_costs.busy_threads(48, 8) == 8
+    assert fixed_costs.busy_threads(4, 8) == 4
+    assert fixed_costs.busy_threads(12, 8) == 6  # 2 fragments on the busiest thread
+
+
+def _restore_setup(*sets):
+    r = sim(BASE, "version=8.0.35", "cluster.config.ClassicFragmentation=false", "host.disk_latency=5ms", *sets)
+    return r.replications[0].nodes[-1].why["secs_restore_fragments"]["figures"]["file_setup_secs"], phases(r)
+
+
+def test_partitions_per_node_moves_the_per_fragment_costs():
+    """Twice the partitions, twice the fragments' file requests; where they bind (150 tables on a
+    5 ms disk) the restore takes longer. With few tables more fragments can instead spread better
+    over the restoring threads (``busy_threads``)."""
+    sets = ("data.tables=150", "data.ordered_indexes=150")
+    two, p2 = _restore_setup(*sets, "cluster.config.PartitionsPerNode=2")
+    four, p4 = _restore_setup(*sets, "cluster.config.PartitionsPerNode=4")
+    assert four > 1.5 * two  # the data files per fragment follow its size too (restore_file_ops)
+    assert p4["secs_restore_fragments"] > p2["secs_restore_fragments"]
+
+
+def test_one_table_of_few_partitions_restores_on_fewer_threads():
+    """One table in 2 partitions per node × 2 replicas: 4 fragments for 8 LDM threads."""
+    sets = ("version=8.0.35", "data.tables=1", "data.ordered_indexes=1")
+    classic = phases(sim(BASE, *sets))
+    few = phases(sim(BASE, *sets, "cluster.config.ClassicFragmentation=false"))
+    assert few["secs_exec_redo_log"] > classic["secs_exec_redo_log"] * 1.5
+
+
+def test_the_undo_log_bounds_the_undo_applied():
+    r = sim(BASE, *DISK, *UPDATES, "workload.disk_update_share=1", "data.undo_log_size=1G")
+    assert r.replications[0].nodes[-1].facts.undo_bytes == pytest.approx(parse_bytes("1G"))
+    assert any("out of undo space" in w for w in r.warnings)
+    free = sim(BASE, *DISK, *UPDATES, "workload.disk_update_share=1")
+    assert free.replications[0].nodes[-1].facts.undo_bytes > parse_bytes("1G")

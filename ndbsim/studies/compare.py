@@ -117,7 +117,14 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"key": k, "a": fa.get(k), "b": fb.get(k)} for k in keys]
 
 
-BYTE_KEYS = ("data.size", "data.disk_data_size", "data.row_size", "bytes_per_change")
+BYTE_KEYS = (
+    "data.size",
+    "data.disk_data_size",
+    "data.tablespace_size",
+    "data.undo_log_size",
+    "data.row_size",
+    "bytes_per_change",
+)
 """Resolved scenario keys (or their last part) that hold bytes."""
 RATE_KEYS = ("host.disk_read", "host.disk_write", "host.memory_touch_rate")
 """Resolved scenario keys that hold bytes per second."""

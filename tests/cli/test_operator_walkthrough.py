@@ -244,3 +244,19 @@ def test_eta_refuses_a_snapshot_of_another_restart_than_the_scenarios(node_resta
     p = ndbsim("eta", str(node_restart), "--ndbinfo", now, "-n", "2", "--set", "restart.type=rolling")
     assert p.returncode == 0, p.stderr
     assert "node  22  wave 2  restarting" in p.stdout and "node  23  wave 3  waiting" in p.stdout
+
+
+def test_eta_without_scipy_names_the_extra_it_needs(node_restart, tmp_path):
+    # the base install has no scipy: eta's refit says so before it reads anything, naming eta
+    import subprocess
+    import sys
+
+    now = _snapshot(tmp_path / "now.tsv", [[33]], 20)
+    code = (
+        "import sys; sys.modules['scipy'] = None; from ndbsim.cli.app import main; "
+        f"sys.argv = ['ndbsim', 'eta', {str(node_restart)!r}, '--ndbinfo', {now!r}]; main()"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == "", p.stdout + p.stderr
+    assert "ndbsim eta" in p.stderr and "pip install 'ndbsim[calibrate]'" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1

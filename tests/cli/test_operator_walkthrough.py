@@ -3,6 +3,7 @@ six data nodes in two node groups, NodeIds 21-23 and 31-33): what each command p
 when typed as printed, and every figure it shows carries its unit."""
 
 import json
+import re
 import shlex
 
 import pytest
@@ -260,3 +261,12 @@ def test_eta_without_scipy_names_the_extra_it_needs(node_restart, tmp_path):
     assert p.returncode == 2 and p.stdout == "", p.stdout + p.stderr
     assert "ndbsim eta" in p.stderr and "pip install 'ndbsim[calibrate]'" in p.stderr, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_why_shows_a_thread_pace_rounded(ini, tmp_path):
+    # fragments spread unevenly over the 8 restoring threads (LDM + query) go at a fractional pace
+    # (fixed_costs.busy_threads): the label shows it to one decimal, not as 7.71429
+    p = ndbsim("run", "--config-ini", str(ini), "--version", "8.4.3", "--why")
+    assert p.returncode == 0, p.stderr
+    caps = re.findall(r"\((\d+(?:\.\d+)?) (?:restoring threads|copy instances|index-build threads)", p.stdout)
+    assert caps and all(len(c.partition(".")[2]) <= 1 for c in caps), caps

@@ -44,7 +44,10 @@ class Runtime:
         self.env = simpy.Environment()
         self.fluid = FluidSystem(self.env)
         sz = self.sz
-        self.nodes = [Node(id=i + 1, group=i // sz.replicas) for i in range(sz.data_nodes)]
+        ids = self.scenario.cluster.node_ids or []
+        self.nodes = [
+            Node(id=i + 1, group=i // sz.replicas, node_id=ids[i] if ids else 0) for i in range(sz.data_nodes)
+        ]
         self.shared_sources = sz.replicas > 2
         """Whether a live node may serve several copies at once, so that its LDM threads and link
         are resources of the copies it serves (``engine.restart.copy``)."""

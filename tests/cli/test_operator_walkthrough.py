@@ -270,3 +270,15 @@ def test_why_shows_a_thread_pace_rounded(ini, tmp_path):
     assert p.returncode == 0, p.stderr
     caps = re.findall(r"\((\d+(?:\.\d+)?) (?:restoring threads|copy instances|index-build threads)", p.stdout)
     assert caps and all(len(c.partition(".")[2]) <= 1 for c in caps), caps
+
+
+def test_why_names_nodes_by_their_nodeid_and_bytes_in_units(ini, tmp_path):
+    # the UNDO of disk-data changes reads node 33's disk: named as NodeId 33, not the engine's 6th node
+    p = ndbsim(
+        "run", "--config-ini", str(ini), "--version", "8.4.3", "--why",
+        "-s", "data.size=6G", "-s", "data.disk_data_size=20G", "-s", "workload.updates_per_s=20000",
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    undo = next(x for x in p.stdout.splitlines() if x.strip().startswith("secs_undo_disk_data") and ": " in x)
+    assert "(node 6)" not in undo and "node 33" in undo, undo
+    assert re.search(r"page_bytes_read=[0-9.]+[KMGT]\b", undo), undo

@@ -3,6 +3,7 @@ config.ini parameters a version has."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -80,7 +81,8 @@ def init(
     from ndbsim.output.io import atomic_write_text
 
     atomic_write_text(output, text)
-    wrote(output, f"; check it with ndbsim validate {output}, run it with ndbsim run {output}")
+    quoted = shlex.quote(str(output))
+    wrote(output, f"; check it with ndbsim validate {quoted}, run it with ndbsim run {quoted}")
 
 
 def params(

@@ -5,6 +5,7 @@ when typed as printed, and every figure it shows carries its unit."""
 import json
 import re
 import shlex
+from pathlib import Path
 
 import pytest
 import yaml
@@ -282,3 +283,17 @@ def test_why_names_nodes_by_their_nodeid_and_bytes_in_units(ini, tmp_path):
     undo = next(x for x in p.stdout.splitlines() if x.strip().startswith("secs_undo_disk_data") and ": " in x)
     assert "(node 6)" not in undo and "node 33" in undo, undo
     assert re.search(r"page_bytes_read=[0-9.]+[KMGT]\b", undo), undo
+
+
+def test_the_commands_init_prints_run_as_printed_from_a_path_with_a_space(tmp_path):
+    d = tmp_path / "my cluster"
+    d.mkdir()
+    export = Path(__file__).parents[1] / "ndbinfo" / "export-8.4.3-3replicas.tsv"
+    p = ndbsim("init", "--ndbinfo", str(export), "-o", "prod 1.yaml", cwd=d)
+    assert p.returncode == 0, p.stderr
+    validate = shlex.split(p.stderr.split("check it with ", 1)[1].split(",", 1)[0])
+    assert ndbsim(*validate[1:], cwd=d).returncode == 0
+    calibrate = p.stderr.split("add it as a calibration case: ", 1)[1]
+    assert "(its fit needs ndbsim[calibrate])" in calibrate
+    words = shlex.split(calibrate.split(" (its fit", 1)[0])
+    assert words[:2] == ["ndbsim", "calibrate"] and (d / words[3]).exists() and (d / words[5]).exists()

@@ -77,8 +77,8 @@ def init_from_ndbinfo(
     if csv_path is not None:
         wrote(
             csv_path,
-            f" (ndbinfo.restart_info); add it as a calibration case: ndbsim calibrate --restart-info "
-            f"{shlex.quote(str(csv_path))} --scenario {shlex.quote(str(output))} (its fit needs ndbsim[calibrate])",
+            f" (ndbinfo.restart_info); add it as a calibration case (its fit needs ndbsim[calibrate]): "
+            f"ndbsim calibrate --restart-info {shlex.quote(str(csv_path))} --scenario {shlex.quote(str(output))}",
         )
 
 

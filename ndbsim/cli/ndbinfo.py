@@ -63,7 +63,15 @@ def init_from_ndbinfo(
                 f"ndbinfo.restart_info: the last restarts are in {csv_path.name}; add them as a calibration case with "
                 f"ndbsim calibrate --restart-info {csv_path} --scenario {output}"
             )
-    text = init_text(loaded.raw, None, notes, sources=found.sources, ndbinfo=str(export))
+    text = init_text(
+        loaded.raw,
+        None,
+        notes,
+        sources=found.sources,
+        ndbinfo=str(export),
+        origins=loaded.origins,
+        not_simulated=loaded.not_simulated,
+    )
     if output is None:
         sys.stdout.write(text)
         return

@@ -54,9 +54,9 @@ def init(
     from dataclasses import replace
 
     from ndbsim.input.init_scenario import init_text
+    from ndbsim.input.scenario.provenance import FROM_DATAMEMORY
     from ndbsim.models.load import prepare, read
     from ndbsim.models.registry import NDB
-    from ndbsim.output.explain import FROM_DATAMEMORY
     from ndbsim.output.io import stdout_if_dash
 
     output = stdout_if_dash(output)  # type: ignore[assignment]
@@ -74,7 +74,14 @@ def init(
     prepare(replace(loaded, model=NDB))  # what init writes must be a valid NDB scenario
     notes = list(loaded.notes)
     derived = frozenset(k for k, origin in loaded.origins.items() if origin == FROM_DATAMEMORY)
-    text = init_text(loaded.raw, str(config_ini) if config_ini else None, notes, derived)
+    text = init_text(
+        loaded.raw,
+        str(config_ini) if config_ini else None,
+        notes,
+        derived,
+        origins=loaded.origins,
+        not_simulated=loaded.not_simulated,
+    )
     if output is None:
         sys.stdout.write(text)
         return

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from ndbsim.innodb.scenario import InnodbScenario
+from ndbsim.input.scenario.provenance import GIVEN
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.output.header import csv_cell, defaulted_lines, short_rate
-from ndbsim.output.origins import GIVEN, explained_keys, given_keys, origin_of, value_at
+from ndbsim.output.origins import explained_keys, given_keys, origin_of, value_at
 
 EXPLAINED_SECTIONS = ("server", "storage", "workload", "simulation.jitter")
 """Keys whose defaulted values a run names: every modelled input (``simulation.jitter`` spreads
@@ -39,7 +40,7 @@ def describe(s: InnodbScenario, where: dict[str, str] | None = None) -> dict[str
     """The ``simulated`` fields of an InnoDB result (every modelled input as run, optional ones
     resolved: the effective redo rate, data size and read latency), and ``defaulted``: each key
     no input gave, with its value and origin. ``where`` maps dotted keys to their origin
-    (``ndbsim.output.origins.origins``); without it, the keys the scenario set count as given."""
+    (``ndbsim.input.scenario.provenance.origins``); without it, the keys the scenario set count as given."""
     given = given_keys(s) if where is None else set()  # ``where`` says what was given, when known
     sv, st, w = s.server, s.storage, s.workload
     simulated = {

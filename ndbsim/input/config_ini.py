@@ -16,6 +16,7 @@ from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input import config_params, ndb_params
 from ndbsim.input.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
 from ndbsim.input.scenario import disk_files
+from ndbsim.input.scenario.provenance import not_simulated_note, value_or_values
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
 """A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
@@ -146,8 +147,8 @@ def _hint_suffix(rest: str) -> str:
     return first if first in ("K", "M", "G") else ""
 
 
-def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
-    """(``cluster`` mapping, names of skipped parameters)."""
+def read_config_ini(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(``cluster`` mapping, each skipped parameter's label -> its value, or values where they differ)."""
     p = Path(path)
     text = read_text(p, MAX_TEXT_BYTES, field="--config-ini", what="NDB config.ini")
     section: str | None = None
@@ -155,6 +156,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     node_sections: list[dict[str, Any]] = []
     node_ids: dict[int, dict[str, int]] = {}
     skipped: list[str] = []
+    values: dict[str, list[str]] = {}
     disk: dict[str, float] = {}
     seen: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -190,6 +192,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
         if canon is None:
             unused = ndb_params.known(name) or name
             check_unmodelled_value(unused, value, f"[{section}] {unused} (line {lineno})", p)
+            values.setdefault(unused, []).append(value)
             continue
         field = f"[{section}] {canon} (line {lineno})"
         value = _checked_value(canon, value, field, p)
@@ -198,11 +201,11 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], list[str]]:
             raise InputError(f"{canon} is given twice in one [{section}] section; keep one", field=field, source=str(p))
         seen.add(canon)
         target[canon] = value
-    _merge_node_values(node_sections, defaults, skipped)
+    _merge_node_values(node_sections, defaults, skipped, values)
     cluster = _cluster(defaults, node_sections, node_ids, p)
     if disk:
         cluster["disk_files"] = disk
-    return cluster, skipped
+    return cluster, {k: value_or_values(values.get(k, [])) for k in skipped}
 
 
 def _content(line: str, lineno: int, p: Path) -> str:
@@ -269,14 +272,18 @@ def _checked_value(canon: str, value: str, field: str, p: Path) -> str:
     return value
 
 
-def _merge_node_values(node_sections: list[dict[str, Any]], defaults: dict[str, Any], skipped: list[str]) -> None:
-    """Node-specific values apply to all nodes only when every [ndbd] agrees."""
+def _merge_node_values(
+    node_sections: list[dict[str, Any]], defaults: dict[str, Any], skipped: list[str], values: dict[str, list[str]]
+) -> None:
+    """Node-specific values apply to all nodes only when every [ndbd] agrees (``values``: theirs if not)."""
     for name in sorted({k for s in node_sections for k in s}):
-        values = {s.get(name) for s in node_sections}
-        if len(values) == 1 and None not in values:
-            defaults[name] = values.pop()
+        given = {s.get(name) for s in node_sections}
+        if len(given) == 1 and None not in given:
+            defaults[name] = given.pop()
         else:  # ndbsim gives every data node the same configuration
-            skipped.append(f"{name} (differs between [ndbd] sections)")
+            label = f"{name} (differs between [ndbd] sections)"
+            skipped.append(label)
+            values[label] = [str(s.get(name, defaults.get(name, "NDB's default"))) for s in node_sections]
 
 
 def _cluster(
@@ -365,11 +372,14 @@ def _node_order(nodes: list[dict[str, int]], path: Path) -> list[int] | None:
     return sorted(ids)
 
 
-def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, notes: list[str]) -> dict[str, Any]:
-    """Put a config.ini's [ndbd default] parameters and data-node count into the scenario
-    mapping ``raw`` (they win over the file's), note what was skipped, and return what was read.
-    Only NDB scenarios take one: ``ndbsim.models.load.read`` asks the scenario's model first."""
+def merge_config_ini(
+    raw: dict[str, Any], path: str | Path, source: str | None, notes: list[str], found: dict[str, Any]
+) -> dict[str, Any]:
+    """Put a config.ini's [ndbd default] parameters and data-node count into the scenario mapping
+    ``raw`` (they win over the file's), note what was skipped (and put it, with its values, in
+    ``found``), and return what was read. ``models.load.read`` asks the scenario's model first."""
     cluster, skipped = read_config_ini(path)
+    found.update(skipped)
     raw.setdefault("cluster", {})
     if not isinstance(raw["cluster"], dict):
         raise InputError(
@@ -395,7 +405,7 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
     if "node_ids" in cluster:
         raw["cluster"]["node_ids"] = cluster["node_ids"]
     disk_files.merge(raw, cluster.get("disk_files", {}))
-    notes.extend(_skipped_note(label, Path(path).name) for label in skipped)
+    notes.extend(not_simulated_note(Path(path).name, label) for label in skipped)
     kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
     if kept:
         notes.append(
@@ -403,15 +413,3 @@ def merge_config_ini(raw: dict[str, Any], path: str | Path, source: str | None, 
             f"value{'s' if len(kept) != 1 else ''} kept, not NDB's default"
         )
     return cluster
-
-
-def _skipped_note(label: str, file: str) -> str:
-    """One line per parameter the config.ini file ``file`` sets and ndbsim does not simulate: what it
-    would do to a restart (``ndb_params.IMPACT``), or why a per-node value was not taken."""
-    if label.endswith("(differs between [ndbd] sections)"):
-        name = label.split(" ", 1)[0]
-        return (
-            f"{file}: {name} differs between [ndbd] sections; ndbsim gives every data node the same "
-            "value, so it keeps NDB's default"
-        )
-    return f"{file}: {label} is not simulated: {ndb_params.restart_impact(label)}"

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel
 
 from ndbsim.input import config_params
+from ndbsim.input.scenario import provenance
 from ndbsim.input.scenario.model import Scenario
 from ndbsim.input.units import exact_size_text, format_bytes, parse_bytes, parse_duration
 
@@ -182,17 +183,22 @@ def init_text(
     derived: frozenset[str] = frozenset(),
     sources: dict[str, str] | None = None,
     ndbinfo: str | None = None,
+    origins: dict[str, str] | None = None,
+    not_simulated: dict[str, dict[str, Any]] | None = None,
 ) -> str:
     """The commented scenario ``ndbsim init`` writes: every key with its meaning and default,
     the values ``raw`` gives (from the config.ini) in place of the defaults; ``derived`` keys
     (data.size from DataMemory) are marked for the user to replace. ``sources``: dotted key -> where
-    its value came from (an ndbinfo export's table, ``ndbinfo``), written beside it."""
+    its value came from (an ndbinfo export's table, ``ndbinfo``), written beside it. ``origins``
+    (the load's, ``input.scenario.provenance``) and ``not_simulated`` (the parameters ndbsim does not
+    model, by where they were set): written at the end as the provenance section a run reads back."""
     s = Scenario.model_validate(raw)
     given_by = f" --ndbinfo {ndbinfo}" if ndbinfo else (f" --config-ini {config_ini}" if config_ini else "")
     lines = [
         f"# An ndbsim scenario: every key, its meaning and its default (ndbsim init{given_by}).",
         "# Values marked 'from config.ini' or 'ndbinfo.…' were read from there; replace the others with your "
         "cluster's.",
+        "# The provenance section at the end tells every run where each value came from.",
         "# Check it: ndbsim validate THIS.yaml   Run it: ndbsim run THIS.yaml",
     ]
     sources = sources or {}
@@ -200,19 +206,28 @@ def init_text(
         lines.extend(_comment(f"note: {n}", ""))
     lines.append(f"name: {yaml.safe_dump(s.name, default_style=None).strip().removesuffix('...').strip()}")
     lines.extend(_comment(field_docs(Scenario)["version"], ""))
-    lines.append(f'version: "{s.version}"' + (f"   # {sources['version']}" if "version" in sources else ""))
+    written = {"version": f'"{s.version}"'}
+    lines.append(f"version: {written['version']}" + (f"   # {sources['version']}" if "version" in sources else ""))
     for section in SECTIONS:
         model = getattr(s, section)
         lines.append("")
         lines.extend(_comment(field_docs(Scenario)[section], ""))
         lines.append(f"{section}:")
-        lines.extend(_section_lines(section, model, raw, derived, sources))
+        lines.extend(_section_lines(section, model, raw, derived, sources, written))
+    if origins is not None:
+        lines.extend(_provenance_lines(written, origins, not_simulated or {}))
     return "\n".join(lines) + "\n"
 
 
 def _section_lines(
-    section: str, model: BaseModel, raw: dict[str, Any], derived: frozenset[str], sources: dict[str, str]
+    section: str,
+    model: BaseModel,
+    raw: dict[str, Any],
+    derived: frozenset[str],
+    sources: dict[str, str],
+    written: dict[str, str],
 ) -> list[str]:
+    """A section's lines; ``written`` gets each key written with a value, and the value's text."""
     out: list[str] = []
     docs = field_docs(type(model))
     given = raw.get(section)
@@ -229,22 +244,73 @@ def _section_lines(
                 continue
             out.append("  config:")
             for k, v in config.items():
+                written[f"cluster.config.{k}"] = _config_value(v)
                 out.append(f"    {k}: {_config_value(v)}   # {sources.get(f'cluster.config.{k}', 'from config.ini')}")
             continue
         if key in OPTIONAL_EXAMPLES and value is None:
             out.append(f"  # {name}: {OPTIONAL_EXAMPLES[key]}")
             continue
         if isinstance(value, BaseModel):
-            out.append(f"  {name}: {yaml.safe_dump(value.model_dump(mode='json'), default_flow_style=True).strip()}")
-            continue
+            text = yaml.safe_dump(value.model_dump(mode="json"), default_flow_style=True).strip()
+        else:
+            text = _yaml_value(key, value)
+        written[key] = text
         from_ini = section == "cluster" or (section == "data" and name in ("tablespace_size", "undo_log_size"))
         mark = "   # from config.ini" if from_ini and name in given else ""
         if key in sources:
             mark = f"   # {sources[key]}"
         if key in derived:
             mark = "   # DataMemory's: replace with your data's size"
-        out.append(f"  {name}: {_yaml_value(key, value)}{mark}")
+        out.append(f"  {name}: {text}{mark}")
     return out
+
+
+PROVENANCE_HEAD = (
+    "Where each value above came from, read by every run of this file: under each "
+    "origin, the keys it gave with the value written then. A key still holding that value counts as from "
+    "there (ndbsim default: listed as defaulted); change the value above and it is yours. 'not simulated': "
+    "what your config.ini or ndbinfo export sets that ndbsim does not model; every run warns about each. "
+    "Delete the section and every value counts as yours."
+)
+"""The comment over the provenance section ``ndbsim init`` writes."""
+
+
+def _provenance_lines(
+    written: dict[str, str], origins: dict[str, str], not_simulated: dict[str, dict[str, Any]]
+) -> list[str]:
+    """The provenance section: each written key whose origin is one a run reads back, under
+    that origin, with the value's text as written above; the parameters ndbsim does not model."""
+    groups: dict[str, list[str]] = {}
+    for key, text in written.items():
+        origin = _recorded_origin(key, origins)
+        if origin is not None:
+            groups.setdefault(origin, []).append(f"    {key}: {text}")
+    lines = ["", *_comment(PROVENANCE_HEAD, ""), f"{provenance.SECTION}:"]
+    for origin in provenance.MARKED:
+        if origin in groups:
+            lines += [f"  {origin}:", *groups[origin]]
+    if any(not_simulated.values()):
+        lines.append(f"  {provenance.NOT_SIMULATED}:")
+        for where, params in not_simulated.items():
+            if params:
+                lines.append(f"    {_flow(where)}:")
+                lines += [f"      {_flow(label)}: {_flow(value)}" for label, value in params.items()]
+    return lines
+
+
+def _recorded_origin(key: str, origins: dict[str, str]) -> str | None:
+    """The origin the provenance section records for ``key``; None for a value the user gave."""
+    if key in origins:
+        return origins[key] if origins[key] in provenance.MARKED else None
+    parts = key.split(".")
+    if any(origins.get(".".join(parts[:i])) in provenance.OVERRIDES for i in range(1, len(parts))):
+        return None
+    return provenance.NDBSIM_DEFAULT
+
+
+def _flow(value: Any) -> str:
+    """A key or value as one line of YAML (quoted where YAML needs it)."""
+    return yaml.safe_dump(value, default_flow_style=True, width=10**6).strip().removesuffix("...").strip()
 
 
 def _config_value(v: Any) -> str:

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input import config_params
+from ndbsim.input import config_params, ndb_params
 from ndbsim.input.ndbinfo import Export, number
-from ndbsim.input.scenario import disk_files
+from ndbsim.input.scenario import disk_files, provenance
 from ndbsim.input.units import exact_size_text, format_bytes
 
 _RELEASE = re.compile(r"ndb-(\d+\.\d+\.\d+)|(\d+\.\d+\.\d+)")
@@ -49,6 +49,8 @@ class FromExport:
     restart_info_csv: str | None = None
     ldm_started: list[int] = field(default_factory=list)
     """The LDM thread counts the data nodes run (ndbinfo.threads)."""
+    differs: dict[str, list[str]] = field(default_factory=dict)
+    """Modelled parameters the data nodes run with different values (each keeps NDB's default)."""
 
 
 def scenario_from_export(ex: Export) -> FromExport:
@@ -69,6 +71,8 @@ def scenario_from_export(ex: Export) -> FromExport:
     _threads_note(ex, ids, out)
     out.restart_info_csv = _restart_info(ex, ids)
     _restart_from_rows(ex, out)
+    provenance.record(out.raw, provenance.NDBINFO, out.sources)
+    provenance.record_not_simulated(out.raw, provenance.NDBINFO_TABLE, _not_modelled(ex, ids, out))
     return out
 
 
@@ -147,7 +151,7 @@ def _config(ex: Export, ids: list[int], out: FromExport) -> tuple[dict[str, Any]
     config: dict[str, Any] = {}
     for name, values in sorted(per_node.items()):
         if len(set(values.values())) > 1:
-            out.notes.append(f"ndbinfo.config_values: {name} differs between data nodes; NDB's default simulated")
+            out.differs[f"{name}{provenance.DIFFERS}data nodes)"] = [values[n] for n in sorted(values)]
             continue
         value = next(iter(values.values()))
         try:
@@ -284,3 +288,49 @@ def _restart_info(ex: Export, ids: list[int]) -> str | None:
     for r in rows:
         w.writerow({k: "" if v is None else v for k, v in r.items()})
     return buf.getvalue()
+
+
+def _not_modelled(ex: Export, ids: list[int], out: FromExport) -> dict[str, Any]:
+    """The parameters the data nodes run with that ndbsim does not model, where set away from NDB's
+    default (config_params.param_default, exported beside each value): each with its value, or
+    its values when the nodes differ; and the modelled ones the nodes differ in."""
+    rows = [r for r in ex.rows("config_values") if int(number(ex, "config_values", r, "node_id")) in ids]
+    if rows and "param_default" not in rows[0]:
+        out.notes.append(
+            "ndbinfo.config_values: this export has no param_default column, so the parameters set that ndbsim "
+            "does not model cannot be told from NDB's defaults and none is listed; export again with the script "
+            "`ndbsim ndbinfo-sql` prints"
+        )
+        return dict(out.differs)
+    per_node: dict[str, dict[int, str]] = {}
+    for r in rows:
+        name = ndb_params.known(str(r.get("param_name") or ""))
+        value, default = r.get("config_value") or "", r.get("param_default") or ""
+        if name is None or _same_setting(value, default):
+            continue
+        per_node.setdefault(name, {})[int(number(ex, "config_values", r, "node_id"))] = value
+    found = {name: provenance.value_or_values(values[n] for n in sorted(values)) for name, values in per_node.items()}
+    return {**found, **out.differs}
+
+
+_NDB_TRUE, _NDB_FALSE = ("true", "yes", "y", "1"), ("false", "no", "n", "0")
+"""How NDB spells a boolean in config_params.param_default and config_values (lower case)."""
+
+
+def _same_setting(value: str, default: str) -> bool:
+    """Whether a config_values value is its param_default: numbers with NDB's K/M/G suffixes and
+    booleans in any of NDB's spellings compared as what they mean."""
+    a, b = (_setting(x) for x in (value, default))
+    return a == b
+
+
+def _setting(text: str) -> str:
+    t = text.strip().lower()
+    if t in _NDB_TRUE:
+        return "1"
+    if t in _NDB_FALSE:
+        return "0"
+    m = re.fullmatch(r"(\d+)([kmg]?)", t)
+    if m:
+        return str(int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[m.group(2)])
+    return t

@@ -15,6 +15,7 @@ from typing import Any
 
 from ndbsim.errors import InputError
 from ndbsim.input import scenario as sc
+from ndbsim.input.scenario import provenance
 from ndbsim.models.registry import Model, model_of
 
 
@@ -33,8 +34,13 @@ class Loaded:
     override_keys: set[str] = field(default_factory=set)
     config_ini: str | Path | None = None
     origins: dict[str, str] = field(default_factory=dict)
-    """Where each given dotted key came from (``origins.origins``): the scenario file, the
-    built-in default scenario, the config.ini, ``--set``, or DataMemory for a derived data.size."""
+    """Where each given dotted key came from (``input.scenario.provenance.origins``, built once by ``read``):
+    the scenario file, the built-in default scenario, the config.ini, ``--set``, ``--version``, or
+    DataMemory for a derived data.size."""
+    not_simulated: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The parameters the config.ini or the ndbinfo export set that ndbsim does not model, by
+    where they were set (the config.ini's file name, ``ndbinfo.config_values``): label -> value
+    as set. A run warns about each."""
 
     def run(self, seed: int | None = None, replications: int | None = None, *, explained: bool = True) -> Any:
         """Simulate the prepared scenario; ``seed`` and ``replications`` default to its own.
@@ -70,8 +76,6 @@ def read(
     a ``varied`` key) ends with this fix. ``version``: the NDB release ``--version`` names; a
     config.ini without a scenario needs it (or ``--set version=``), as no config.ini names its release.
     """
-    from ndbsim.output import origins as origin
-
     neutral = scenario is None and (neutral or config_ini is not None)
     if neutral:  # a config.ini alone: an idle cluster, not the built-in DBT2 benchmark
         from ndbsim.input.init_scenario import neutral_base
@@ -79,19 +83,31 @@ def read(
         scenario = neutral_base(config_ini)
     raw, own = sc.raw_from(scenario)
     source = source or own
-    origins = origin.origins(raw, builtin=scenario is None)
+    marks = provenance.take(raw, source)
+    held = marks.held(raw)
+    scenario_keys = provenance.flat_keys(raw)
+    from_ini: dict[str, Any] = {}
     notes: list[str] = []
-    ini_keys = _with_config_ini(raw, config_ini, source, notes, origins)
+    ini_keys = _overlay_config_ini(raw, config_ini, source, notes, from_ini) if config_ini is not None else set()
+    notes[:0] = marks.notes(held, dropped=[label.partition(provenance.DIFFERS)[0] for label in from_ini])
     _override(raw, overrides, overrides_field, sets, source)
     override_keys = {sc.override_key(a) for a in overrides}
     where = overrides_field or ("set: or --set" if varied else "--set")  # only a sweep varies keys
     notes += sc.repeated_notes(overrides, ini_keys, varied, where)
-    origins = origin.origins({}, False, (), [*override_keys, *(sets or {})], origins, set_origin or origin.SET)
-    _release(raw, origins, version, needed=neutral and config_ini is not None)
-    if neutral:
-        _size_from_datamemory(raw, notes, origins)
+    _release(raw, version, needed=neutral and config_ini is not None)
+    derived = neutral and _size_from_datamemory(raw, notes)
     if rows_fix is not None:
         notes += _rows_note(raw, {*varied, *override_keys}, rows_fix)
+    origins = provenance.origins(
+        scenario_keys,
+        builtin=scenario is None,
+        config_ini=ini_keys,
+        sets=[*override_keys, *(sets or {})],
+        set_origin=set_origin or provenance.SET,
+        version_option=version is not None,
+        from_datamemory=derived,
+        marked=held,
+    )
     return Loaded(
         model_of(raw),
         raw,
@@ -101,30 +117,32 @@ def read(
         override_keys=override_keys,
         config_ini=config_ini,
         origins=origins,
+        not_simulated=_not_simulated(marks, from_ini, config_ini),
     )
 
 
-def _with_config_ini(
-    raw: dict[str, Any], config_ini: str | Path | None, source: str | None, notes: list[str], origins: dict[str, str]
-) -> set[str]:
-    """Overlay the config.ini's values on ``raw``, their origin the config.ini; the keys it set."""
-    if config_ini is None:
-        return set()
-    from ndbsim.output import origins as origin
+def _not_simulated(
+    marks: provenance.Marks, from_ini: dict[str, Any], config_ini: str | Path | None
+) -> dict[str, dict[str, Any]]:
+    """The parameters ndbsim does not model, by where they were set: the scenario's own (less
+    those a config.ini given to the run sets again), then the config.ini's, under its file name."""
+    dropped = {label.partition(provenance.DIFFERS)[0] for label in from_ini}
+    out = {
+        where: kept
+        for where, params in marks.not_simulated.items()
+        if (kept := {k: v for k, v in params.items() if k.partition(provenance.DIFFERS)[0] not in dropped})
+    }
+    if config_ini is not None and from_ini:
+        name = Path(config_ini).name
+        out[name] = {**out.get(name, {}), **from_ini}
+    return out
 
-    ini_keys = _overlay_config_ini(raw, config_ini, source, notes)
-    origins.update(dict.fromkeys(ini_keys, origin.CONFIG_INI))
-    return ini_keys
 
-
-def _release(raw: dict[str, Any], origins: dict[str, str], version: str | None, needed: bool) -> None:
+def _release(raw: dict[str, Any], version: str | None, needed: bool) -> None:
     """The release ``--version`` names, if given; an error when ``needed`` (a config.ini alone)
     and nothing names it."""
-    from ndbsim.output import origins as origin
-
     if version is not None:
         raw["version"] = version
-        origins["version"] = origin.VERSION_OPTION
     if needed and "version" not in raw:
         raise InputError(release_needed(), field="--version")
 
@@ -145,12 +163,15 @@ def release_needed() -> str:
     )
 
 
-def _overlay_config_ini(raw: dict[str, Any], config_ini: str | Path, source: str | None, notes: list[str]) -> set[str]:
-    """Lay the config.ini over ``raw`` (its notes go to ``notes``); the dotted keys it set."""
+def _overlay_config_ini(
+    raw: dict[str, Any], config_ini: str | Path, source: str | None, notes: list[str], not_simulated: dict[str, Any]
+) -> set[str]:
+    """Lay the config.ini over ``raw`` (its notes go to ``notes``, the parameters ndbsim does
+    not model to ``not_simulated``); the dotted keys it set."""
     from ndbsim.input.config_ini import merge_config_ini
 
     model_of(raw).check_config_ini(config_ini, source)
-    cluster = merge_config_ini(raw, config_ini, source, notes)
+    cluster = merge_config_ini(raw, config_ini, source, notes, not_simulated)
     ini_keys = {f"cluster.config.{k}" for k in cluster["config"]}
     ini_keys |= {f"cluster.{k}" for k in ("data_nodes", "node_ids") if k in cluster}
     ini_keys |= {f"data.{k}" for k in cluster.get("disk_files", {})}
@@ -177,14 +198,14 @@ def _override(
         sc.set_path(raw, key, value)
 
 
-def _size_from_datamemory(raw: dict[str, Any], notes: list[str], origins: dict[str, str]) -> None:
-    """A neutral base without data.size takes it from DataMemory, and says so."""
+def _size_from_datamemory(raw: dict[str, Any], notes: list[str]) -> bool:
+    """A neutral base without data.size takes it from DataMemory, and says so (and what its disk
+    data is taken as); whether it took data.size."""
     from ndbsim.input.init_scenario import data_size_from_datamemory, disk_data_note
-    from ndbsim.output.origins import FROM_DATAMEMORY
 
-    if data_size_from_datamemory(raw, raw.get("version"), notes):
-        origins["data.size"] = FROM_DATAMEMORY
+    derived = data_size_from_datamemory(raw, raw.get("version"), notes)
     disk_data_note(raw, notes)
+    return derived
 
 
 def prepare(loaded: Loaded) -> Loaded:

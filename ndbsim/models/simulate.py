@@ -31,7 +31,7 @@ def simulate(
     ``__`` for dots do the same (``data__size="1TB"``).
     """
     dotted = {k.replace("__", "."): v for k, v in sets.items()}
-    from ndbsim.output.origins import PYTHON_ARG
+    from ndbsim.input.scenario.provenance import PYTHON_ARG
 
     loaded = load(scenario, overrides=overrides, sets=dotted, set_origin=PYTHON_ARG)
     result = loaded.run(seed, replications, explained=False)  # annotate describes it, with origins

@@ -12,21 +12,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.input.scenario.model import Resolved, Scenario
+from ndbsim.input.scenario.provenance import DEFAULT_SCENARIO, GIVEN, OVERRIDES, PYTHON_ARG, SET
 from ndbsim.output.header import RATE_KEYS, value_text
-from ndbsim.output.origins import (
-    DEFAULT_SCENARIO,
-    GIVEN,
-    OVERRIDES,
-    PYTHON_ARG,
-    SET,
-    explained_keys,
-    given_keys,
-    origin_of,
-    value_at,
-)
-from ndbsim.output.origins import (
-    FROM_DATAMEMORY as FROM_DATAMEMORY,  # the CLI reads it here
-)
+from ndbsim.output.origins import explained_keys, given_keys, origin_of, value_at
 
 if TYPE_CHECKING:
     from ndbsim.input.threads import ThreadLayout
@@ -51,7 +39,7 @@ def _rates(section: Any) -> dict[str, float | None]:
 def describe(resolved: Resolved, where: dict[str, str] | None = None, node_ids: list[int] | None = None) -> dict:
     """The ``simulated`` fields of a result: every modelled input as run, and ``defaulted``:
     each scenario key no input gave (with its value and origin). ``where`` maps dotted keys to
-    their origin (see ``origins.origins``); without it, the keys the scenario set count as given."""
+    their origin (``input.scenario.provenance.origins``); without it, the keys the scenario set count as given."""
     s: Scenario = resolved.scenario
     given = given_keys(s) if where is None else set()  # ``where`` says what was given, when known
     simulated = {"version_from": origin_of("version", given, where), **_simulated(resolved, node_ids)}

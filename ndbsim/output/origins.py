@@ -1,40 +1,19 @@
-"""Where each scenario value came from: the origins (the scenario file, the built-in default,
-the config.ini, ``--set``, a ``simulate()`` argument, ndbsim's default), the dotted keys of a
-scenario model and of a raw mapping, and the origin of one key.
+"""Reading where each scenario value came from: the dotted keys of a scenario model, the keys
+its input set, the origin of one key and its value.
 
-A run names every value no input gave (``defaulted``); ``models.load`` records the origins as
-it reads, overlays and overrides a scenario.
+A run names every value no input gave (``defaulted``); the map of origins it reads is built once,
+by ``input.scenario.provenance.origins``, as ``models.load`` reads, overlays and overrides a scenario.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cache
 from operator import attrgetter
 from typing import Any
 
 from pydantic import BaseModel
 
-SCENARIO = "scenario"
-"""Origin of a value written in the scenario file (or mapping) the user gave."""
-DEFAULT_SCENARIO = "built-in default scenario"
-"""Origin of a value taken from the built-in default scenario (``ndbsim run`` with no file)."""
-CONFIG_INI = "config.ini"
-"""Origin of a value read from ``--config-ini``."""
-SET = "--set"
-"""Origin of a value given with ``--set``."""
-VERSION_OPTION = "--version"
-"""Origin of the NDB release given with ``--version`` (a config.ini names no release)."""
-PYTHON_ARG = "simulate() argument"
-"""Origin of a value given to ``ndbsim.simulate()``: in ``overrides=`` or as a keyword argument."""
-OVERRIDES = (SET, PYTHON_ARG)
-"""The origins of a value set on top of the scenario (and of the sections it creates)."""
-GIVEN = (SCENARIO, CONFIG_INI, VERSION_OPTION, *OVERRIDES)
-"""The origins of a value the user gave; any other origin is listed under ``defaulted``."""
-FROM_DATAMEMORY = "derived from DataMemory"
-"""Origin of ``data.size`` when a config.ini alone gave no data size (``init_scenario``)."""
-NDBSIM_DEFAULT = "ndbsim default"
-"""Origin of a value no input gave: the scenario model's default (``ndbsim init`` lists them)."""
+from ndbsim.input.scenario.provenance import NDBSIM_DEFAULT, OVERRIDES, SCENARIO
 
 
 @cache
@@ -84,48 +63,18 @@ def _given_into(model: BaseModel, prefix: str, out: set[str]) -> None:
             _given_into(value, key + ".", out)
 
 
-def flat_keys(raw: Any, prefix: str = "") -> set[str]:
-    """Dotted keys of a raw scenario mapping, sections included (``{"a": {"b": 1}}`` →
-    ``{"a", "a.b"}``); ``cluster.config``'s parameters keep NDB's names after the prefix."""
-    out: set[str] = set()
-    if isinstance(raw, dict):
-        _flat_into(raw, prefix, out)
-    return out
-
-
-def _flat_into(raw: dict[Any, Any], prefix: str, out: set[str]) -> None:
-    for k, v in raw.items():
-        key = f"{prefix}{k}"
-        out.add(key)
-        if isinstance(v, dict):
-            _flat_into(v, key + ".", out)
-
-
-def origins(
-    raw: dict[str, Any],
-    builtin: bool,
-    config_ini: Iterable[str] = (),
-    sets: Iterable[str] = (),
-    base: dict[str, str] | None = None,
-    set_origin: str = SET,
-) -> dict[str, str]:
-    """Where each given key came from: ``base``, the keys of the scenario ``raw`` (from the
-    built-in default scenario when ``builtin``), then ``config_ini``'s keys, then ``sets``'
-    keys (and the sections they set) with the origin ``set_origin``, the later winning."""
-    out = dict(base or {})
-    out.update(dict.fromkeys(flat_keys(raw), DEFAULT_SCENARIO if builtin else SCENARIO))
-    out.update(dict.fromkeys(config_ini, CONFIG_INI))
-    for key in sets:
-        parts = key.split(".")
-        for i in range(1, len(parts) + 1):
-            out[".".join(parts[:i])] = set_origin
-    return out
-
-
 def origin_of(key: str, given: set[str], where: dict[str, str] | None) -> str:
+    """Where ``key``'s value came from: its own origin in ``where``; else an override's that set
+    part of it (``--set workload.during_restart.updates_per_s=0`` gives workload.during_restart)
+    or set a section holding it as a whole (``--set 'host={cpu_cores: 4}'``); else ndbsim's
+    default. Without ``where``: the scenario's when ``given`` holds it."""
     if where is not None:
         if key in where:
             return where[key]
+        below = key + "."
+        for k, origin in where.items():
+            if origin in OVERRIDES and k.startswith(below):
+                return origin
         for k in _parents(key):
             if where.get(k) in OVERRIDES:
                 return where[k]

@@ -44,7 +44,7 @@ def test_config_ini_notes_come_before_the_fixed_rows_note(tmp_path):
     from ndbsim.input.config_ini import merge_config_ini
 
     ini_notes: list[str] = []
-    merge_config_ini({**sc.load_raw(NDB_FILE), "data": {"size": "60G", "rows": 1000}}, ini, None, ini_notes)
+    merge_config_ini({**sc.load_raw(NDB_FILE), "data": {"size": "60G", "rows": 1000}}, ini, None, ini_notes, {})
     assert ini_notes and loaded.notes[:-1] == ini_notes
     assert loaded.notes[-1].startswith("data.rows stays 1000")
     assert loaded.notes[-1].endswith("FIX to derive the rows from data.row_size")

@@ -186,12 +186,11 @@ def _ship(
     replicas primary first); primaries are spread evenly over a node group's nodes, so each
     of the ``sources`` scans and sends an equal share. A source's scan runs in its LDM threads
     and its rows leave through its link, shared with every other copy it serves and with the
-    stream it applies. With two replicas a source serves one copy at a time: its link carries
-    what the starting node's receives, beside the same stream, so the starting node's binds
-    first; and its LDM threads carry one copy's instances, no more than it has
-    (``_copy_instances``), each waiting on the starting node for its part of every row. Both are
-    left out there (fewer resources to share; only a restart onto a release with more LDM
-    threads under a heavy stream could feel the source's)."""
+    stream it applies. With two replicas a source serves one copy at a time: its link carries what
+    the starting node's receives, so the starting node's binds first, and its LDM threads carry one
+    copy's instances (``_copy_instances``), each waiting on the starting node for its part of every
+    row; both are left out there (only a restart onto a release with more LDM threads under a heavy
+    stream could feel the source's)."""
     rt, node = r.rt, r.node
     sz, k, env, s = rt.sz, rt.sz.k, rt.env, rt.scenario
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
@@ -215,11 +214,10 @@ def _ship(
         shipped_total += ship
         own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
         live_cpu = scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs
-        demand = _demand(node, sources_at, own_cpu, live_cpu * each, ship * (row_size + disk_row), each)
-        if disk_row > 0:  # each source reads its share of the disk parts, the starting node writes them
-            for p in sources:
-                demand[p.disk] = ship * disk_row * each / sz.host.disk_read
-            demand[node.disk] = ship * disk_row / sz.host.disk_write
+        disk = (ship * disk_row * each / sz.host.disk_read, ship * disk_row / sz.host.disk_write)
+        demand = _demand(
+            node, sources, sources_at, (own_cpu, live_cpu * each), ship * (row_size + disk_row), each, disk
+        )
         # A copy instance is a pair of threads, one on each side, exchanging rows
         # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both
         # sides' per-row cost in series.
@@ -234,16 +232,20 @@ def _ship(
 
 def _demand(
     node: Node,
+    sources: list[Node],
     sources_at: tuple[list[str], list[str], list[str]],
-    own_cpu: float,
-    from_each: float,
+    cpu: tuple[float, float],
     sent: float,
     each: float,
+    disk: tuple[float, float],
 ) -> dict[str, float]:
     """A copy step's demand: the starting node's cores and link, then each source's cores, LDM
-    threads and link (``sources_at``: their resource names) for its share; the starting node's
-    first, so that a tie names it."""
+    threads and link (``sources_at``: their resource names) for its share (``cpu``: the starting
+    node's core-seconds, each source's); the starting node's first, so that a tie names it. With
+    disk-data columns (``disk``: each source's disk-seconds reading its share of the disk parts, the
+    starting node's writing them all) the disks too."""
     cpus, ldms, nets = sources_at
+    own_cpu, from_each = cpu
     demand = {node.cpu: own_cpu}
     for c in cpus:
         demand[c] = from_each
@@ -252,4 +254,8 @@ def _demand(
         demand[c] = from_each
     for c in nets:
         demand[c] = sent * each
+    if disk[1] > 0:
+        for p in sources:
+            demand[p.disk] = disk[0]
+        demand[node.disk] = disk[1]
     return demand

@@ -56,9 +56,10 @@ SELECT file_type, COUNT(*) AS files, SUM(bytes) AS bytes, SUM(used_bytes) AS use
          GROUP BY FILE_TYPE, FILE_NAME) f
   GROUP BY file_type ORDER BY file_type;
 
--- the running configuration of each data node
+-- the running configuration of each data node, with NDB's default of each parameter (to tell
+-- the parameters set away from it that ndbsim does not model)
 SELECT 'config_values' AS ndbsim_table;
-SELECT v.node_id, p.param_name, v.config_value
+SELECT v.node_id, p.param_name, v.config_value, p.param_default
   FROM ndbinfo.config_values v JOIN ndbinfo.config_params p ON p.param_number = v.config_param
   ORDER BY v.node_id, p.param_name;
 

@@ -6,7 +6,9 @@ profile's config.ini defaults. Every error is an ``InputError`` naming field, va
 The modules, in the order a scenario passes through them: ``sections``, ``data`` and
 ``workload`` (the pydantic sections), ``model`` (``Scenario``, ``Resolved``), ``validation``
 (a raw mapping into a ``Scenario``), ``overrides`` (``--set``), ``resolving`` (``resolve()``)
-and ``loading`` (files and the built-in default). Their names are re-exported here, so
+and ``loading`` (files and the built-in default); ``provenance`` says where each value came
+from (built once per load by ``models.load.read``, with the provenance section ``ndbsim init``
+writes). Their names are re-exported here, so
 ``from ndbsim.input import scenario as sc`` gives all of them.
 """
 

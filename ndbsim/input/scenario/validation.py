@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input.fields import keys_at
 from ndbsim.input.scenario.model import Scenario
+from ndbsim.input.scenario.provenance import SECTION
 from ndbsim.input.units import shown
 
 
@@ -85,6 +86,8 @@ def scenario_from_dict(raw: Any, source: str | None = None) -> Scenario:
         raw = {}
     if not isinstance(raw, dict):
         raise InputError("a scenario must be a YAML mapping of keys (name, version, cluster, ...)", source=source)
+    if SECTION in raw:  # where the values came from: the load pipeline reads it (input.scenario.provenance)
+        raw = {k: v for k, v in raw.items() if k != SECTION}
     try:
         return Scenario.model_validate(raw)
     except ValidationError as err:

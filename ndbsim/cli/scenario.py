@@ -36,7 +36,10 @@ def validate(
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null", version=release)
     what = scenario if scenario is not None else (config_ini or "the built-in default scenario")
     typer.echo(f"{what}: valid ({loaded.model.summary(loaded.prepared)})")
-    warn([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins)])
+    # the configuration's own warnings (an oversubscribed host, a cliff, a plan's) come with a run:
+    # one replication, milliseconds, as advise and solve take them
+    ran = loaded.run(None, 1, explained=False).warnings
+    warn([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins), *ran])
 
 
 def init(

@@ -296,3 +296,12 @@ def test_the_commands_init_prints_run_as_printed_from_a_path_with_a_space(tmp_pa
     calibrate = p.stderr.split("add it as a calibration case (its fit needs ndbsim[calibrate]): ", 1)[1]
     words = shlex.split(calibrate)
     assert words[:2] == ["ndbsim", "calibrate"] and (d / words[3]).exists() and (d / words[5]).exists()
+
+
+def test_validate_prints_the_warnings_a_run_prints(ini, tmp_path):
+    # 16 execution threads on 6 cores × 2: run warns; validate promises the same warnings
+    args = ("--config-ini", str(ini), "--version", "8.4.3", "-s", "host.cpu_cores=6")
+    run, check = ndbsim("run", *args), ndbsim("validate", *args)
+    assert run.returncode == check.returncode == 0, run.stderr + check.stderr
+    warned = [x for x in run.stderr.splitlines() if "hardware threads" in x]
+    assert warned and all(x in check.stderr for x in warned), check.stderr

@@ -12,7 +12,7 @@ processes' load inflates it; the least CPU time is the cost of the work itself).
   * events per restart at 1 GB and at 16 TB
   * sweep throughput (scenario-runs/s) for 10,000 node restarts, serial and on 2 workers
   * whole-process medians of ``ndbsim --help`` and ``ndbsim run`` (cold start)
-  * memory
+  * memory: of one restart, of the sweeps, of ``ndbsim run`` at a small and a large ``-n``
   * ``ndbsim eta``'s re-prediction of a 24-node rolling restart per snapshot (``eta_speed.py``)
 against the targets of issue 18 (and issue 33's for eta). ``--profile`` adds a cProfile of the 144-node loaded restart.
 """
@@ -207,6 +207,43 @@ def peak_rss_mib() -> tuple[float, float]:
     )
 
 
+RUN_MEMORY_N = (200, 20_000)
+"""The ``-n`` of the two ``ndbsim run`` processes whose peak RSS the memory row compares (the
+second 2,000 with --quick); issue 36's target: the larger within 1.5x the smaller + 50 MiB."""
+
+
+RUN_RSS_PROBE = """
+import sys
+from pathlib import Path
+from ndbsim.cli.app import main
+try:
+    main(["run", "-n", sys.argv[1], "-o", sys.argv[2]])
+except SystemExit as e:
+    assert not e.code, e.code
+status = Path("/proc/self/status")
+if status.exists():  # the high-water mark of this program, not of the process it was forked from
+    print(next(line.split()[1] for line in status.read_text().splitlines() if line.startswith("VmHWM")))
+else:
+    import resource
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // (1024 if sys.platform == "darwin" else 1))
+"""
+"""Runs ``ndbsim run -n N`` and prints its peak resident memory in KiB."""
+
+
+def run_rss_mib(n: int) -> float:
+    """Peak resident memory of ``ndbsim run -n N`` (the default scenario) as a new process, MiB."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run(
+            [sys.executable, "-c", RUN_RSS_PROBE, str(n), os.path.join(tmp, "r.json")],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    return int(out.stdout.split()[-1]) / 1024
+
+
 def ok(flag: bool) -> str:
     return "met" if flag else "MISSED"
 
@@ -317,6 +354,12 @@ def main() -> None:
     print(
         f"memory: one restart allocates at most {restart_memory() / 1024:.0f} KiB; peak RSS over the sweeps: "
         f"{main_mib:.0f} MiB here, {worker_mib:.0f} MiB in the largest worker"
+    )
+    small, big = RUN_MEMORY_N[0], (2_000 if a.quick else RUN_MEMORY_N[1])
+    small_mib, big_mib = run_rss_mib(small), run_rss_mib(big)
+    print(
+        f"memory of ndbsim run: peak RSS {small_mib:.0f} MiB at -n {small:,}, {big_mib:.0f} MiB at -n {big:,} "
+        f"[target <= 1.5x + 50 MiB: {ok(big_mib <= 1.5 * small_mib + 50)}]"
     )
     floor, floor_cpu = bare_python()
     hs, hs_cpu = whole_process(["--help"])

@@ -98,7 +98,7 @@ def test_only_the_registry_branches_on_the_model():
 
 
 LAYERS = (
-    ("ndbsim.errors", "ndbsim.extras", "ndbsim.paths"),
+    ("ndbsim.errors", "ndbsim.extras", "ndbsim.paths", "ndbsim.signals"),
     ("ndbsim.input",),
     ("ndbsim.engine",),
     ("ndbsim.output",),

@@ -90,15 +90,15 @@ def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in args
     if debug:
         args.remove("--debug")
+    from ndbsim import signals
     from ndbsim.output.stdout import guarded
-    from ndbsim.studies import stop
 
-    previous = stop.install()
+    previous = signals.install()
     try:
         with guarded():
             _main(args, debug)
     finally:
-        stop.restore(previous)
+        signals.restore(previous)
 
 
 def _main(args: list[str], debug: bool) -> None:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ndbsim.cli.help import NDBINFO_HELP, RELEASE_HELP, SET_HELP
 from ndbsim.cli.options import CONFIG_INI_OPTION, SCENARIO_ARGUMENT, add_commands, warn, wrote
+from ndbsim.errors import InputError
 
 if TYPE_CHECKING:
     from ndbsim.input.profiles import Profile
@@ -107,20 +108,20 @@ def params(
     ),
 ) -> None:
     """List the config.ini parameters ndbsim models, with this version's defaults and thread layout."""
-    from ndbsim.input.config_params import PARAMS, show
-    from ndbsim.input.profiles import parse_version, profile_for, unused_params
+    from ndbsim.input.config.params import PARAMS, show
+    from ndbsim.input.profiles import parse_version, unused_params
 
     if config_ini is not None:
         from ndbsim.cli.ndbinfo import print_layout
 
         print_layout(config_ini, version)
         return
-    version = version or "7.6.6"
-    prof = profile_for(version)
+    version = "7.6.6" if version is None else version  # given empty, it is refused like any unknown release
+    prof = _profile(version, "--version")
     if diff is not None:
         from ndbsim.input.profiles import differences
 
-        other = profile_for(diff)
+        other = _profile(diff, "--diff")
         (old_v, old), (new_v, new) = sorted(((version, prof), (diff, other)), key=lambda x: parse_version(x[0]))
         rows = differences(old, new)
         for note in (*prof.notes, *other.notes):
@@ -153,10 +154,20 @@ def params(
 
 def _default_layout(prof: Profile) -> str:
     """The thread layout NDB derives from a profile's defaults (threads.layout), described."""
-    from ndbsim.input.config_params import resolve
+    from ndbsim.input.config.params import resolve
     from ndbsim.input.threads import layout
 
     cfg = resolve(prof.defaults, {})
     mech = prof.mechanisms
     lay = layout(cfg, mech.multithreaded, mech.query_threads, host_threads=1)
     return f"{lay.describe()} ({lay.source}; restore threads {lay.restore_threads})"
+
+
+def _profile(version: str, option: str) -> Any:
+    """The profile of ``version``, its error naming the option that gave it."""
+    from ndbsim.input.profiles import profile_for
+
+    try:
+        return profile_for(version)
+    except InputError as e:
+        raise InputError(e.message, field=option) from None

@@ -48,10 +48,18 @@ def sweep(
     config_ini: Path | None = CONFIG_INI_OPTION,
     release: str | None = RELEASE_OPTION,
     constants: Path | None = CONSTANTS_OPTION,
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Continue an interrupted sweep: run only the points whose chunks it kept beside the output.",
+    ),
 ) -> None:
-    """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output)."""
+    """Run a parameter sweep: one row per point and replication (CSV to stdout, or --output).
+    With an output file the finished chunks are kept beside it as they come, so an interrupted
+    sweep continues with --resume; they are removed once the output is written."""
     from ndbsim.input.scenario import check_run_counts
     from ndbsim.studies.sweep import check_scheduler, load_sweep, parse_shard, write_frame
+    from ndbsim.studies.sweep.resume import ChunkStore
 
     check_run_counts(seed, None)
     check_workers(workers)
@@ -67,11 +75,16 @@ def sweep(
                 f"ndbsim: warning: {option} {value} is used, not the sweep file's {key}: {spec['given'][key]}", err=True
             )
     target = _sweep_target(sweep_file, output, spec, {"--config-ini": config_ini, "--constants": constants}, scheduler)
+    if resume and target is None:
+        raise InputError("--resume continues a sweep written to a file; give --output FILE", field="--resume")
     spec["base"], notes = study_base(spec["base"], config_ini, release, set_)
     warn(notes)
-    df = _run_points(spec, set_, seed, workers, scheduler, shard)
+    keep = ChunkStore(target) if target is not None else None
+    df = _run_points(spec, set_, seed, workers, scheduler, shard, keep, resume)
     if target is not None:
         write_frame(df, target)
+        if keep is not None:
+            keep.discard()
         bad = int((df["status"] != "ok").sum())
         wrote(target, f" ({len(df)} rows, {bad} not ok)")
     else:
@@ -114,6 +127,8 @@ def _run_points(
     workers: int | None,
     scheduler: str | None,
     shard: str | None,
+    keep: Any,
+    resume: bool,
 ) -> Any:
     """The sweep's rows (a DataFrame); each warning its runs raise printed on stderr."""
     import warnings
@@ -135,6 +150,8 @@ def _run_points(
             progress=sys.stderr.isatty(),
             source=spec["source"],
             overrides=[*spec["overrides"], *sets],
+            keep=keep,
+            resume=resume,
         )
     for w in caught:
         if issubclass(w.category, UserWarning):

@@ -26,13 +26,6 @@ if TYPE_CHECKING:
     from ndbsim.engine.sizing import Sizing
 
 
-def threads_text(threads: float) -> str:
-    """A thread count in a bottleneck's label: whole, or to one decimal when it is a pace (a
-    per-fragment phase's ``fixed_costs.busy_threads``: 81 fragments on 12 threads go at the pace
-    of 11.6), never an unrounded 11.5714."""
-    return f"{threads:.0f}" if float(threads).is_integer() else f"{threads:.1f}"
-
-
 def resource_label(resource: str, node: Node, disk: str, cap: str) -> str:
     """A constraint's name as a DBA reads it: ``disk`` says whether the node's disk reads or
     writes in this flow; ``cap`` names what the flow's own cap stands for."""

@@ -100,3 +100,28 @@ def save_calibrated(result: dict, path: Path | None = None) -> None:
     from ndbsim.output.io import atomic_write_text
 
     atomic_write_text(path or CALIBRATED, text)
+
+
+def held_out(cases: list[dict]) -> list[dict]:
+    """Leave-one-out: for each case, ``FREE_CONSTANTS`` fitted on the other cases only, and the
+    case predicted with them; each record gives the case, its published and held-out predicted
+    total, the relative error and the constants it was predicted with."""
+    out = []
+    for held in cases:
+        rest = [{**c, "role": "fit"} for c in cases if c is not held]
+        fitted = calibrate(rest)
+        constants = {**as_dict(load_constants(use_calibrated=False)), **fitted["constants"]}
+        published = float(held["published"]["total_restart_secs"]["value"])
+        predicted = simulate_innodb(_case_scenario(held), constants=constants).total_restart_secs
+        out.append(
+            {
+                "case": _case_name(held),
+                "published": published,
+                "predicted": predicted,
+                "error": (predicted - published) / published,
+                "tolerance": float(held["published"]["total_restart_secs"].get("tolerance", 0.15)),
+                "fitted_on": fitted["fitted_on"],
+                "constants": fitted["constants"],
+            }
+        )
+    return out

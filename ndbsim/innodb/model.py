@@ -258,6 +258,7 @@ def run_scenario(
     """Simulate a validated InnoDB scenario; ``seed`` and ``replications`` default to its own.
     ``explained=False`` leaves ``explained`` empty for a caller that describes the result itself."""
     from ndbsim.innodb.explain import describe
+    from ndbsim.input.budget import progress
 
     c = load_constants(constants)
     seed = s.simulation.seed if seed is None else seed
@@ -268,7 +269,7 @@ def run_scenario(
         seed=seed,
         scenario=s.model_dump(mode="json"),
         constants=as_dict(c),
-        replications=[replicate(s, c, rng) for rng in streams(seed, n)],
+        replications=[replicate(s, c, rng) for rng in progress(streams(seed, n), n, "replication")],
         explained=describe(s) if explained else {},
     )
 

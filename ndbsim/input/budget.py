@@ -10,6 +10,7 @@ from typing import TypeVar
 
 from ndbsim.errors import InputError
 from ndbsim.input.units import shown
+from ndbsim.signals import check
 
 T = TypeVar("T")
 
@@ -91,9 +92,16 @@ def showing_progress(on: bool) -> Iterator[None]:
 
 def progress(items: Iterable[T], total: int, unit: str) -> Iterable[T]:
     """``items`` with a tqdm bar and ETA on stderr when ``showing_progress`` is on and ``total``
-    runs are estimated at ``PROGRESS_SECS`` or more; else ``items`` unchanged."""
+    runs are estimated at ``PROGRESS_SECS`` or more; each item handed out only once no signal
+    is waiting to stop the run (``signals.check``)."""
     if not _SHOW_PROGRESS.get() or total * SECS_PER_RUN < PROGRESS_SECS:
-        return items
+        return _checked(items)
     from tqdm import tqdm
 
-    return tqdm(items, total=total, unit=unit, desc="ndbsim", smoothing=0.1, dynamic_ncols=True, leave=False)
+    return _checked(tqdm(items, total=total, unit=unit, desc="ndbsim", smoothing=0.1, dynamic_ncols=True, leave=False))
+
+
+def _checked(items: Iterable[T]) -> Iterator[T]:
+    for item in items:
+        check()
+        yield item

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from ndbsim.input import config_params
+from ndbsim.input.config import params as config_params
 from ndbsim.input.scenario import provenance
 from ndbsim.input.scenario.model import Scenario
 from ndbsim.input.units import exact_size_text, format_bytes, parse_bytes, parse_duration

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input import config_params, ndb_params
+from ndbsim.input.config import ndb_params
+from ndbsim.input.config import params as config_params
 from ndbsim.input.ndbinfo import Export, number
 from ndbsim.input.scenario import disk_files, provenance
 from ndbsim.input.units import exact_size_text, format_bytes

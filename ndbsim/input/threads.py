@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from ndbsim.input.thread_config import CPU_KEYS, THREAD_TYPES, cpu_count, parse_thread_config
+from ndbsim.input.config.thread_config import CPU_KEYS, THREAD_TYPES, cpu_count, parse_thread_config
 
 DEFAULT_COUNTS: dict[str, int] = {
     "main": 1,

@@ -63,6 +63,13 @@ class InnodbModel:
 
         return calibrate(load_cases(directory))
 
+    def hold_out(self, directory: Path) -> list[dict[str, Any]]:
+        """Leave-one-out on the ``innodb-*.yaml`` cases of ``directory``: each predicted by the
+        constants fitted on the others (``ndbsim.innodb.fit.held_out``)."""
+        from ndbsim.innodb.fit import held_out, load_cases
+
+        return held_out(load_cases(directory))
+
     def save_constants(self, fitted: dict[str, Any], path: Path | None) -> None:
         """Write a fit to ``path``, or to the package's ``constants_file`` when None."""
         from ndbsim.innodb import save_calibrated

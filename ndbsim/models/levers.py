@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ndbsim.errors import InputError, did_you_mean
-from ndbsim.input.config_params import PARAMS, G, M
+from ndbsim.input.config.params import PARAMS, G, M
+from ndbsim.input.config.thread_config import with_count
 from ndbsim.input.profiles import parse_version, unused_params
 from ndbsim.input.scenario.model import Resolved
-from ndbsim.input.thread_config import with_count
 from ndbsim.input.threads import LDM_TABLE, from_thread_config, ldm_threads
 from ndbsim.input.units import exact_size_text
 

@@ -168,7 +168,7 @@ def _overlay_config_ini(
 ) -> set[str]:
     """Lay the config.ini over ``raw`` (its notes go to ``notes``, the parameters ndbsim does
     not model to ``not_simulated``); the dotted keys it set."""
-    from ndbsim.input.config_ini import merge_config_ini
+    from ndbsim.input.config.ini import merge_config_ini
 
     model_of(raw).check_config_ini(config_ini, source)
     cluster = merge_config_ini(raw, config_ini, source, notes, not_simulated)

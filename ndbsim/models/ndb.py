@@ -16,6 +16,7 @@ from ndbsim.output.records import CHECKPOINT_FIGURES, Outcome
 from ndbsim.output.result import Result
 
 if TYPE_CHECKING:
+    from ndbsim.engine.records import Replication
     from ndbsim.input.profiles import Constants
     from ndbsim.models.levers import Lever
 
@@ -25,7 +26,30 @@ def streams(seed: int, n: int) -> list[np.random.Generator]:
     seed: every path that runs NDB replications seeds here. Replication ``i``'s stream is the
     ``i``-th child of ``SeedSequence(seed)`` (what ``SeedSequence(seed).spawn(n)`` gives), made
     directly from its spawn key without building the parent."""
-    return [np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(i,)))) for i in range(n)]
+    return [stream(seed, i) for i in range(n)]
+
+
+def stream(seed: int, i: int) -> np.random.Generator:
+    """Replication ``i``'s generator of ``streams(seed, n)``, alone."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(i,))))
+
+
+class Rerun:
+    """Replication ``i`` of a resolved scenario and root seed, simulated from its own stream (the
+    same record every time: a result simulates again the few replications it shows in full)."""
+
+    def __init__(self, resolved: sc.Resolved, seed: int) -> None:
+        self.resolved, self.seed = resolved, seed
+
+    def __call__(self, i: int) -> Replication:
+        from ndbsim.engine.run import simulate_once
+
+        resolved = self.resolved
+        r = simulate_once(resolved, stream(self.seed, i))
+        if resolved.node_ids:  # the engine numbers data nodes 1..N; results name config.ini's NodeIds
+            for node in r.nodes:
+                node.node_id = resolved.node_id(node.node_id)
+        return r
 
 
 def run_resolved(
@@ -34,18 +58,17 @@ def run_resolved(
     """Run a resolved NDB scenario; ``seed`` and ``replications`` default to its own. With
     ``explained`` the result says what it simulated, counting the scenario's own keys as given;
     without, ``explained`` stays empty (``annotate`` fills it with each value's origin)."""
-    from ndbsim.engine.run import simulate_once
     from ndbsim.input.budget import progress
     from ndbsim.output.explain import describe
+    from ndbsim.output.replications import ReplicationLog
 
     s = resolved.scenario
     seed = s.simulation.seed if seed is None else seed
     n = s.simulation.replications if replications is None else replications
-    reps = [simulate_once(resolved, rng) for rng in progress(streams(seed, n), n, "replication")]
-    if resolved.node_ids:  # the engine numbers data nodes 1..N; results name config.ini's NodeIds
-        for r in reps:
-            for node in r.nodes:
-                node.node_id = resolved.node_id(node.node_id)
+    replication = Rerun(resolved, seed)
+    reps = ReplicationLog(rerun=replication)
+    for i in progress(range(n), n, "replication"):
+        reps.add(replication(i))
     return Result(
         name=s.name,
         version=s.version,
@@ -80,6 +103,10 @@ class NdbModel:
         """NDB's constants are the profiles' shared ones: ``ndbsim.studies.calibration.calibrate.fit`` fits them on
         the NDB cases, so there is nothing of NDB's own to fit."""
         raise NotImplementedError("NDB's constants are fitted by ndbsim.studies.calibration.calibrate.fit")
+
+    def hold_out(self, directory: Path) -> list[dict[str, Any]]:
+        """NDB's leave-one-out refits the shared constants: ``ndbsim.studies.calibration.cross``."""
+        raise NotImplementedError("NDB's leave-one-out is ndbsim.studies.calibration.cross.cross")
 
     def save_constants(self, fitted: dict[str, Any], path: Path | None) -> None:
         raise NotImplementedError(
@@ -121,9 +148,11 @@ class NdbModel:
         """The sweep figures of each replication, yielded as it finishes."""
         from ndbsim.engine.run import simulate_once
         from ndbsim.input.restart_info import node_phases
+        from ndbsim.signals import check
 
         blank = (math.nan,) * len(self.phases)
         for rng in streams(seed, replications):
+            check()
             r = simulate_once(prepared, rng)
             if r.nodes:
                 node = max(r.nodes, key=lambda n: n.end - n.start)

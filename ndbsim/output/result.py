@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import math
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine.run import Replication
+from ndbsim.output.replications import ReplicationLog
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,7 +73,7 @@ class ReplicatedSummary:
     warnings) and ``notes`` (warnings about its input) says about them together; NDB restarts
     and InnoDB recoveries share it."""
 
-    replications: list
+    replications: Sequence[Any]
     notes: list[str]
 
     @property
@@ -109,7 +111,8 @@ class Result(ReplicatedSummary):
     restart_type: str
     seed: int
     scenario: dict[str, Any]
-    replications: list[Replication] = field(default_factory=list)
+    replications: ReplicationLog = field(default_factory=ReplicationLog)
+    """The replications, folded into what the outputs need (a list given here is kept whole)."""
     explained: dict[str, Any] = field(default_factory=dict)
     """What was simulated and what was defaulted (``explain.describe``): ``simulated``, ``defaulted``."""
     notes: list[str] = field(default_factory=list)
@@ -118,7 +121,42 @@ class Result(ReplicatedSummary):
     changes: list[str] = field(default_factory=list)
     """What made the run differ from its scenario file (``--config-ini FILE``, ``--set k=v``)."""
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.replications, ReplicationLog):
+            self.replications = ReplicationLog(self.replications)
+
     # -- summaries ----------------------------------------------------------------------
+    @property
+    def totals(self) -> list[float]:
+        return list(self.replications.totals)
+
+    @property
+    def status(self) -> str:
+        bad = self.replications.bad
+        return bad[0] if bad else "ok"
+
+    @property
+    def reason(self) -> str:
+        bad = self.replications.bad
+        return bad[1] if bad else ""
+
+    @property
+    def warnings(self) -> list[str]:
+        """The input's notes, then every replication's warnings, each once."""
+        seen: dict[str, None] = dict.fromkeys(self.notes)
+        for w in self.replications.warnings:
+            seen.setdefault(w)
+        return list(seen)
+
+    @property
+    def setting_flags(self) -> list[str]:
+        """What any replication's configuration sits on that a run warns about, each once."""
+        return list(self.replications.flags)
+
+    def node_start_secs(self) -> list[float]:
+        """Per replication, the slowest restarted node's time from its stop to its start completing."""
+        return list(self.replications.slowest_secs)
+
     @property
     def title(self) -> str:
         """The scenario's name made to agree with the run (version, data nodes), with its changes."""
@@ -144,19 +182,10 @@ class Result(ReplicatedSummary):
 
     def phases(self, node_id: int | None = None) -> dict[str, float]:
         """Median seconds per phase over replications (the slowest node, or ``node_id``)."""
-        per_rep = []
-        for r in self.replications:
-            if not r.nodes:
-                continue
-            if node_id is None:
-                node = max(r.nodes, key=lambda n: n.end - n.start)
-            else:
-                node = next(n for n in r.nodes if n.node_id == node_id)
-            per_rep.append(node_phases(node.spans))
-        return {p: _median([d[p] for d in per_rep]) for p in PHASES}
+        return {p: _median(self.replications.phase_values(p, node_id)) for p in PHASES}
 
     def node_total(self, node_id: int) -> float:
-        return _median([n.end - n.start for r in self.replications for n in r.nodes if n.node_id == node_id])
+        return _median(self.replications.node_secs(node_id))
 
     # -- the per-node schedule of a restart of several nodes --------------------------------
     @property
@@ -166,7 +195,8 @@ class Result(ReplicatedSummary):
     def schedule_replication(self) -> int:
         """The replication whose window is the median (the lower middle one for an even count):
         a schedule is one replication's, so that its waves and nodes add up to its window."""
-        order = sorted(range(len(self.replications)), key=lambda i: self.replications[i].total_restart_secs)
+        totals = self.totals
+        order = sorted(range(len(totals)), key=totals.__getitem__)
         return order[(len(order) - 1) // 2]
 
     def schedule(self) -> dict[str, Any]:

@@ -70,7 +70,7 @@ Ndbcntr::execCONTINUEB)."""
 
 def node_start_secs(result: Result) -> list[float]:
     """Per replication, the slowest restarted node's time from its stop to its start completing."""
-    return [max((n.end - n.start for n in r.nodes), default=math.nan) for r in result.replications]
+    return result.node_start_secs()
 
 
 def _round_up(secs: float, step: float) -> float:
@@ -89,7 +89,7 @@ def timeouts(result: Result) -> dict[str, Any]:
     finite = math.isfinite(p99)
     bound = _round_up(p99 * MARGIN, 60.0) if finite else math.inf
     threshold = math.ceil(bound / PROBE_PERIOD_SECS) if finite else None
-    window = [r.total_restart_secs for r in result.replications]
+    window = result.totals
     return {
         "restart_type": result.restart_type,
         "replications": len(node),

@@ -133,7 +133,7 @@ RATE_KEYS = ("host.disk_read", "host.disk_write", "host.memory_touch_rate")
 def value_text(key: str, value: Any) -> str:
     """A resolved scenario value as the table shows it: bytes and rates with NDB's binary units
     (``96.0G``, ``500.0M/s``), a duration in seconds, config.ini sizes and rates as sizes."""
-    from ndbsim.input.config_params import PARAMS
+    from ndbsim.input.config.params import PARAMS
     from ndbsim.input.units import format_bytes, format_secs
 
     if not isinstance(value, (int, float)) or isinstance(value, bool):

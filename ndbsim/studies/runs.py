@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.studies.stop import pool_context, stop_pool, worker_init
+from ndbsim.studies.stop import WAIT_POLL, check, pool_context, stop_pool, worker_init
 
 STATUS_FLAGS = {"redo-overload": "error 410", "non-converging": "non-converging", "stuck": "stuck"}
 """A run's status -> the flag advise and solve print beside it (error 410 is NDB's "REDO log
@@ -95,19 +95,11 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         return VariantRun(tuple(sets), invalid=str(e))
     res = loaded.run(seed, replications, explained=False)  # a variant's figures, never its header
     out = VariantRun(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
-    flags = (f for r in getattr(res, "replications", ()) for f in getattr(r, "setting_flags", ()))
-    out.warned = ", ".join(dict.fromkeys(flags))  # InnoDB recoveries have no such settings
+    out.warned = ", ".join(getattr(res, "setting_flags", ()))  # InnoDB recoveries have no such settings
     if isinstance(loaded.prepared, Resolved):
         out.checkpoint = dict(res.first.checkpoint)
-        out.redo_overloaded = out.status == "redo-overload" or any(
-            r.checkpoint["redo_peak_bytes"] > r.checkpoint["redo_capacity_bytes"] for r in res.replications
-        )
-        fills = [
-            r.checkpoint["redo_peak_bytes"] / r.checkpoint["redo_capacity_bytes"]
-            for r in res.replications
-            if r.checkpoint["redo_capacity_bytes"] > 0
-        ]
-        out.redo_peak_fill = max(fills, default=math.nan)
+        out.redo_overloaded = out.status == "redo-overload" or res.replications.redo_overloaded
+        out.redo_peak_fill = res.replications.redo_peak_fill
         out.lcp_disk_bytes = lcp_disk_bytes(loaded.prepared, str(out.checkpoint.get("policy", "")))
         out.single_replica = tuple(res.replications[res.schedule_replication()].single_replica)
     return out
@@ -143,7 +135,7 @@ def evaluate_many(
                 out.append(evaluate(raw, sets, seed, replications))
                 bar.update(replications)
             return out
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
         size = max(1, math.ceil(len(items) / (4 * n_workers)))
         chunks = [items[i : i + size] for i in range(0, len(items), size)]
@@ -151,9 +143,13 @@ def evaluate_many(
         with ProcessPoolExecutor(max_workers=n_workers, mp_context=pool_context(), initializer=worker_init) as ex:
             futs = {ex.submit(_batch, raw, seed, replications, c): i for i, c in enumerate(chunks)}
             try:
-                for f in as_completed(futs):
-                    results[futs[f]] = f.result()
-                    bar.update(len(results[futs[f]]) * replications)
+                pending = set(futs)
+                while pending:
+                    done, pending = wait(pending, timeout=WAIT_POLL, return_when=FIRST_COMPLETED)
+                    check()
+                    for f in done:
+                        results[futs[f]] = f.result()
+                        bar.update(len(results[futs[f]]) * replications)
             except BaseException:
                 stop_pool(ex)
                 raise

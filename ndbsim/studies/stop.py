@@ -1,8 +1,10 @@
 """Stopping cleanly on SIGTERM, SIGHUP and SIGINT, and never leaving a worker behind.
 
 In the main process SIGTERM and SIGHUP (the terminal or ssh session went away, or ``kill -HUP``)
-become an exception, as SIGINT becomes ``KeyboardInterrupt``, so ``finally`` blocks run (atomic
-writes remove their temporary file) and a sweep, advise or solve stops its worker processes.
+become an exception, as SIGINT becomes ``KeyboardInterrupt`` (``ndbsim.signals``, which
+also keeps the signal when a generator's finaliser swallows the exception), so ``finally``
+blocks run (atomic writes remove their temporary file) and a sweep, advise or solve stops its
+worker processes.
 The workers ignore SIGINT and SIGHUP, which a terminal sends to the whole process group, and
 leave it to the main process to stop them, so one line is printed, not one per worker.
 
@@ -20,60 +22,26 @@ import sys
 import threading
 from typing import Any
 
+from ndbsim.signals import STOP_SIGNALS, Terminated, check, install, restore
+
+__all__ = ["STOP_SIGNALS", "Terminated", "check", "install", "pool_context", "restore", "stop_pool", "worker_init"]
+
 TERMINATED_EXIT = 128 + signal.SIGTERM
 """Exit code after SIGTERM: 128 + the signal number (143), the shell's convention."""
-
-STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
-    s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None
-)
-"""The signals that stop a run like SIGTERM does (SIGHUP does not exist on Windows)."""
 
 PARENT_POLL = 0.5
 """Seconds between a worker's checks that its parent is alive, where the kernel cannot watch
 for it (not Linux): a dead parent's workers end within this time. A choice of ours: a check
 costs a system call, so twice a second is nothing beside a worker's work."""
 
+WAIT_POLL = 0.2
+"""Longest wait for a worker's result before the main process looks whether a signal arrived
+that a finaliser swallowed (``signals.check``): a stop is seen within this time, not only when
+the next chunk finishes. A choice of ours, far below the one second a stop may take."""
+
 PR_SET_PDEATHSIG = 1
 """``prctl`` option: the signal the kernel sends this process when its parent thread exits
 (linux/prctl.h)."""
-
-
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP arrived: unwind like KeyboardInterrupt does for SIGINT."""
-
-    def __init__(self, signum: int = signal.SIGTERM) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-    @property
-    def exit_code(self) -> int:
-        """128 + the signal number: 143 after SIGTERM, 129 after SIGHUP."""
-        return 128 + self.signum
-
-    @property
-    def word(self) -> str:
-        """What the one line on stderr says stopped the run."""
-        return "hung up" if self.signum == getattr(signal, "SIGHUP", None) else "terminated"
-
-
-def _raise_terminated(signum: int, frame: Any) -> None:
-    raise Terminated(signum)
-
-
-def install() -> Any:
-    """Turn SIGTERM and SIGHUP into ``Terminated`` in this (the main) process; returns the
-    handlers it replaced (None off the main thread, where signals cannot be handled)."""
-    try:
-        return {s: signal.signal(s, _raise_terminated) for s in STOP_SIGNALS}
-    except ValueError:
-        return None
-
-
-def restore(previous: Any) -> None:
-    """Put back the handlers ``install`` replaced (the CLI can run inside another program)."""
-    for s, handler in (previous or {}).items():
-        if handler is not None:
-            signal.signal(s, handler)
 
 
 def pool_context() -> Any:

@@ -627,6 +627,17 @@ add(
         {**BASE, "o.yaml": SWEEP + "output: [1]\n"},
         needles=("o.yaml", "output"),
     ),
+    *(
+        Case(
+            f"calibrate-bad-scenario-names-it-{fit}",
+            ["calibrate", "--restart-info", "ri.csv", "--scenario", "bad.yaml", "--fit", fit, "-o", "fit.yaml"],
+            {**BASE, "bad.yaml": SCENARIO.replace("  size: ", "  size: -1 #", 1)},
+            needles=("bad.yaml: data.size", "too small"),
+        )
+        for fit in ("host", "constants")
+    ),
+    Case("params-empty-version", ["params", "--version", ""], needles=("--version", "''", "7.6.6")),
+    Case("params-empty-diff", ["params", "--diff", ""], needles=("--diff", "''")),
 )
 
 # 9. Durations beyond the horizon -------------------------------------------------------------
@@ -962,7 +973,10 @@ def test_signal_stops_sweep_workers(sig, code, word, tmp_path):
     assert "Traceback" not in err
     time.sleep(0.5)
     assert workers and not [w for w in workers if _alive(w)]
-    assert sorted(x.name for x in tmp_path.iterdir()) == ["s.yaml", "sw.yaml"]
+    left = sorted(x.name for x in tmp_path.iterdir() if not x.name.startswith(".out.csv."))
+    assert left == ["s.yaml", "sw.yaml"]  # no output; only the finished chunks, kept for --resume
+    for kept in tmp_path.glob(".out.csv.*.chunks"):
+        assert all(c.name.startswith("chunk-") and c.suffix == ".jsonl" for c in kept.iterdir())
 
 
 def _wait_for_workers(p: subprocess.Popen, count: int) -> list[int]:

@@ -233,7 +233,7 @@ def test_sweep_errors_before_any_work(text, extra, needle, capsys, tmp_path, mon
     def never(*a, **k):
         raise AssertionError("the sweep ran")
 
-    monkeypatch.setattr(importlib.import_module("ndbsim.studies.sweep.run"), "_execute", never)
+    monkeypatch.setattr(importlib.import_module("ndbsim.studies.sweep.run")._Run, "execute", never)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "s.yaml").write_text(text)
     with pytest.raises(SystemExit) as exc:

@@ -266,11 +266,11 @@ def test_eta_without_scipy_names_the_extra_it_needs(node_restart, tmp_path):
 
 def test_why_shows_a_thread_pace_rounded(ini, tmp_path):
     # fragments spread unevenly over the 8 restoring threads (LDM + query) go at a fractional pace
-    # (fixed_costs.busy_threads): the label shows it to one decimal, not as 7.71429
+    # (fixed_costs.busy_threads): the label rounds it (7.71), never 7.71429
     p = ndbsim("run", "--config-ini", str(ini), "--version", "8.4.3", "--why")
     assert p.returncode == 0, p.stderr
     caps = re.findall(r"\((\d+(?:\.\d+)?) (?:restoring threads|copy instances|index-build threads)", p.stdout)
-    assert caps and all(len(c.partition(".")[2]) <= 1 for c in caps), caps
+    assert caps and all(len(c.replace(".", "")) <= 3 for c in caps), caps
 
 
 def test_why_names_nodes_by_their_nodeid_and_bytes_in_units(ini, tmp_path):

@@ -25,11 +25,36 @@ def total(r: dict, **kw) -> float:
     return simulate_innodb(r, **kw).total_restart_secs
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+HELD_OUT = {}
+
+
+def _held_out() -> dict:
+    """Each case predicted by the constants fitted on the other two (``held_out``), computed once."""
+    if not HELD_OUT:
+        from ndbsim.innodb.fit import held_out
+
+        HELD_OUT.update({r["case"]: r for r in held_out(CASES)})
+    return HELD_OUT
+
+
+RAID10_ALONE = pytest.mark.xfail(
+    strict=True,
+    reason="read_queue_depth is set by the RAID10 case alone: fitted on the two flash cases, which barely "
+    "depend on it (0.1 ms reads), it drifts to 0.41 and the held-out RAID10 recovery comes out +244% "
+    "(calibration/README.md); strict, so a model change that predicts it leaves this mark",
+)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, marks=RAID10_ALONE) if "raid10" in c["name"] else c for c in CASES],
+    ids=[c["name"] for c in CASES],
+)
 def test_published_cases_within_tolerance(case):
-    pub = case["published"]["total_restart_secs"]
-    pred = total(yaml.safe_load((ROOT / "calibration" / case["scenario"]).resolve().read_text()))
-    assert abs(pred - pub["value"]) / pub["value"] <= pub["tolerance"], (case["name"], pred)
+    """Held out: the case predicted by constants fitted without it, within its published tolerance."""
+    found = _held_out()[case["name"]]
+    assert case["name"] not in found["fitted_on"]
+    assert abs(found["error"]) <= case["published"]["total_restart_secs"]["tolerance"], found
 
 
 def test_three_cases_present():

@@ -12,7 +12,7 @@ from _helpers import ndbsim as cli
 import ndbsim
 from ndbsim.errors import InputError
 from ndbsim.input import threads as t
-from ndbsim.input.thread_config import parse_thread_config
+from ndbsim.input.config.thread_config import parse_thread_config
 
 # The manual's MaxNoOfExecutionThreads table ([DOC-NDBD80]; reference §8): value -> LDM, TC, send, recv
 MANUAL_ROWS = {
@@ -129,7 +129,7 @@ def test_version_on_an_older_profile_says_so():
 
 
 def test_with_count_changes_one_thread_type_and_keeps_the_rest():
-    from ndbsim.input.thread_config import with_count
+    from ndbsim.input.config.thread_config import with_count
     from ndbsim.input.threads import from_thread_config
 
     text = "ldm={count=4,cpubind=1-4},main={cpubind=0},io,tc={count=2}"

@@ -8,7 +8,7 @@ import json
 import pytest
 from _helpers import ndbsim
 
-from ndbsim.input import ndb_params
+from ndbsim.input.config import ndb_params
 
 CONFIG_INI = """\
 # issue 24: a typical 8.0 cluster

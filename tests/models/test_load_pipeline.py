@@ -41,7 +41,7 @@ def test_config_ini_notes_come_before_the_fixed_rows_note(tmp_path):
         overrides=["data.size=100G"],
         rows_fix="FIX",
     )
-    from ndbsim.input.config_ini import merge_config_ini
+    from ndbsim.input.config.ini import merge_config_ini
 
     ini_notes: list[str] = []
     merge_config_ini({**sc.load_raw(NDB_FILE), "data": {"size": "60G", "rows": 1000}}, ini, None, ini_notes, {})

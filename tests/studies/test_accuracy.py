@@ -31,13 +31,19 @@ def test_only_validation_cases_make_the_band(tmp_path):
     cases = tmp_path / "calibration"
     cases.mkdir()
     (tmp_path / "scenarios").symlink_to(CASES_DIR.parent / "scenarios")
-    for name in ("seed001-70-normal.yaml", "seed001-70-initial.yaml"):  # validate, fit
+    names = (
+        "seed004-51-onr-idle.yaml",
+        "seed001-70-normal.yaml",
+        "seed001-70-initial.yaml",
+        "lab-2node-7.5.4-tiny.yaml",
+    )
+    for name in names:  # validate, info, fit, reference
         shutil.copy(CASES_DIR / name, cases / name)
     data = accuracy_data(cases)
-    assert list(data["families"]) == ["7.0"]
-    assert [c["case"] for c in data["families"]["7.0"]] == ["seed001-70-normal"]
-    (fig,) = data["families"]["7.0"][0]["figures"]
-    assert fig["figure"] == "total_restart_secs" and fig["published"] == 510.0 and fig["predicted"] > 0
+    assert list(data["families"]) == ["5.1"]
+    assert [c["case"] for c in data["families"]["5.1"]] == ["seed004-51-onr-idle"]
+    (fig,) = data["families"]["5.1"][0]["figures"]
+    assert fig["figure"] == "total_restart_secs" and fig["published"] == 183.0 and fig["predicted"] > 0
 
 
 def test_nearest_family_is_the_latest_older_one_else_the_earliest_newer():
@@ -52,13 +58,13 @@ def test_nearest_family_is_the_latest_older_one_else_the_earliest_newer():
 def test_an_8x_run_says_no_published_8x_restart_and_names_the_nearest_family():
     band = accuracy("8.4.3", {})
     assert band["basis"] == "published" and band["family"] == "8.4"
-    assert band["nearest_family"] == "7.6" and not band["major_release_published"]
+    assert band["nearest_family"] == "7.5" and not band["major_release_published"]
     assert band["text"].startswith("no published 8.x restart to check against")
-    assert "nearest family, 7.6" in band["text"]
+    assert "nearest family, 7.5" in band["text"]
     assert "precision, not accuracy" in band["spread"] and "LCP cycle" in band["spread"]
-    own = accuracy("7.0.9", {})
-    assert own["nearest_family"] == "7.0" and own["major_release_published"]
-    assert own["text"].startswith("on published 7.0 restarts (1 validation case)")
+    own = accuracy("5.1", {})
+    assert own["nearest_family"] == "5.1" and own["major_release_published"]
+    assert own["text"].startswith("on published 5.1 restarts (4 validation cases)")
 
 
 def test_a_calibrated_scenario_shows_its_fits_error_not_the_published_one():
@@ -93,7 +99,7 @@ def test_table_and_json_show_the_band_beside_p5_p95(tmp_path):
     assert "p5" in lines[at] and "precision, not accuracy" in lines[at + 1]
     assert lines[at + 2].startswith("accuracy: no published 8.x restart")
     d = json.loads(ndbsim("run", ROLLING, "-n", "3", "--format", "json").stdout)
-    assert d["accuracy"]["basis"] == "published" and d["accuracy"]["nearest_family"] == "7.6"
+    assert d["accuracy"]["basis"] == "published" and d["accuracy"]["nearest_family"] == "7.5"
     assert d["accuracy"]["text"] in " ".join(" ".join(lines[at + 2 : at + 5]).split())
 
 

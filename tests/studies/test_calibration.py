@@ -1,6 +1,5 @@
 """Calibration: the cases load, the fit is deterministic, and `ndbsim check` runs them all."""
 
-import pytest
 from _helpers import KNOWN_GAPS
 
 from ndbsim.studies.calibration.calibrate import FITTED, case_from_restart_info
@@ -8,13 +7,15 @@ from ndbsim.studies.calibration.cases import DEFAULT_DIR, load_cases, predict
 from ndbsim.studies.calibration.check import format_check, run_check
 
 
-def test_cases_have_both_roles_and_sources():
+def test_cases_have_roles_reasons_and_sources():
     cases = load_cases(DEFAULT_DIR)
     roles = {c.role for c in cases}
-    assert roles == {"fit", "validate"}
+    assert {"fit", "validate"} <= roles <= {"fit", "validate", "info", "reference"}
     for c in cases:
         assert c.source.get("seed") or c.source.get("restart_info")
         assert c.figures[0].name == "total_restart_secs"
+        assert c.gates == (c.role in ("fit", "validate"))
+        assert c.gates or len(c.reason or "") > 40, c.name  # an uncounted case says why
 
 
 def test_fitted_constants_are_few_and_plausible():
@@ -30,30 +31,41 @@ def test_fitted_constants_are_few_and_plausible():
     assert k.restore_row_secs < k.change_row_secs < 10 * k.restore_row_secs
 
 
-def test_fit_cases_totals_close_on_the_75_case():
-    case = next(c for c in load_cases(DEFAULT_DIR) if c.name == "seed003-dbt2-7.5.10")
-    total = predict(case)["total_restart_secs"]
-    assert total == pytest.approx(1151, rel=0.05)
+def test_the_75_case_is_fitted_over_the_lcp_cycle_and_its_published_total_lies_in_its_spread():
+    """No fit case pins the crash's landing point in the LCP cycle; seed 003's one 7.5.10 run
+    (19m11s) lies within the p5–p95 of the 7.5.10 restarts over the cycle."""
+    from ndbsim.studies.calibration.cases import run_case
+
+    cases = load_cases(DEFAULT_DIR)
+    assert not [c.name for c in cases if c.role == "fit" and "lcp_phase" in (c.raw.get("simulation") or {})]
+    case = next(c for c in cases if c.name == "seed003-dbt2-7.5.10")
+    spread = run_case(case).spread()
+    assert spread["p5"] < 1151 < spread["p95"]
+    assert spread["p95"] - spread["p5"] > 0.3 * 1151  # "a fairly high variance"
 
 
 def test_check_table_covers_every_case():
-    rows, _ = run_check(DEFAULT_DIR, claims=False)
-    names = {r.case for r in rows}
+    checked, _ = run_check(DEFAULT_DIR, claims=False)
+    names = {c.row.case for c in checked}
     assert names == {c.name for c in load_cases(DEFAULT_DIR)}
-    text = format_check(rows, [])
-    assert "published" in text and "predicted" in text
+    text = format_check(checked, [])
+    for column in ("published", "predicted", "interval", "width", "defaults", "p5–p95"):
+        assert column in text
 
 
-def test_check_passes_every_tolerance():
-    """`ndbsim check` in the suite: every case within tolerance but the known gaps, every claim holds."""
-    rows, claims = run_check(DEFAULT_DIR, claims=True)
-    assert all(r.ok for r in rows if r.case not in KNOWN_GAPS) and all(c.ok for c in claims)
+def test_check_passes_every_tolerance_but_the_known_gaps():
+    """`ndbsim check` in the suite: every counted case within tolerance but the known gaps, every
+    claim holds; the known gaps are outside theirs (when one closes, it leaves KNOWN_GAPS)."""
+    checked, claims = run_check(DEFAULT_DIR, claims=True)
+    assert all(c.ok for c in checked if c.gates and c.row.case not in KNOWN_GAPS) and all(c.ok for c in claims)
+    for gap in KNOWN_GAPS:
+        assert any(not c.ok for c in checked if c.row.case == gap), gap
 
 
 def test_the_lab_restart_stays_a_known_gap():
     """Its restore, index rebuild and LCP wait come out far below the published 13, 21 and 17 s: when a
     mechanism closes the gap, this fails and the case leaves KNOWN_GAPS."""
-    case = next(c for c in load_cases(DEFAULT_DIR) if c.name in KNOWN_GAPS)
+    case = next(c for c in load_cases(DEFAULT_DIR) if c.name == "lab-2node-7.5.4-tiny")
     predicted = predict(case)
     assert predicted["total_restart_secs"] < 0.5 * 66
     for phase in ("secs_restore_fragments", "secs_index_rebuild", "secs_wait_lcp_for_restart"):

@@ -66,6 +66,15 @@ def _set(path: str, value):
     return change
 
 
+def _assume(spec):
+    """Set the case's host.core_speed assumption to ``spec`` (its key has a dot: not for ``_set``)."""
+
+    def change(data):
+        data.setdefault("assumptions", {})["host.core_speed"] = spec
+
+    return change
+
+
 def _rename_phase(data):
     ph = data["published"]["phases"]
     ph["secs_bogus"] = ph.pop("secs_exec_redo_log")
@@ -110,6 +119,29 @@ CASE_ERRORS = [
     ("override-no-equals", _set("overrides", ["data.size"]), ["overrides[0]", "'data.size'"]),
     ("scenario-missing", _set("scenario", "../scenarios/nope.yaml"), ["scenario", "nope.yaml"]),
     ("published-scalar", _set("published", 409), ["published:", "409"]),
+    ("role-unknown", _set("role", "check"), ["role", "'check'", "fit, validate, info or reference"]),
+    ("info-without-reason", _set("role", "info"), ["reason", "missing", "say why"]),
+    (
+        "assumption-key-typo",
+        _assume({"value": 1.0, "rnage": [0.8, 1.2], "why": "x"}),
+        ["did you mean 'range'"],
+    ),
+    (
+        "assumption-without-why",
+        _assume({"value": 1.0}),
+        ["assumptions.host.core_speed.why", "missing"],
+    ),
+    (
+        "assumption-range-of-three",
+        _assume({"value": 1.0, "range": [1, 2, 3], "why": "x"}),
+        ["assumptions.host.core_speed.range"],
+    ),
+    ("assumption-bad-value", _assume({"value": "fast", "why": "x"}), ["core_speed", "fast"]),
+    (
+        "assumption-bad-range-end",
+        _assume({"value": 1.0, "range": [0.8, "fast"], "why": "x"}),
+        ["assumptions.host.core_speed.range", "'fast'"],
+    ),
 ]
 
 
@@ -120,7 +152,7 @@ def test_case_file_errors(command, change, needles, cases, capsys, tmp_path, mon
     import ndbsim.studies.calibration.calibrate
     import ndbsim.studies.calibration.check
 
-    monkeypatch.setattr(ndbsim.studies.calibration.check, "predict", _no_fit)
+    monkeypatch.setattr(ndbsim.studies.calibration.check, "run_case", _no_fit)
     monkeypatch.setattr(ndbsim.studies.calibration.calibrate, "fit", _no_fit)
     f = edit_case(cases, change)
     args = [command, "--cases", str(cases)]

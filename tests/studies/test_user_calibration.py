@@ -233,4 +233,6 @@ def test_cross_refits_without_each_fit_case(monkeypatch, capsys):
     out = capsys.readouterr().out
     held = ["seed001-70-initial", "seed003-dbt2-7.5.10", "seed003-dbt2-7.6.6"]
     assert [sorted(set().union(*given) - g) for g in given] == [[h] for h in held]
+    innodb = out.split("InnoDB, seed 002")[1]  # the InnoDB cases held out as well, one at a time
+    assert all(f"innodb-tpcc1000-{n}" in innodb for n in ("bp52g-flash", "bp144g-flash", "bp144g-raid10"))
     assert "leave-one-out" in out and all(f"\n{h} " in out for h in held)

@@ -85,7 +85,7 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         flows,
         node,
         "rows shipped from the live node" + (" (every row)" if full else " (those changed since the node stopped)"),
-        cap=f"LDM CPU ({why.threads_text(_copy_instances(r, sources))} copy instances)",
+        cap=f"LDM CPU ({_copy_instances(r, sources):.3g} copy instances)",
         names=names,
         copied_rows=run.facts.copied_rows,
         scanned_rows=rt.sz.rows,

@@ -22,7 +22,7 @@ def repeated_notes(
     """What the user is told when two inputs give one key a value: an override given twice (the
     last is used, as for any repeated option), an override of a value the config.ini set (the
     override is used) and an override of a swept factor (each point's factor value is used)."""
-    from ndbsim.input import config_params
+    from ndbsim.input.config import params as config_params
 
     def canonical(key: str) -> str:
         head, _, name = key.rpartition(".")

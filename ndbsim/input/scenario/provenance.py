@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input import ndb_params
+from ndbsim.input.config import ndb_params
 
 SCENARIO = "scenario"
 """Origin of a value written in the scenario file (or mapping) the user gave."""

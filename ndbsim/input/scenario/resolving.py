@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input import config_params
+from ndbsim.input.config import params as config_params
 from ndbsim.input.profiles import Profile, parse_version, profile_for
 from ndbsim.input.scenario.model import Resolved, Scenario
 from ndbsim.input.scenario.sections import ROLLING_TYPES

@@ -1,5 +1,5 @@
 """pydantic's errors in a calibration case file, reworded as 'FIELD: VALUE is ...; FIX'
-(the case format of calibration/README.md, ``calibration.CaseSpec``)."""
+(the case format of calibration/README.md, ``case_spec.CaseSpec``)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input import scenario as sc
 
 MISSING_FIXES = {
-    "role": "add role: fit or role: validate",
+    "role": "add role: fit, validate, info or reference (calibration/README.md says which)",
     "scenario": "give a scenario file path (relative to the case file) or an inline scenario mapping",
     "published": "give the published figures, e.g. published: {total_restart_secs: {value: 409}}",
     "total_restart_secs": "give the published total, e.g. total_restart_secs: {value: 409}",
-    "value": "give the published seconds, e.g. {value: 35}",
     "node_id": "give the data node's NodeId, e.g. node_id: 11",
+    "why": "say where the value and its range come from (a release default, the hardware of its year, the source)",
+    "value": "give the published seconds, e.g. {value: 35}; for an assumption, the value the case uses",
 }
 """The fix for each required key of a case file, by its name."""
 
@@ -67,8 +68,10 @@ def _shape_error(kind: str, loc: tuple[Any, ...], value: Any, v: str, fld: str) 
         return InputError(f"{v} is not a list; write a list of dotted.path=value overrides, e.g. {example}", field=fld)
     if kind in ("string_type", "string_unicode"):
         return InputError(f"{v} is not text; write an override as dotted.path=value, e.g. data.size=1TB", field=fld)
+    if kind in ("too_long", "too_short") and loc[-1:] == ("range",):
+        return InputError(f"{v} is not a range; give two values, [LOW, HIGH], e.g. [0.25, 0.5]", field=fld)
     if kind == "literal_error":
-        return InputError(f"{v} is not a role; use fit or validate", field=fld)
+        return InputError(f"{v} is not a role; use fit, validate, info or reference", field=fld)
     if kind in ("bool_parsing", "bool_type"):
         return InputError(f"{v} is not true or false; write true or false", field=fld)
     return None

@@ -8,21 +8,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BeforeValidator, Field, ValidationError
-from pydantic_core import PydanticCustomError
+from pydantic import ValidationError
 
 from ndbsim.errors import InputError, did_you_mean
 from ndbsim.input import scenario as sc
-from ndbsim.input.fields import StrictModel
 from ndbsim.input.profiles import Constants
 from ndbsim.input.restart_info import column_of
 from ndbsim.models.load import prepare, read
 from ndbsim.models.registry import Model, model_of
 from ndbsim.paths import CASES_DIR
 from ndbsim.studies.calibration.case_errors import describe
-from ndbsim.studies.calibration.restart_rows import COMPARED, MAX_SECS, node_columns
+from ndbsim.studies.calibration.case_spec import (
+    MAX_RANGED,
+    Assumption,
+    CaseSpec,
+    FigureSpec,
+    applied,
+    assumptions_of,
+    keys_at,
+)
+from ndbsim.studies.calibration.restart_rows import COMPARED, node_columns
 
 DEFAULT_DIR = CASES_DIR
 """The repository's ``calibration/`` directory (``ndbsim.paths.CASES_DIR``)."""
@@ -30,80 +37,15 @@ PHASE_REL_TOL = 0.10
 """A phase is within tolerance at ±10% ..."""
 PHASE_ABS_TOL = 5.0
 """... or ±5 s, whichever is looser (issue 3: "±10% (or ±5 s) per phase")."""
-TOTAL_TOL = {"fit": 0.05, "validate": 0.15}
-"""Totals: ±5% for fit cases, ±15% for validation cases (issue 3's "done when")."""
-CASE_KEYS = {"source", "role", "scenario", "overrides", "replications", "seed", "stated", "assumed", "published"}
-"""The top-level keys a calibration case file may have (the case format of calibration/README.md);
-any other key is an error."""
-MAX_REPLICATIONS = 1000
-"""A case's ``replications`` cap: the published cases use at most 21, and ``ndbsim check`` and
-every step of the fit simulate each case that many times, so more would run for hours."""
-
-
-# ---------------------------------------------------------------------------------------
-# The case file format (calibration/README.md), checked with pydantic when a case is loaded
-
-
-def _no_bool(v: Any) -> Any:
-    if isinstance(v, bool):
-        raise PydanticCustomError("bool_not_number", "a boolean is not a number")
-    return v
-
-
-Number = Annotated[float, BeforeValidator(_no_bool)]
-Whole = Annotated[int, BeforeValidator(_no_bool)]
-
-
-class FigureSpec(StrictModel):
-    """One published figure: ``{value: SECONDS, tolerance: FRACTION, abs_tolerance: SECONDS,
-    info: BOOL, note: TEXT}``."""
-
-    value: Annotated[Number, Field(ge=0, le=MAX_SECS)]
-    tolerance: Annotated[Number, Field(ge=0)] | None = None
-    abs_tolerance: Annotated[Number, Field(ge=0, le=MAX_SECS)] | None = None
-    info: bool = False
-    note: Any = None
-
-
-class NodeSpec(StrictModel):
-    """One node's own restart, as a restart_info row gives it: ``{node_id: NODEID, line: N,
-    total_restart_secs: FIGURE, phases: {COLUMN: FIGURE}}``; phases are restart_info's columns."""
-
-    node_id: Annotated[Whole, Field(ge=1, le=255)]
-    line: Annotated[Whole, Field(ge=1)] | None = None
-    total_restart_secs: FigureSpec
-    phases: dict[str, FigureSpec] | None = None
-
-
-class PublishedSpec(StrictModel):
-    total_restart_secs: FigureSpec | None = None
-    phases: dict[str, FigureSpec] | None = None
-    nodes: list[NodeSpec] | None = None
-    """Restarts node by node (an imported restart_info export): each compared with that node's
-    own simulated restart, never with a multi-node window."""
-
-
-class CaseSpec(StrictModel):
-    source: Any = None
-    role: Literal["fit", "validate"]
-    scenario: Any
-    overrides: list[str] | None = None
-    replications: Annotated[Whole, Field(ge=1, le=MAX_REPLICATIONS)] | None = None
-    seed: Annotated[Whole, Field(ge=0)] | None = None
-    stated: Any = None
-    assumed: Any = None
-    published: PublishedSpec
-
-
-def _keys_at(loc: tuple[Any, ...]) -> tuple[str, ...]:
-    """The keys a case file allows beside an unknown key at ``loc`` (for "did you mean")."""
-    if len(loc) == 1:
-        return tuple(CASE_KEYS)
-    if loc[:-1] == ("published",):
-        return tuple(PublishedSpec.model_fields)
-    if len(loc) == 4 and loc[:2] == ("published", "nodes"):
-        return tuple(NodeSpec.model_fields)
-    return tuple(FigureSpec.model_fields)
+TOTAL_TOL = {"fit": 0.05, "validate": 0.15, "info": 0.15, "reference": 0.15}
+"""Totals: ±5% for fit cases, ±15% for validation cases (issue 3's "done when"); the cases
+``check`` prints without counting them (info, reference) are shown against the validation
+tolerance."""
+GATING_ROLES = ("fit", "validate")
+"""The roles whose figures ``ndbsim check`` counts in its exit status. ``info``: a case that is
+not independent evidence (an input deduced from its own answer, or a re-run of a fit case's
+setup); ``reference``: a known gap of the model, with its reason. Both are printed with their
+error and their ``reason``."""
 
 
 @dataclass
@@ -140,6 +82,15 @@ class Case:
     seed: int
     figures: list[Figure] = field(default_factory=list)
     source: dict[str, Any] = field(default_factory=dict)
+    assumptions: list[Assumption] = field(default_factory=list)
+    """The inputs the source does not state, each with its range (``raw`` holds their values)."""
+    reason: str | None = None
+    """Why an ``info`` or ``reference`` case is not counted (``check`` prints it)."""
+
+    @property
+    def gates(self) -> bool:
+        """Whether ``ndbsim check`` counts the case in its exit status (``GATING_ROLES``)."""
+        return self.role in GATING_ROLES
 
     @property
     def model(self) -> Model:
@@ -201,7 +152,8 @@ def _spec(data: Any, src: str) -> CaseSpec:
         errors = err.errors(include_url=False)
         # a misspelt key is also a missing one: report the spelling, with its "did you mean"
         first = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])
-        raise describe(first, _keys_at).located(src) from None
+        raise describe(first, keys_at).located(src) from None
+    _check_roles_and_ranges(spec, src)
     pub = spec.published
     if pub.total_restart_secs is None and not pub.nodes:
         raise InputError(
@@ -210,6 +162,25 @@ def _spec(data: Any, src: str) -> CaseSpec:
             source=src,
         )
     return spec
+
+
+def _check_roles_and_ranges(spec: CaseSpec, src: str) -> None:
+    """An uncounted case says why; at most ``MAX_RANGED`` assumptions carry a range."""
+    if spec.role not in GATING_ROLES and not (spec.reason or "").strip():
+        raise InputError(
+            f"missing; a case of role {spec.role} is printed but not counted, so say why "
+            "(e.g. reason: its DiskCheckpointSpeed was deduced from its own published restart)",
+            field="reason",
+            source=src,
+        )
+    ranged = [k for k, a in (spec.assumptions or {}).items() if a.range is not None and a.range[0] != a.range[1]]
+    if len(ranged) > MAX_RANGED:
+        raise InputError(
+            f"{len(ranged)} assumptions carry a range ({', '.join(ranged)}); check predicts every corner, "
+            f"so give at most {MAX_RANGED} a range and state the others' value alone",
+            field="assumptions",
+            source=src,
+        )
 
 
 def _scenario_file(path: Path, name: str) -> Path:
@@ -267,6 +238,9 @@ def case_from_data(data: Any, path: Path | str) -> Case:
     spec = _spec(data, src)
     raw = _scenario_raw(spec, path, src)
     loaded = read(raw, source=src, overrides=spec.overrides or [], overrides_field="overrides")
+    assumptions = assumptions_of(spec.assumptions)
+    for a in assumptions:  # the case's own statement of its assumed inputs rules over its scenario's
+        sc.set_path(loaded.raw, a.path, a.value)
     known, fix = loaded.model.phases, loaded.model.phase_fix
     pub = spec.published
     figures = []
@@ -281,6 +255,7 @@ def case_from_data(data: Any, path: Path | str) -> Case:
         figures.append(_figure(name, fspec, PHASE_REL_TOL, PHASE_ABS_TOL, where, src))
     figures += _node_figures(spec, src)
     prepare(loaded)  # the case's scenario, after its overrides, must itself be valid
+    _check_ends(loaded.model, loaded.raw, assumptions, src)
     return Case(
         name=path.stem,
         path=path,
@@ -290,7 +265,25 @@ def case_from_data(data: Any, path: Path | str) -> Case:
         seed=1 if spec.seed is None else spec.seed,
         figures=figures,
         source=spec.source if isinstance(spec.source, dict) else {},
+        assumptions=assumptions,
+        reason=spec.reason,
     )
+
+
+def _check_ends(model: Model, raw: dict[str, Any], assumptions: list[Assumption], src: str) -> None:
+    """Each end of each assumption's range (and its default) must be a value the scenario takes."""
+    for a in assumptions:
+        for key, value in (("range", a.low), ("range", a.high), ("default", a.default)):
+            if value is None:
+                continue
+            try:
+                model.prepare(applied(raw, {a.path: value}), src)
+            except InputError as e:
+                raise InputError(
+                    f"{sc.shown_value(value)} does not work as {a.path}: {e.message}",
+                    field=f"assumptions.{a.path}.{key}",
+                    source=src,
+                ) from None
 
 
 def load_case(path: Path) -> Case:
@@ -328,21 +321,31 @@ def _node_predictions(case: Case, result: Any) -> dict[str, float]:
     return out
 
 
-def predict(
-    case: Case, constants: Constants | None = None, replications: int | None = None, raw: dict | None = None
-) -> dict[str, float]:
-    """Median total and phases of a case, with ``constants`` in place of the calibrated ones (and
-    ``raw`` in place of its scenario); a node's own restart under ``node_key(node, column)``."""
+def run_case(case: Case, constants: Constants | None = None, replications: int | None = None, raw: dict | None = None):
+    """The case's simulated restart (its replications), with ``constants`` in place of the
+    calibrated ones and ``raw`` in place of its scenario."""
     n = replications or case.replications
     model = case.model
     prepared = model.prepare(case.raw if raw is None else raw, str(case.path))
     if constants is not None:
         prepared = model.with_constants(prepared, constants)
-    result = model.run(prepared, seed=case.seed, replications=n, explained=False)
+    return model.run(prepared, seed=case.seed, replications=n, explained=False)
+
+
+def figures_of(case: Case, result: Any) -> dict[str, float]:
+    """Median total and phases of a simulated case; a node's own restart under ``node_key``."""
     out = {"total_restart_secs": result.total_restart_secs, **result.phases()}
     if case.nodes:
         out.update(_node_predictions(case, result))
     return out
+
+
+def predict(
+    case: Case, constants: Constants | None = None, replications: int | None = None, raw: dict | None = None
+) -> dict[str, float]:
+    """Median total and phases of a case, with ``constants`` in place of the calibrated ones (and
+    ``raw`` in place of its scenario); a node's own restart under ``node_key(node, column)``."""
+    return figures_of(case, run_case(case, constants, replications, raw))
 
 
 @dataclass

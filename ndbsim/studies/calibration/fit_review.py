@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ndbsim.studies.calibration.cases import Case, Row, compare, predict
+from ndbsim.studies.calibration.cases import GATING_ROLES, Case, Row, compare, predict
 
 
 @dataclass
@@ -44,8 +44,9 @@ def with_constants(constants) -> Callable[[Case], dict]:
 
 
 def refused(changes: list[Change]) -> list[Change]:
-    """The published figures the fit puts out of tolerance: the fit is refused unless accepted."""
-    return [c for c in changes if c.published and c.worse]
+    """The published figures of counted cases (fit, validate) the fit puts out of tolerance: the
+    fit is refused unless accepted. Info and reference cases are shown, never a reason to refuse."""
+    return [c for c in changes if c.published and c.worse and c.before.role in GATING_ROLES]
 
 
 def _err(row: Row) -> str:

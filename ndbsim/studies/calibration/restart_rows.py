@@ -284,7 +284,10 @@ def restarted_nodes(raw: dict[str, Any], source: str) -> list[int]:
     the engine reads them, in config.ini's NodeIds)."""
     from ndbsim.models.load import load
 
-    loaded = load(raw)
+    try:
+        loaded = load(raw)
+    except InputError as e:  # the scenario's own error: say it is that file's, not the CSV's
+        raise (e if e.source else e.located(source)) from None
     if not set(ri.COLUMNS) <= set(loaded.model.phases):
         raise InputError(
             f"restart_info rows are NDB data node restarts but the scenario is {loaded.model.label}'s; "

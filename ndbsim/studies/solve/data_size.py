@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input.config_params import G, M
+from ndbsim.input.config.params import G, M
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
@@ -72,7 +72,7 @@ def _variants(
 ) -> tuple[Callable[[int], tuple[str, ...]], int, str]:
     """The ``--set`` strings of ``gb`` gigabytes of data per node, the most gigabytes tried, and
     what scales with the data, in words."""
-    from ndbsim.input.config_params import PARAMS
+    from ndbsim.input.config.params import PARAMS
 
     per_row = size0 / rows0
     if not grow:

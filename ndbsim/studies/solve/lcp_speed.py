@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input.config_params import M
+from ndbsim.input.config.params import M
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ndbsim.errors import InputError
-from ndbsim.input.config_params import M
+from ndbsim.input.config.params import M
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.solve.answer import Answer
 from ndbsim.studies.solve.search import Sim, int_bisect
@@ -26,7 +26,7 @@ def redo_log(sim: Sim, resolved: Any, param: str, margin: float = REDO_MARGIN) -
     """The smallest value of ``param`` whose runs keep the REDO log within its size and, as the
     recommended size, the smallest whose REDO peak leaves ``margin`` (the log at least
     ``1 + margin`` times the peak); each verified by a run with it and one a step short."""
-    from ndbsim.input.config_params import canonical_name
+    from ndbsim.input.config.params import canonical_name
 
     name = canonical_name(param)
     if name not in ("NoOfFragmentLogFiles", "FragmentLogFileSize"):
@@ -150,7 +150,7 @@ def _answer(
 def _steps(name: str) -> tuple[int, int, int, Callable[[int], str]]:
     """The search's step in bytes (or files), its least and most step counts, and a step count as
     ``--set`` text."""
-    from ndbsim.input.config_params import PARAMS
+    from ndbsim.input.config.params import PARAMS
 
     least, most = PARAMS[name].lo or 0.0, PARAMS[name].hi or 0.0
     if name == "NoOfFragmentLogFiles":

@@ -46,7 +46,7 @@ def check_key(key: Any, source: str | None, model: Any = None) -> str:
     ``model`` is the scenario model to check against (InnoDB's for ``kind: innodb``)."""
     from pydantic import BaseModel
 
-    from ndbsim.input.config_params import PARAMS, canonical_name
+    from ndbsim.input.config.params import PARAMS, canonical_name
     from ndbsim.input.scenario import Scenario
 
     field = f"factors.{key}"

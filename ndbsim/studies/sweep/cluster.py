@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ndbsim.errors import InputError
 from ndbsim.output.records import SweepRow
+from ndbsim.signals import check
 from ndbsim.studies.sweep.chunks import IN_FLIGHT, planned_chunks
 from ndbsim.studies.sweep.work import run_chunk
 
@@ -66,12 +68,11 @@ def run_dask(
     work: Iterator[tuple[int, tuple[Any, ...]]],
     points: int,
     scheduler: Any,
-    bar: Any,
-    rows: list[SweepRow],
+    take: Callable[[list[SweepRow]], None],
     chunk_size: int | None,
 ) -> None:
     """Run the ``points`` points of ``work`` on a Dask scheduler (an address or a client),
-    adding their rows to ``rows``; at most ``IN_FLIGHT`` chunks per thread are out at once."""
+    handing their rows to ``take`` chunk by chunk; at most ``IN_FLIGHT`` chunks per thread are out at once."""
     from ndbsim.extras import require
 
     require("dask.distributed", "--scheduler")
@@ -81,6 +82,7 @@ def run_dask(
     if own:
         check_scheduler(scheduler)
     client = _connect(Client, scheduler) if own else scheduler
+    quiet = _quiet_dask() if own else None
     try:
         n = max(1, sum(client.nthreads().values()))
         chunks = planned_chunks(work, points, n, chunk_size)
@@ -89,11 +91,40 @@ def run_dask(
         task = partial(run_chunk, base_raw, list(keys), replications, seed)
         running = as_completed([client.submit(task, c, pure=False) for c in itertools.islice(chunks, n * IN_FLIGHT)])
         for f in running:
+            check()
             out = f.result()
-            rows.extend(out)
-            bar.update(len(out))
+            take(out)
             for chunk in itertools.islice(chunks, 1):
                 running.add(client.submit(task, chunk, pure=False))
+    except InputError:
+        raise
+    except Exception as e:  # the scheduler went away, or a chunk killed worker after worker
+        what = " ".join(str(e).split()).split(". ")[0][:200]  # Dask's first sentence says what happened
+        raise InputError(
+            f"the sweep on the Dask scheduler {scheduler if own else 'given'} stopped: {type(e).__name__}: {what}",
+            field="--scheduler",
+        ) from None
     finally:
         if own:
-            client.close()
+            with contextlib.suppress(Exception):
+                client.close(timeout=SCHEDULER_TIMEOUT)
+        if quiet is not None:
+            quiet()
+
+
+def _quiet_dask() -> Callable[[], None]:
+    """Keep Dask's own log (a lost connection logs tracebacks) off stderr while the sweep runs,
+    so a failure is the one line the sweep prints; returns what puts the levels back."""
+    import logging
+
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] in ("distributed", "tornado", "asyncio")]
+    loggers = [logging.getLogger(name) for name in {"distributed", "tornado", "asyncio", *names}]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+
+    def restore() -> None:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+    return restore

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ndbsim.output.records import SweepRow
-from ndbsim.studies.stop import pool_context, stop_pool, worker_init
+from ndbsim.studies.stop import WAIT_POLL, check, pool_context, stop_pool, worker_init
 from ndbsim.studies.sweep.chunks import IN_FLIGHT, chunks, planned_chunks
 from ndbsim.studies.sweep.work import run_chunk
 
@@ -20,19 +20,18 @@ def run_local(
     work: Iterator[tuple[int, tuple[Any, ...]]],
     points: int,
     n_workers: int,
-    bar: Any,
-    rows: list[SweepRow],
+    take: Callable[[list[SweepRow]], None],
     chunk_size: int | None,
 ) -> None:
     """Run the ``points`` points of ``work`` on ``n_workers`` processes (1: this one), adding
-    their rows to ``rows``. Chunks are cut from ``work`` as they are sent, and at most
+    their rows to ``take`` chunk by chunk. Chunks are cut from ``work`` as they are sent, and at most
     ``IN_FLIGHT`` per worker are out at once, so only the rows grow with the size of the sweep."""
     if n_workers == 1:
         size = chunk_size or max(1, min(64, points))
         for chunk in chunks(work, size):
+            check()
             out = run_chunk(base_raw, keys, replications, seed, chunk)
-            rows.extend(out)
-            bar.update(len(out))
+            take(out)
         return
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -43,11 +42,11 @@ def run_local(
             for chunk in itertools.islice(planned, n_workers * IN_FLIGHT):
                 pending.add(ex.submit(run_chunk, base_raw, keys, replications, seed, chunk))
             while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                done, pending = wait(pending, timeout=WAIT_POLL, return_when=FIRST_COMPLETED)
+                check()
                 for f in done:
                     out = f.result()
-                    rows.extend(out)
-                    bar.update(len(out))
+                    take(out)
                     for chunk in itertools.islice(planned, 1):
                         pending.add(ex.submit(run_chunk, base_raw, keys, replications, seed, chunk))
         except BaseException:

@@ -8,6 +8,7 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from ndbsim.studies.sweep.cluster import run_dask
 from ndbsim.studies.sweep.files import load_sweep
 from ndbsim.studies.sweep.local import run_local
 from ndbsim.studies.sweep.points import Points, point_space
+from ndbsim.studies.sweep.resume import ChunkStore, resumed
 from ndbsim.studies.sweep.work import with_values
 
 if TYPE_CHECKING:
@@ -49,6 +51,8 @@ def sweep(
     chunk_size: int | None = None,
     source: str | None = None,
     overrides: Sequence[str] = (),
+    keep: ChunkStore | None = None,
+    resume: bool = False,
 ) -> pd.DataFrame:
     """Run a sweep and return a pandas DataFrame, one row per point and replication.
 
@@ -57,12 +61,14 @@ def sweep(
     process). ``scheduler``: a Dask scheduler address (``tcp://host:port``) or a
     ``dask.distributed.Client``. ``shard``: ``"I/N"`` runs only the points with
     ``index % N == I - 1``. ``overrides``: ``"dotted.key=value"`` settings applied to the base
-    for every point (after a sweep file's ``set:``).
-    """
+    for every point (after a sweep file's ``set:``). ``keep``: where finished chunks are kept as
+    they come (beside the output); ``resume``: run only the points it does not hold yet."""
     from ndbsim.models.load import read
 
     if factors is None and isinstance(base, (str, Path)):
-        return _from_file(base, replications, seed, workers, scheduler, shard, progress, chunk_size, overrides)
+        return _from_file(
+            base, replications, seed, workers, scheduler, shard, progress, chunk_size, overrides, keep, resume
+        )
     if factors is None:
         raise InputError("no factors; pass factors={'data.size': ['10GB', '60GB']}", field="factors", source=source)
     replications = whole(1 if replications is None else replications, "replications", source, 1)
@@ -86,11 +92,10 @@ def sweep(
 
     indices = range(points.count) if sh is None else range(sh[0] - 1, points.count, sh[1])
     check_sweep_runs(len(indices), replications, source)
-    work = _work(points, sh)
-    keys = points.keys
-    rows = _execute(base_raw, keys, replications, seed, work, len(indices), workers, scheduler, progress, chunk_size)
-    rows.sort(key=_point_and_replication)
-    return frame(rows, keys, model.phases)
+    definition = (base_raw, factors, mode, samples, sh, replications, seed)  # what the rows depend on
+    kept, work, left = resumed(keep, definition, resume, _work(points, sh), len(indices))
+    run = _Run(base_raw, points.keys, replications, seed, workers, scheduler, progress, chunk_size)
+    return frame(sorted(kept + run.execute(work, left, keep), key=_point_and_replication), points.keys, model.phases)
 
 
 def _from_file(
@@ -103,6 +108,8 @@ def _from_file(
     progress: bool,
     chunk_size: int | None,
     overrides: Sequence[str],
+    keep: ChunkStore | None,
+    resume: bool,
 ) -> pd.DataFrame:
     """The sweep a sweep file describes; ``replications``, ``seed`` and ``overrides`` given in the
     call win over (or add to) the file's."""
@@ -123,6 +130,8 @@ def _from_file(
         chunk_size=chunk_size,
         source=src,
         overrides=[*spec["overrides"], *overrides],
+        keep=keep,
+        resume=resume,
     )
 
 
@@ -167,34 +176,53 @@ def _is_valid(model: Model, raw: dict[str, Any], source: str | None) -> bool:
     return True
 
 
-def _execute(
-    base_raw: dict[str, Any],
-    keys: list[str],
-    replications: int,
-    seed: int,
-    work: Iterator[tuple[int, tuple[Any, ...]]],
-    points: int,
-    workers: int | None,
-    scheduler: Any,
-    progress: bool,
-    chunk_size: int | None,
-) -> list[SweepRow]:
-    """Run the ``points`` points of ``work`` and return their rows (in no particular order),
-    announcing a long sweep and showing a progress bar."""
-    from tqdm import tqdm
+@dataclass
+class _Run:
+    """How a sweep's points run: the base and factor keys, replications and seed, on which
+    workers or scheduler, with a progress bar or not, in chunks of what size."""
 
-    total = points * replications
-    workers_used = 1 if scheduler is not None else min(workers or os.cpu_count() or 1, max(1, points))
-    notice = announcement(total, workers_used, "runs", rows=total)
-    if notice:
-        print(notice, file=sys.stderr)
-    bar = tqdm(total=total, unit="run", desc="sweep", disable=not progress, smoothing=0.1, dynamic_ncols=True)
-    rows: list[SweepRow] = []
-    try:
-        if scheduler is not None:
-            run_dask(base_raw, keys, replications, seed, work, points, scheduler, bar, rows, chunk_size)
-        else:
-            run_local(base_raw, keys, replications, seed, work, points, workers_used, bar, rows, chunk_size)
-        return rows
-    finally:
-        bar.close()
+    base_raw: dict[str, Any]
+    keys: list[str]
+    replications: int
+    seed: int
+    workers: int | None
+    scheduler: Any
+    progress: bool
+    chunk_size: int | None
+
+    def execute(
+        self, work: Iterator[tuple[int, tuple[Any, ...]]], points: int, keep: ChunkStore | None
+    ) -> list[SweepRow]:
+        """Run the ``points`` points of ``work`` and return their rows (in no particular order),
+        announcing a long sweep, showing a progress bar and keeping each finished chunk in ``keep``."""
+        from tqdm import tqdm
+
+        total = points * self.replications
+        workers = self.workers
+        workers_used = 1 if self.scheduler is not None else min(workers or os.cpu_count() or 1, max(1, points))
+        notice = announcement(total, workers_used, "runs", rows=total)
+        if notice:
+            print(notice, file=sys.stderr)
+        bar = tqdm(total=total, unit="run", desc="sweep", disable=not self.progress, smoothing=0.1, dynamic_ncols=True)
+        rows: list[SweepRow] = []
+
+        def take(out: list[SweepRow]) -> None:
+            if keep is not None:
+                keep.save(out)
+            rows.extend(out)
+            bar.update(len(out))
+
+        args = (self.base_raw, self.keys, self.replications, self.seed, work, points)
+        try:
+            if self.scheduler is not None:
+                run_dask(*args, self.scheduler, take, self.chunk_size)
+            else:
+                run_local(*args, workers_used, take, self.chunk_size)
+            return rows
+        except InputError as e:
+            if keep is None or e.field != "--scheduler" or not rows:
+                raise
+            kept = f"{len(rows) // self.replications:,} more points finished are kept in {keep.directory}"
+            raise InputError(f"{e.message}; {kept}: run the same command with --resume", field=e.field) from None
+        finally:
+            bar.close()

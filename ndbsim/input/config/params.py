@@ -127,8 +127,8 @@ def parse_value(name: str, raw: Any, field: str) -> Any:
                 raise ValueError
             value = "" if raw is None else str(raw)
             if name == "ThreadConfig":
+                from ndbsim.input.config.thread_config import check_thread_config
                 from ndbsim.input.safe_load import check_line_length
-                from ndbsim.input.thread_config import check_thread_config
 
                 check_line_length(value, field)
 

@@ -8,7 +8,7 @@ import importlib
 from ndbsim.errors import InputError
 
 EXTRAS = {
-    "scipy": ("calibrate", "ndbsim calibrate (the least-squares fit)"),
+    "scipy": ("calibrate", "the least-squares fit of ndbsim calibrate and ndbsim eta"),
     "pyarrow": ("parquet", "Parquet output (--output FILE.parquet)"),
     "dask.distributed": ("cluster", "a Dask scheduler (--scheduler)"),
 }

@@ -11,6 +11,7 @@ from ndbsim.cli.options import (
     CONFIG_INI_OPTION,
     CONSTANTS_OPTION,
     EXIT_NOT_MADE_IT,
+    RELEASE_OPTION,
     SCENARIO_ARGUMENT,
     STUDY_FORMAT_OPTION,
     STUDY_REPLICATIONS_OPTION,
@@ -51,6 +52,7 @@ def advise(
     seed: int | None = STUDY_SEED_OPTION,
     workers: int | None = WORKERS_OPTION,
     config_ini: Path | None = CONFIG_INI_OPTION,
+    release: str | None = RELEASE_OPTION,
     output: Path | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write the table or JSON to FILE (default: standard output)."
     ),
@@ -68,10 +70,10 @@ def advise(
     output = stdout_if_dash(output)  # type: ignore[assignment]
     _check_advise(scenario, format, chart, replications, seed, workers, config_ini, output, constants)
     use_constants(constants)
-    notes = run_warnings(scenario, config_ini, set_, seed)
+    notes = run_warnings(scenario, config_ini, set_, seed, release)
     source = str(scenario) if scenario else None
     a = advise_full(
-        study_base(scenario, config_ini)[0],
+        study_base(scenario, config_ini, release, set_)[0],
         overrides=set_,
         levers=lever,
         seed=seed,
@@ -85,7 +87,7 @@ def advise(
         data = study_json(a.to_dict(), notes, config_ini)
         text = json.dumps(json_clean(data), indent=2) + "\n"
     else:
-        text = with_config_ini(advice_table(a), config_ini)
+        text = with_config_ini(advice_table(a), config_ini, release)
     if chart is not None:
         tornado(a, chart)
         wrote(chart)

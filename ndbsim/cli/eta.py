@@ -43,7 +43,9 @@ def eta(
     """How long the restart still takes: each node done, restarting (which phase, how long) or
     waiting; the ends of the restarting node, its wave and the plan with p5-p95, refitted on the
     phases the cluster has finished. Exit 0 (with --watch: when the restart completes), 2 on bad
-    input, 4 with --watch when it runs past the predicted p99 window by run --timeouts' margin."""
+    input, 4 with --watch when it runs past the predicted p99 window by run --timeouts' margin.
+    Needs ndbsim[calibrate] (scipy) for the refit."""
+    from ndbsim.extras import require
     from ndbsim.input.scenario import check_run_counts
     from ndbsim.studies.eta.session import open_session
 
@@ -56,6 +58,7 @@ def eta(
     if mysql_args and watch_every is None:
         raise InputError("they go with --watch only; drop them or add --watch 30s", field="mysql options")
     check_run_counts(seed, replications)
+    require("scipy")  # the refit's, before a --watch starts taking snapshots
     session = open_session(scenario, replications, seed, set_)
     if ndbinfo is not None:
         from ndbsim.input.snapshot.read import read_snapshot

@@ -23,10 +23,9 @@ help states it: ``studies.advise.study.ADVISE_REPLICATIONS`` (a test holds the t
 does not import the studies, so that ``ndbsim -h`` loads none of the simulation's libraries)."""
 
 RELEASE_HELP = (
-    "The NDB release the cluster runs (X.Y.Z): a config.ini names none, so run and init with "
-    "--config-ini and no scenario need it."
+    "The NDB release the cluster runs (X.Y.Z): a config.ini names none, so --config-ini with no scenario needs it."
 )
-"""``--version`` of run, init and params."""
+"""``--version`` of run, validate, init, advise, solve, sweep and report (params has its own)."""
 
 NDBINFO_HELP = (
     "An ndbinfo export of the running cluster: the output of `ndbsim ndbinfo-sql` run with mysql --batch "
@@ -87,7 +86,7 @@ EXAMPLES = {
     ),
     "advise": _examples(
         "ndbsim advise my.yaml                               # every lever, ranked",
-        "ndbsim advise --config-ini config.ini --set data.size=200G --set data.rows=1.2B",
+        "ndbsim advise --config-ini config.ini --version 8.0.35 --set data.size=200G --set data.rows=1.2B",
         "ndbsim advise my.yaml -l BuildIndexThreads -l MaxDiskWriteSpeedOtherNodeRestart -n 50",
         "ndbsim advise my.yaml -f json -o advice.json --chart advise.png",
         "exit 4 (ranking still printed): the restart as given would not finish",
@@ -95,7 +94,7 @@ EXAMPLES = {
     "solve": _examples(
         "ndbsim solve redo-log my.yaml                       # the least NoOfFragmentLogFiles",
         "ndbsim solve lcp-speed my.yaml --window 10m --quantile 0.95",
-        "ndbsim solve data-size --config-ini config.ini --window 30m",
+        "ndbsim solve data-size --config-ini config.ini --version 8.0.35 --window 30m",
         "ndbsim solve update-rate my.yaml -f json -o answer.json",
         "ndbsim solve plan rolling.yaml --window 20m            # the safest plan the replicas allow that fits",
     ),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -79,12 +80,13 @@ def init_from_ndbinfo(
     if csv_path is not None and found.restart_info_csv is not None:
         atomic_write_text(csv_path, found.restart_info_csv)
     atomic_write_text(output, text)
-    wrote(output, f"; check it with ndbsim validate {output}, run it with ndbsim run {output}")
+    quoted = shlex.quote(str(output))
+    wrote(output, f"; check it with ndbsim validate {quoted}, run it with ndbsim run {quoted}")
     if csv_path is not None:
         wrote(
             csv_path,
-            f" (ndbinfo.restart_info); add it as a calibration case: "
-            f"ndbsim calibrate --restart-info {csv_path} --scenario {output}",
+            f" (ndbinfo.restart_info); add it as a calibration case (its fit needs ndbsim[calibrate]): "
+            f"ndbsim calibrate --restart-info {shlex.quote(str(csv_path))} --scenario {shlex.quote(str(output))}",
         )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand
 
-from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, STUDY_REPLICATIONS
+from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, RELEASE_HELP, STUDY_REPLICATIONS
 from ndbsim.errors import InputError
 
 EXIT_NOT_MADE_IT = 4
@@ -51,6 +51,9 @@ CONSTANTS_OPTION = typer.Option(
 
 CONFIG_INI_OPTION = typer.Option(None, "--config-ini", metavar="config.ini", help=CONFIG_INI_HELP)
 """``--config-ini`` of every command that runs a scenario: one option, one help text."""
+
+RELEASE_OPTION = typer.Option(None, "--version", metavar="X.Y.Z", help=RELEASE_HELP)
+"""``--version`` of the commands that take ``--config-ini``: a config.ini alone names no release."""
 
 SCENARIO_ARGUMENT = typer.Argument(
     None, metavar="SCENARIO.yaml", help="Scenario file; omit for the built-in default (seed 003's DBT2)."
@@ -124,28 +127,35 @@ def wrote(path: str | Path, what: str = "") -> None:
     typer.echo(f"wrote {path}{what}", err=True)
 
 
-def run_warnings(scenario: Path | None, config_ini: Path | None, sets: list[str], seed: int | None) -> list[str]:
+def run_warnings(
+    scenario: Path | None, config_ini: Path | None, sets: list[str], seed: int | None, release: str | None = None
+) -> list[str]:
     """The warnings ``ndbsim run`` prints for this scenario (loaded as ``run`` loads it: config.ini
     over it, then ``--set``): the input's, and the simulation's of one replication at ``seed``
     (a few milliseconds; the studies keep only their runs' totals). A study (advise, solve)
     prints them with its answer, as ``run`` prints them with its table."""
     from ndbsim.models.load import load
 
-    loaded = load(scenario, config_ini=config_ini, overrides=sets, rows_fix="add --set data.rows=null")
+    loaded = load(scenario, config_ini=config_ini, overrides=sets, rows_fix="add --set data.rows=null", version=release)
     result = loaded.run(seed, 1, explained=False)
     return [*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins), *result.warnings]
 
 
-def study_base(scenario: Any, config_ini: Path | None) -> tuple[Any, list[str]]:
+def study_base(
+    scenario: Any, config_ini: Path | None, release: str | None = None, sets: Iterable[str] = ()
+) -> tuple[Any, list[str]]:
     """What a study (advise, solve, a sweep's base) is given as its scenario: the scenario as
     given (a file, a sweep's inline mapping, None: the built-in default), or with ``--config-ini``
     the scenario with the config.ini laid over it (a mapping; the study's ``--set`` come after,
-    as in ``run``); and the config.ini's notes."""
-    if config_ini is None:
+    as in ``run``); and the config.ini's notes. ``release``: ``--version``, else a ``--set
+    version=`` among ``sets``, the release a config.ini alone needs."""
+    if config_ini is None and release is None:
         return scenario, []
+    from ndbsim.input.scenario import override_key
     from ndbsim.models.load import read
 
-    loaded = read(scenario, config_ini=config_ini)
+    given = [a.split("=", 1)[1].strip() for a in sets if "=" in a and override_key(a) == "version"]
+    loaded = read(scenario, config_ini=config_ini, version=release or (given[-1] if given else None))
     return loaded.raw, loaded.notes
 
 
@@ -158,14 +168,15 @@ def study_json(data: dict[str, Any], warnings: list[str], config_ini: Path | Non
     return out
 
 
-def with_config_ini(text: str, config_ini: Path | None) -> str:
-    """A study's text with ``--config-ini`` in the ``ndbsim run`` commands it prints to reproduce
-    its runs, which were of the scenario with that config.ini over it."""
-    if config_ini is None:
-        return text
+def with_config_ini(text: str, config_ini: Path | None, release: str | None = None) -> str:
+    """A study's text with ``--config-ini`` (and ``--version``) in the ``ndbsim run`` commands it
+    prints to reproduce its runs, which were of the scenario with that config.ini over it."""
     import shlex
 
-    return text.replace("ndbsim run ", f"ndbsim run --config-ini {shlex.quote(str(config_ini))} ")
+    words = [*(["--config-ini", str(config_ini)] if config_ini else []), *(["--version", release] if release else [])]
+    if not words:
+        return text
+    return text.replace("ndbsim run ", f"ndbsim run {shlex.join(words)} ")
 
 
 def use_constants(path: Path | None) -> None:

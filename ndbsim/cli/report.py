@@ -15,6 +15,7 @@ from ndbsim.cli.options import (
     CONFIG_INI_OPTION,
     CONSTANTS_OPTION,
     EXIT_NOT_MADE_IT,
+    RELEASE_OPTION,
     SCENARIO_ARGUMENT,
     WORKERS_OPTION,
     add_commands,
@@ -47,6 +48,7 @@ def report(
     output: Path = typer.Option(..., "--output", "-o", metavar="REPORT.html", help="The HTML file to write."),
     set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
     config_ini: Path | None = CONFIG_INI_OPTION,
+    release: str | None = RELEASE_OPTION,
     replications: int | None = typer.Option(
         None,
         "--replications",
@@ -72,17 +74,18 @@ def report(
     use_constants(constants)
     from ndbsim.models.load import load
 
-    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null")
+    loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null", version=release)
     n = replications or max(REPORT_REPLICATIONS, loaded.model.settings(loaded.prepared).simulation.replications)
     result = loaded.run(seed, n, explained=False)
     from ndbsim.output.result import Result
 
     if not isinstance(result, Result):  # the page shows restart_info phases of data nodes
         raise InputError("ndbsim report is for NDB data-node restarts; use ndbsim run for InnoDB", field="scenario")
-    changes = ([f"--config-ini {config_ini}"] if config_ini else []) + [f"--set {a.strip()}" for a in set_]
+    changes = [f"--version {release}"] if release else []
+    changes += ([f"--config-ini {config_ini}"] if config_ini else []) + [f"--set {a.strip()}" for a in set_]
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
     advice = None if no_advise else _advice(loaded, lever, result.seed, advise_replications, workers)
-    _write(result, advice, _command(scenario, config_ini, set_, n, result.seed, output), output)
+    _write(result, advice, _command(scenario, config_ini, release, set_, n, result.seed, output), output)
     warn([*result.warnings, *loaded.notes])
     if result.status != "ok":
         raise typer.Exit(EXIT_NOT_MADE_IT)
@@ -118,11 +121,20 @@ def _write(result: Any, advice: dict[str, Any] | None, command: str, output: Pat
     wrote(output)
 
 
-def _command(scenario: Path | None, config_ini: Path | None, sets: list[str], n: int, seed: int, output: Path) -> str:
+def _command(
+    scenario: Path | None,
+    config_ini: Path | None,
+    release: str | None,
+    sets: list[str],
+    n: int,
+    seed: int,
+    output: Path,
+) -> str:
     """The command that writes this report again."""
     words = ["ndbsim", "report"]
     words += [str(scenario)] if scenario else []
     words += ["--config-ini", str(config_ini)] if config_ini else []
+    words += ["--version", release] if release else []
     for s in sets:
         words += ["--set", s.strip()]
     words += ["-n", str(n), "--seed", str(seed), "-o", Path(output).name]

@@ -3,6 +3,7 @@ config.ini parameters a version has."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +37,10 @@ def validate(
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null", version=release)
     what = scenario if scenario is not None else (config_ini or "the built-in default scenario")
     typer.echo(f"{what}: valid ({loaded.model.summary(loaded.prepared)})")
-    warn([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins)])
+    # the configuration's own warnings (an oversubscribed host, a cliff, a plan's) come with a run:
+    # one replication, milliseconds, as advise and solve take them
+    ran = loaded.run(None, 1, explained=False).warnings
+    warn([*loaded.notes, *loaded.model.input_notes(loaded.prepared, loaded.origins), *ran])
 
 
 def init(
@@ -88,7 +92,8 @@ def init(
     from ndbsim.output.io import atomic_write_text
 
     atomic_write_text(output, text)
-    wrote(output, f"; check it with ndbsim validate {output}, run it with ndbsim run {output}")
+    quoted = shlex.quote(str(output))
+    wrote(output, f"; check it with ndbsim validate {quoted}, run it with ndbsim run {quoted}")
 
 
 def params(

@@ -10,6 +10,7 @@ import typer
 from ndbsim.cli.options import (
     CONFIG_INI_OPTION,
     CONSTANTS_OPTION,
+    RELEASE_OPTION,
     SCENARIO_ARGUMENT,
     STUDY_FORMAT_OPTION,
     STUDY_REPLICATIONS_OPTION,
@@ -89,6 +90,7 @@ def solve(
     seed: int | None = STUDY_SEED_OPTION,
     format: str = STUDY_FORMAT_OPTION,
     config_ini: Path | None = CONFIG_INI_OPTION,
+    release: str | None = RELEASE_OPTION,
     output: Path | None = OUTPUT_OPTION,
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
@@ -99,11 +101,11 @@ def solve(
 
     _check_solve(scenario, format, replications, seed, config_ini, output, constants)
     use_constants(constants)
-    notes = run_warnings(scenario, config_ini, set_, seed)
+    notes = run_warnings(scenario, config_ini, set_, seed, release)
     source = str(scenario) if scenario else None
     a = answer(
         question,
-        study_base(scenario, config_ini)[0],
+        study_base(scenario, config_ini, release, set_)[0],
         window=window,
         param=param,
         quantile=quantile,
@@ -119,7 +121,7 @@ def solve(
         data = study_json(a.to_dict(), notes, config_ini)
         text = json.dumps(data, indent=2) + "\n"
     else:
-        text = with_config_ini(a.text(source), config_ini)
+        text = with_config_ini(a.text(source), config_ini, release)
     emit(text, output)
 
 

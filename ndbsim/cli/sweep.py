@@ -12,6 +12,7 @@ import typer
 from ndbsim.cli.options import (
     CONFIG_INI_OPTION,
     CONSTANTS_OPTION,
+    RELEASE_OPTION,
     WORKERS_OPTION,
     add_commands,
     check_workers,
@@ -45,6 +46,7 @@ def sweep(
         [], "--set", "-s", metavar="KEY=VALUE", help="Set a base key for every point (repeatable)."
     ),
     config_ini: Path | None = CONFIG_INI_OPTION,
+    release: str | None = RELEASE_OPTION,
     constants: Path | None = CONSTANTS_OPTION,
     resume: bool = typer.Option(
         False,
@@ -75,7 +77,7 @@ def sweep(
     target = _sweep_target(sweep_file, output, spec, {"--config-ini": config_ini, "--constants": constants}, scheduler)
     if resume and target is None:
         raise InputError("--resume continues a sweep written to a file; give --output FILE", field="--resume")
-    spec["base"], notes = study_base(spec["base"], config_ini)
+    spec["base"], notes = study_base(spec["base"], config_ini, release, set_)
     warn(notes)
     keep = ChunkStore(target) if target is not None else None
     df = _run_points(spec, set_, seed, workers, scheduler, shard, keep, resume)

@@ -14,7 +14,8 @@ class Node:
     id: int
     group: int
     node_id: int = 0
-    """The NDB NodeId the node has (``cluster.node_ids``; 0: the engine's ``id`` stands for it)."""
+    """The NDB NodeId the reader knows the node by (``cluster.node_ids``); 0: ``id``, the engine's
+    1..data_nodes."""
     history: list[LcpRecord] = field(default_factory=list)
     """Completed LCPs, newest first."""
     restarting: bool = False
@@ -37,13 +38,9 @@ class Node:
     ldm: str = field(init=False)
 
     def __post_init__(self) -> None:
+        self.node_id = self.node_id or self.id
         self.cpu, self.disk, self.net = f"cpu{self.id}", f"disk{self.id}", f"net{self.id}"
         self.ldm = f"ldm{self.id}"
-
-    @property
-    def nid(self) -> int:
-        """The NodeId a DBA knows the node by."""
-        return self.node_id or self.id
 
     @property
     def live(self) -> bool:

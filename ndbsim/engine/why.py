@@ -32,11 +32,11 @@ def resource_label(resource: str, node: Node, disk: str, cap: str) -> str:
     if resource == "cap":
         return cap
     if resource == node.cpu:
-        return f"CPU (node {node.nid}'s cores)"
+        return f"CPU (node {node.node_id}'s cores)"
     if resource == node.disk:
-        return f"disk {disk} (node {node.nid})"
+        return f"disk {disk} (node {node.node_id})"
     if resource == node.net:
-        return f"network (node {node.nid}'s link)"
+        return f"network (node {node.node_id}'s link)"
     if resource.startswith("cpu"):
         return f"CPU of live node {resource[3:]}"
     if resource.startswith("disk"):

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from ndbsim.input.config import params as config_params
 from ndbsim.input.scenario import provenance
 from ndbsim.input.scenario.model import Scenario
-from ndbsim.input.units import exact_size_text, format_bytes, parse_bytes
+from ndbsim.input.units import exact_size_text, format_bytes, parse_bytes, parse_duration
 
 COMMENT_WIDTH = 100
 """Width the key descriptions of a written scenario wrap at."""
@@ -127,8 +127,10 @@ def _yaml_value(key: str, value: Any) -> str:
         "bytes_per_change",
     ):
         return exact_size_text(value)
-    if isinstance(value, float) and leaf in ("disk_read", "disk_write"):
-        return exact_size_text(value) + "/s"
+    if isinstance(value, float) and leaf in ("disk_read", "disk_write", "memory_touch_rate"):
+        return exact_rate_text(value)
+    if isinstance(value, float) and leaf == "disk_latency":
+        return exact_latency_text(value)
     if leaf == "network":
         return f"{value * 8 / 1e9:g}Gbit/s"
     if leaf in ("downtime", "duration", "horizon"):
@@ -140,6 +142,24 @@ def _yaml_value(key: str, value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return f"{value:.0f}"
     return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("\n...").strip()
+
+
+def exact_rate_text(n: float) -> str:
+    """A byte rate with its unit that reads back to the same float: binary where a suffix divides
+    it (``1G/s``), else in powers of ten (seed 003's 2.7 GByte/s: ``2.7e9/s``)."""
+    text = exact_size_text(n)
+    if not text.isdigit():
+        return f"{text}/s"
+    mantissa, exponent = f"{n:e}".split("e")
+    short = f"{float(mantissa):g}e{int(exponent)}"
+    return f"{short}/s" if float(short) == n else f"{text}/s"
+
+
+def exact_latency_text(secs: float) -> str:
+    """A disk access time in milliseconds (``0.1ms``) when that reads back to the same float,
+    else in seconds."""
+    text = f"{secs * 1000:g}ms"
+    return text if parse_duration(text) == secs else f"{secs:g}s"
 
 
 def _comment(text: str, indent: str) -> list[str]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ndbsim.input.units import format_bytes, format_secs
 
-BYTES_SUFFIXES = ("bytes", "_write_speed", "touch_rate", "MaxDiskWriteSpeed")
+BYTES_SUFFIXES = ("bytes", "_bytes_read", "_write_speed", "touch_rate", "MaxDiskWriteSpeed")
 """Figures shown as bytes (a name ending so), per second for the speeds and rates."""
 
 

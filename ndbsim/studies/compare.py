@@ -117,6 +117,40 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"key": k, "a": fa.get(k), "b": fb.get(k)} for k in keys]
 
 
+BYTE_KEYS = (
+    "data.size",
+    "data.disk_data_size",
+    "data.tablespace_size",
+    "data.undo_log_size",
+    "data.row_size",
+    "bytes_per_change",
+)
+"""Resolved scenario keys (or their last part) that hold bytes."""
+RATE_KEYS = ("host.disk_read", "host.disk_write", "host.memory_touch_rate")
+"""Resolved scenario keys that hold bytes per second."""
+
+
+def value_text(key: str, value: Any) -> str:
+    """A resolved scenario value as the table shows it: bytes and rates with NDB's binary units
+    (``96.0G``, ``500.0M/s``), a duration in seconds, config.ini sizes and rates as sizes."""
+    from ndbsim.input.config.params import PARAMS
+    from ndbsim.input.units import format_bytes, format_secs
+
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    leaf = key.rsplit(".", 1)[-1]
+    param = PARAMS.get(leaf) if key.startswith("cluster.config.") else None
+    if key == "host.network":
+        return f"{value * 8 / 1e9:g}Gbit/s"
+    if key in RATE_KEYS or (param is not None and param.kind == "rate"):
+        return f"{format_bytes(value)}/s"
+    if key in BYTE_KEYS or leaf in BYTE_KEYS or (param is not None and param.kind == "size"):
+        return format_bytes(value)
+    if leaf in ("downtime", "duration", "horizon"):
+        return format_secs(value)
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:g}"
+
+
 def _side(side: Side) -> dict[str, Any]:
     r = side.result
     return {
@@ -177,7 +211,10 @@ def table(cmp: dict[str, Any]) -> str:
     ]
     if cmp["differences"]:
         out.append("what differs (B − A's scenario as resolved):")
-        out.extend(f"    {d['key']}: A {d['a']} · B {d['b']}" for d in cmp["differences"])
+        out.extend(
+            f"    {d['key']}: A {value_text(d['key'], d['a'])} · B {value_text(d['key'], d['b'])}"
+            for d in cmp["differences"]
+        )
     else:
         out.append("what differs: nothing in the resolved scenarios (the same restart on both sides)")
     out.append("")

@@ -103,7 +103,7 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
             [flow],
             r.node,
             "UNDO records of the disk-column changes since the restored LCP started",
-            cap=f"CPU ({threads:g} UNDO threads)",
+            cap=f"CPU ({threads:.3g} UNDO threads)",
             undo_records=records,
             undo_bytes=undo,
             page_read_bytes=pages,
@@ -124,7 +124,7 @@ def exec_redo_log(r: NodeRestart) -> Generator[Event, Any, None]:
         [flow],
         r.node,
         "REDO bytes logged since the restored LCP started",
-        cap=f"LDM CPU ({threads:g} of {r.own.ldm} LDM threads holding fragments)",
+        cap=f"LDM CPU ({threads:.3g} of {r.own.ldm} LDM threads holding fragments)",
         redo_bytes=r.redo_bytes,
         lcp_age_at_crash_secs=r.crash - r.redo_from,
     )

@@ -54,7 +54,11 @@ def ndb_value(name: str, value: str, field: str, path: Path) -> str:
 def _not_a_number(value: str, field: str, path: Path) -> InputError:
     """The one-line error for a number NDB's config.ini syntax does not have (``16GiB``, ``64MB``)."""
     digits = re.match(r"\s*\d+", value)
-    hint = f"write {digits.group().strip()}{_hint_suffix(value[digits.end() :])}" if digits else "write e.g. 64G"
+    hint = "write e.g. 64G"
+    if digits:
+        d, suffix = digits.group().strip(), _hint_suffix(value[digits.end() :])
+        # an unknown suffix ('96X'): the digits alone would be bytes, so offer NDB's suffixes too
+        hint = f"write {d}{suffix}" if suffix else f"write {d} (a plain number) or {d}K, {d}M or {d}G"
     return InputError(
         f"{value!r} is not a number NDB reads: config.ini takes digits and at most one suffix K, M or G "
         f"(1024-based); {hint}",

@@ -85,9 +85,20 @@ def prices(o: VariantRun) -> dict[str, float]:
     }
 
 
+def added_flag(base: VariantRun, o: VariantRun) -> str:
+    """What flags ``o`` beyond the base: its status's flag, else each configuration warning the
+    base does not have. A host the base already oversubscribes stays oversubscribed under most
+    levers; that flag tells the candidates nothing, so it neither ranks them down nor keeps them
+    out of the best combination (the base's warning says it once)."""
+    if o.status_flag:
+        return o.status_flag
+    had = set(base.warned.split(", "))
+    return ", ".join(f for f in o.warned.split(", ") if f and f not in had)
+
+
 def _order_key(base: VariantRun, o: VariantRun) -> tuple[int, float]:
-    """Unflagged before flagged, then the larger saving."""
-    return (0 if not o.flag else 1, -_savings(base, o)[0])
+    """Unflagged (beyond the base) before flagged, then the larger saving."""
+    return (0 if not added_flag(base, o) else 1, -_savings(base, o)[0])
 
 
 @dataclass
@@ -154,14 +165,14 @@ def _combination(
 ) -> tuple[VariantRun | None, list[str]]:
     """Greedy over the top levers in rank order: take the best, then add each next one if the
     run with it is faster than without; each step is one run of the combination so far."""
-    top = [r for r in rows if r["saving_secs"] > 0 and not r["flag"]][:TOP_LEVERS]
+    top = [r for r in rows if r["saving_secs"] > 0 and not r["added_flag"]][:TOP_LEVERS]
     if not top or first is None:
         return None, []
     chosen, best = [top[0]], first
     for r in top[1:]:
         sets = tuple(x for c in [*chosen, r] for x in c["sets"])
         o = evaluate(raw, sets, seed, n)
-        if not o.invalid and not o.flag and o.median < best.median:
+        if not o.invalid and not added_flag(base, o) and o.median < best.median:
             chosen.append(r)
             best = o
     return best, [r["lever"] for r in chosen]
@@ -258,7 +269,7 @@ def _ranked(found: list[Lever], cands: list[Any], outs: list[VariantRun], base: 
         if not o.invalid:
             by_lever.setdefault(c.lever, []).append((c, o))
     rows = [_row(lv, by_lever[lv.name], base) for lv in found if by_lever.get(lv.name)]
-    rows.sort(key=lambda r: (1 if r["flag"] else 0, -r["saving_secs"]))
+    rows.sort(key=lambda r: (1 if r["added_flag"] else 0, -r["saving_secs"]))
     for i, r in enumerate(rows, 1):
         r["rank"] = i
     return rows
@@ -282,6 +293,7 @@ def _row(lv: Lever, tried: list[tuple[Any, VariantRun]], base: VariantRun) -> di
         "saving_p95": p95,
         "total_secs": o.median,
         "flag": o.flag,
+        "added_flag": added_flag(base, o),
         **prices(o),
         "worst_value": wc.value,
         "worst_saving_secs": _savings(base, wo)[0],

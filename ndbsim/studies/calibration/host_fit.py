@@ -76,6 +76,8 @@ def host_text(name: str, x: float) -> Any:
         return f"{x * 8 / 1e9:.4g}Gbit/s"
     if name in ("disk_read", "disk_write", "memory_touch_rate"):
         return _rate_text(x)
+    if name == "disk_latency":  # as the host section's docstring gives it: 0.1 ms, 10ms
+        return f"{x * 1000:.4g}ms"
     return float(f"{x:.4g}")
 
 

@@ -101,6 +101,26 @@ def check_nodes(snap: Snapshot, data_nodes: list[int], scenario: str) -> None:
     )
 
 
+def check_plan(snap: Snapshot, waves: list[list[int]], scenario: str) -> None:
+    """Every node restarting in the snapshot must be one the scenario restarts: else the scenario
+    simulates another restart than the one under way (a node restart of one node while a rolling
+    restart runs), and its waves would call the plan waiting or done."""
+    planned = [n for w in waves for n in w]
+    running = sorted(n for n, r in snap.nodes.items() if r.state is not None and not r.state.complete)
+    strangers = [n for n in running if n not in planned]
+    if not strangers:
+        return
+    many = len(strangers) > 1
+    raise InputError(
+        f"node{'s' if many else ''} {', '.join(map(str, strangers))} {'are' if many else 'is'} restarting in the "
+        f"snapshot {snap.source} but the scenario restarts node{'s' if len(planned) > 1 else ''} "
+        f"{', '.join(map(str, planned))}; give it the restart under way (--set restart.type=rolling, or "
+        f"--set restart.nodes=[{','.join(map(str, running))}])",
+        field="restart.nodes",
+        source=scenario,
+    )
+
+
 def _in_phase(row: NodeRow, first_seen: dict[tuple[int, str], float], at: float) -> tuple[float, str]:
     assert row.state is not None
     after_alloc = COLUMNS.index(TO_ALLOCATE_NODE_ID) + 1

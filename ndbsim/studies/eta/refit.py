@@ -68,11 +68,13 @@ class Refit:
 
 
 def plan_raw(raw: dict[str, Any], waves: list[list[int]]) -> dict[str, Any]:
-    """``raw`` restarting only ``waves``, in that order."""
+    """``raw`` restarting only ``waves``, in that order (a node or initial restart, one wave of
+    all its nodes at once, has no ``restart.plan``)."""
     out = sc.copy_raw(raw)
     restart = dict(out.get("restart") or {})
     restart["nodes"] = sorted(n for w in waves for n in w)
-    restart["plan"] = [list(w) for w in waves]
+    if restart.get("type", "node") in ("rolling", "initial-rolling"):
+        restart["plan"] = [list(w) for w in waves]
     out["restart"] = restart
     return out
 
@@ -94,16 +96,20 @@ def _published(prog: Progress) -> tuple[list[dict[str, Any]], int, int]:
     return out, nodes, phases
 
 
+def _shown_waves(prog: Progress) -> list[list[int]]:
+    """The waves the rows can show: those done and the one running."""
+    return prog.waves[: len(prog.waves) if prog.current is None else prog.current + 1]
+
+
 def fit_case(raw: dict[str, Any], prog: Progress) -> tuple[Case | None, int, int]:
     """The case of the rows shown so far (None: nothing finished yet)."""
     published, nodes, phases = _published(prog)
     if not published:
         return None, 0, 0
-    last = len(prog.waves) if prog.current is None else prog.current + 1
     data = {
         "role": "fit",
         "replications": FIT_REPLICATIONS,
-        "scenario": plan_raw(raw, prog.waves[:last]),
+        "scenario": plan_raw(raw, _shown_waves(prog)),
         "published": {"nodes": published},
     }
     return case_from_data(data, "eta-snapshot"), nodes, phases
@@ -181,7 +187,7 @@ def _rows(
     from ndbsim.studies.calibration.cases import predict
 
     before = predict(case, raw=case.raw)
-    after = predict(case, raw=plan_raw(fitted_raw, case.raw["restart"]["plan"]))
+    after = predict(case, raw=plan_raw(fitted_raw, _shown_waves(prog)))
     out = []
     for f in case.figures:
         if f.info or (f.name in COLUMNS and f.value == 0 and before.get(f.key, 0) < 0.5):

@@ -11,7 +11,7 @@ from typing import Any
 from ndbsim.errors import InputError
 from ndbsim.input.snapshot.read import Snapshot
 from ndbsim.studies.eta.predict import Eta, predict
-from ndbsim.studies.eta.progress import RESTARTING, check_nodes, progress
+from ndbsim.studies.eta.progress import RESTARTING, check_nodes, check_plan, progress
 from ndbsim.studies.eta.refit import Refit, refit
 
 ETA_REPLICATIONS = 10
@@ -42,6 +42,7 @@ class Session:
         """The ETA of one more snapshot; one line (``InputError``) for a snapshot that cannot be this
         restart's next one."""
         check_nodes(snap, self.data_nodes, self.name)
+        check_plan(snap, self.waves, self.name)
         if self.last_at is not None and snap.sampled_at < self.last_at:
             raise InputError(
                 f"sampled_at {snap.sampled_at:.0f} is older than the previous snapshot's ({self.last_at:.0f}); "

@@ -71,7 +71,7 @@ def read(
     ``source``: the file errors name, when not the scenario's own. ``overrides``: ``--set``
     assignments; with ``overrides_field`` an error in the i-th names ``FIELD[i]``. ``sets``:
     dotted keys to values. ``set_origin``: the origin ``overrides`` and ``sets`` are given
-    (``origins.SET`` unless told, ``origins.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when
+    (``provenance.SET`` unless told, ``provenance.PYTHON_ARG`` for ``simulate()``). ``rows_fix``: when
     given, a note that ``data.rows`` stays fixed while ``data.size`` changes (by an override or
     a ``varied`` key) ends with this fix. ``version``: the NDB release ``--version`` names; a
     config.ini without a scenario needs it (or ``--set version=``), as no config.ini names its release.

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import ndbsim
-from ndbsim.input.scenario import DEFAULT_SCENARIO, Scenario, copy_raw
+from ndbsim.input.scenario import DEFAULT_SCENARIO, Scenario, copy_raw, provenance
 from ndbsim.models.load import load
 from ndbsim.models.ndb import run_resolved
 from ndbsim.output import explain, origins
@@ -27,7 +27,7 @@ def test_simulate_describes_the_scenario_once_with_its_origins(monkeypatch):
     monkeypatch.setattr(explain, "describe", counting)
     result = ndbsim.simulate(replications=1, data__size="10GB")
     assert len(calls) == 1
-    loaded = load(None, sets={"data.size": "10GB"}, set_origin=origins.PYTHON_ARG)
+    loaded = load(None, sets={"data.size": "10GB"}, set_origin=provenance.PYTHON_ARG)
     assert result.explained == real(loaded.prepared, loaded.origins, loaded.prepared.node_ids)
     assert all(d["key"] != "data.size" for d in result.explained["defaulted"])
 

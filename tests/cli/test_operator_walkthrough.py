@@ -282,7 +282,7 @@ def test_why_names_nodes_by_their_nodeid_and_bytes_in_units(ini, tmp_path):
     assert p.returncode == 0, p.stderr
     undo = next(x for x in p.stdout.splitlines() if x.strip().startswith("secs_undo_disk_data") and ": " in x)
     assert "(node 6)" not in undo and "node 33" in undo, undo
-    assert re.search(r"page_bytes_read=[0-9.]+[KMGT]\b", undo), undo
+    assert re.search(r"page_read_bytes=[0-9.]+[KMGT]\b", undo), undo
 
 
 def test_the_commands_init_prints_run_as_printed_from_a_path_with_a_space(tmp_path):

@@ -33,19 +33,29 @@ def _column() -> array:
     return array("d")
 
 
-class _NodeColumns:
-    """One node's figures over the replications it restarted in: its own time and each phase."""
+_WIDTH = 1 + len(PHASES)
+"""A replication's row in ``_NodeColumns``: the node's own time, then each phase in PHASES order."""
 
-    __slots__ = ("phases", "secs")
+
+class _NodeColumns:
+    """One node's figures over the replications it restarted in, a row of ``_WIDTH`` floats per
+    replication in one array (its own time, then each phase): a column is every ``_WIDTH``-th."""
+
+    __slots__ = ("rows",)
 
     def __init__(self) -> None:
-        self.secs = _column()
-        self.phases = [_column() for _ in PHASES]
+        self.rows = _column()
 
     def add(self, secs: float, phases: dict[str, float]) -> None:
-        self.secs.append(secs)
-        for col, p in zip(self.phases, PHASES, strict=True):
-            col.append(phases[p])
+        self.rows.append(secs)
+        self.rows.extend([phases[p] for p in PHASES])
+
+    @property
+    def secs(self) -> list[float]:
+        return self.rows[0::_WIDTH].tolist()
+
+    def phase(self, i: int) -> list[float]:
+        return self.rows[1 + i :: _WIDTH].tolist()
 
 
 class ReplicationLog(Sequence[Replication]):
@@ -138,9 +148,9 @@ class ReplicationLog(Sequence[Replication]):
     def node_secs(self, node_id: int) -> list[float]:
         """``node_id``'s own time in each replication it restarted in."""
         cols = self.nodes.get(node_id)
-        return list(cols.secs) if cols else []
+        return cols.secs if cols else []
 
     def phase_values(self, phase: str, node_id: int | None = None) -> list[float]:
         """Seconds of ``phase`` in each replication: of the slowest node, or of ``node_id``."""
         cols = self.slowest if node_id is None else self.nodes.get(node_id)
-        return list(cols.phases[PHASES.index(phase)]) if cols else []
+        return cols.phase(PHASES.index(phase)) if cols else []

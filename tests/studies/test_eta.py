@@ -21,20 +21,10 @@ from ndbsim.studies.eta.session import open_session
 
 DATA = ROOT / "tests" / "data" / "rolling-8.0.35"
 START = 1_800_000_000.0
-INIT_SETS = (
-    "version=8.0.35",
-    "data.size=40GB",
-    "data.row_size=250B",
-    "data.tables=20",
-    "data.ordered_indexes=30",
-    "workload.updates_per_s=20000",
-    "workload.inserts_per_s=2000",
-    "workload.bytes_per_change=300B",
-    "restart.type=rolling",
-    "host.disk_read=2GB/s",
-    "host.disk_write=1GB/s",
+INIT_SETS = tuple(
+    line for line in (DATA / "init-sets.txt").read_text().splitlines() if line and not line.startswith("#")
 )
-"""The scenario of tests/studies/test_user_calibration.py: hosts faster than the rows show."""
+"""What the user knows of the cluster beyond config.ini (tests/data/rolling-8.0.35/init-sets.txt)."""
 
 
 @pytest.fixture(scope="module")

@@ -23,20 +23,10 @@ DATA = ROOT / "tests" / "data" / "rolling-8.0.35"
 rolling restart on hosts slower than the scenario says (every node took 312 s on its own; the
 rolling window was twice that)."""
 
-INIT_SETS = (
-    "version=8.0.35",
-    "data.size=40GB",
-    "data.row_size=250B",
-    "data.tables=20",
-    "data.ordered_indexes=30",
-    "workload.updates_per_s=20000",
-    "workload.inserts_per_s=2000",
-    "workload.bytes_per_change=300B",
-    "restart.type=rolling",
-    "host.disk_read=2GB/s",
-    "host.disk_write=1GB/s",
+INIT_SETS = tuple(
+    line for line in (DATA / "init-sets.txt").read_text().splitlines() if line and not line.startswith("#")
 )
-"""What the user knows beyond config.ini: release, data, workload, the restart and the disks' datasheet."""
+"""What the user knows of the cluster beyond config.ini (tests/data/rolling-8.0.35/init-sets.txt)."""
 
 ONE_NODE_CSV = (
     "node_id,total_restart_secs,secs_restore_fragments,secs_exec_redo_log,secs_index_rebuild\n2,415,140,30,80\n"

@@ -121,6 +121,42 @@ def _sensitive(case: Case, raw: dict[str, Any], start: dict[str, float], steps: 
     return tuple(out)
 
 
+class LogProblem:
+    """A host fit as least squares in log space: ``x`` is each figure's log change from ``start``
+    (0 at the start, equal steps for all), within a factor ``SPAN`` (core_speed at most
+    ``CORE_SPEED_MAX``); each residual vector computed once (``cache``), the Jacobian by forward
+    differences of ``DIFF_STEP`` (inward at an upper bound). ``calibrate``'s fit and eta's refit
+    solve it."""
+
+    def __init__(self, case: Case, start: dict[str, float], names: tuple[str, ...], steps: Steps) -> None:
+        self.case, self.names, self.steps = case, names, steps
+        self.base = np.array([start[n] for n in names])
+        self.lo = np.full(len(names), -math.log(SPAN))
+        hi = [math.log(min(SPAN, CORE_SPEED_MAX / start[n])) if n == "core_speed" else math.log(SPAN) for n in names]
+        self.hi = np.maximum(np.array(hi), 1e-6)
+        self.cache: dict[bytes, np.ndarray] = {}
+
+    def values_at(self, x: np.ndarray) -> dict[str, float]:
+        return {n: float(v) for n, v in zip(self.names, self.base * np.exp(x))}
+
+    def residuals(self, x: np.ndarray) -> np.ndarray:
+        key = np.asarray(x, dtype=float).tobytes()
+        if key not in self.cache:
+            raw = with_host(self.case.raw, self.values_at(x))
+            self.cache[key] = np.concatenate([_residuals(self.case, raw, self.steps), PRIOR * x])
+        return self.cache[key]
+
+    def jacobian(self, x: np.ndarray) -> np.ndarray:
+        r0 = self.residuals(x)
+        cols = []
+        for i in range(len(self.names)):
+            h = DIFF_STEP if x[i] + DIFF_STEP <= self.hi[i] else -DIFF_STEP
+            moved = x.copy()
+            moved[i] += h
+            cols.append((self.residuals(moved) - r0) / h)
+        return np.array(cols).T
+
+
 def fit_host(case: Case, steps: Steps) -> HostFit:
     """Least squares in log space over the host figures ``case``'s rows are sensitive to."""
     from ndbsim.extras import require
@@ -133,46 +169,18 @@ def fit_host(case: Case, steps: Steps) -> HostFit:
     names = _sensitive(case, raw, start, steps)
     if not names:
         return HostFit(start, start, (), HOST_FIGURES, raw, steps.count)
-    # x is each figure's log change from the scenario's value: 0 at the start, equal steps for all
-    base = np.array([start[n] for n in names])
-    lo = np.full(len(names), -math.log(SPAN))
-    hi = np.array(
-        [math.log(min(SPAN, CORE_SPEED_MAX / start[n])) if n == "core_speed" else math.log(SPAN) for n in names]
-    )
-
-    def values_at(x: np.ndarray) -> dict[str, float]:
-        return {n: float(v) for n, v in zip(names, base * np.exp(x))}
-
-    cache: dict[bytes, np.ndarray] = {}
-
-    def residuals(x: np.ndarray) -> np.ndarray:
-        key = np.asarray(x, dtype=float).tobytes()
-        if key not in cache:
-            cache[key] = np.concatenate([_residuals(case, with_host(raw, values_at(x)), steps), PRIOR * x])
-        return cache[key]
-
-    def jacobian(x: np.ndarray) -> np.ndarray:
-        """Forward differences of ``DIFF_STEP`` (inward at an upper bound)."""
-        r0 = residuals(x)
-        cols = []
-        for i in range(len(names)):
-            h = DIFF_STEP if x[i] + DIFF_STEP <= hi[i] else -DIFF_STEP
-            moved = x.copy()
-            moved[i] += h
-            cols.append((residuals(moved) - r0) / h)
-        return np.array(cols).T
-
+    problem = LogProblem(case, start, names, steps)
     sol = least_squares(
-        residuals,
+        problem.residuals,
         np.zeros(len(names)),
-        jac=jacobian,
-        bounds=(lo, np.maximum(hi, 1e-6)),
+        jac=problem.jacobian,
+        bounds=(problem.lo, problem.hi),
         method="trf",
         max_nfev=MAX_STEPS,
         xtol=1e-3,
         ftol=1e-4,
     )
-    fitted_raw = with_host(raw, values_at(sol.x))
+    fitted_raw = with_host(raw, problem.values_at(sol.x))
     after = host_values(fitted_raw)
     kept = tuple(n for n in HOST_FIGURES if n not in names)
     return HostFit(start, after, names, kept, fitted_raw, steps.count)

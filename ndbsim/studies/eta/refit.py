@@ -21,16 +21,7 @@ from ndbsim.input import scenario as sc
 from ndbsim.input.restart_info import COLUMNS
 from ndbsim.studies.calibration.cases import Case, case_from_data
 from ndbsim.studies.calibration.fit_progress import Steps
-from ndbsim.studies.calibration.host_fit import (
-    CORE_SPEED_MAX,
-    DIFF_STEP,
-    PRIOR,
-    SPAN,
-    _residuals,
-    _sensitive,
-    host_values,
-    with_host,
-)
+from ndbsim.studies.calibration.host_fit import LogProblem, _sensitive, host_values, with_host
 from ndbsim.studies.eta.progress import DONE, RESTARTING, Progress
 
 FIT_REPLICATIONS = 3
@@ -146,38 +137,19 @@ def _solve(case: Case, start: dict[str, float], names: tuple[str, ...], x0: np.n
     require("scipy")
     from scipy.optimize import least_squares
 
-    base = np.array([start[n] for n in names])
-    lo = np.full(len(names), -math.log(SPAN))
-    hi = np.array(
-        [math.log(min(SPAN, CORE_SPEED_MAX / start[n])) if n == "core_speed" else math.log(SPAN) for n in names]
-    )
-    hi = np.maximum(hi, 1e-6)
-    cache: dict[bytes, np.ndarray] = {}
-
-    def values_at(x: np.ndarray) -> dict[str, float]:
-        return {n: float(v) for n, v in zip(names, base * np.exp(x))}
-
-    def residuals(x: np.ndarray) -> np.ndarray:
-        k = np.asarray(x, dtype=float).tobytes()
-        if k not in cache:
-            cache[k] = np.concatenate([_residuals(case, with_host(case.raw, values_at(x)), steps), PRIOR * x])
-        return cache[k]
-
-    def jacobian(x: np.ndarray) -> np.ndarray:
-        r0 = residuals(x)
-        cols = []
-        for i in range(len(names)):
-            h = DIFF_STEP if x[i] + DIFF_STEP <= hi[i] else -DIFF_STEP
-            moved = x.copy()
-            moved[i] += h
-            cols.append((residuals(moved) - r0) / h)
-        return np.array(cols).T
-
-    x0 = np.clip(x0, lo, hi)
+    problem = LogProblem(case, start, names, steps)
+    x0 = np.clip(x0, problem.lo, problem.hi)
     sol = least_squares(
-        residuals, x0, jac=jacobian, bounds=(lo, hi), method="trf", max_nfev=MAX_STEPS, xtol=1e-3, ftol=1e-4
+        problem.residuals,
+        x0,
+        jac=problem.jacobian,
+        bounds=(problem.lo, problem.hi),
+        method="trf",
+        max_nfev=MAX_STEPS,
+        xtol=1e-3,
+        ftol=1e-4,
     )
-    return {**start, **values_at(sol.x)}
+    return {**start, **problem.values_at(sol.x)}
 
 
 def _rows(

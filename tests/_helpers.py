@@ -29,3 +29,27 @@ docs/restart-physics.md). seed003-dbt2-7.5.10 (fit): its published 19m11s is one
 wait for LCP; the median over the LCP cycle it is fitted on comes out +9% (total) and +12% (wait
 for LCP), beyond the fit tolerances of 5% and 10%, with the published total inside p5–p95
 (calibration/README.md)."""
+
+
+THREE_REPLICA_NODES = """\
+[ndbd]
+NodeId=21
+NodeGroup=0
+[ndbd]
+NodeId=22
+NodeGroup=0
+[ndbd]
+NodeId=23
+NodeGroup=0
+[ndbd]
+NodeId=31
+NodeGroup=1
+[ndbd]
+NodeId=32
+NodeGroup=1
+[ndbd]
+NodeId=33
+NodeGroup=1
+"""
+"""The [ndbd] sections of a 3-replica, 6-node cluster whose NodeIds are not 1..N (node group 0:
+21-23, node group 1: 31-33), for config.ini files written by the tests."""

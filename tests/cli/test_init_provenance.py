@@ -11,9 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-from _helpers import ndbsim
+from _helpers import THREE_REPLICA_NODES, ndbsim
 
-CONFIG_INI = """\
+CONFIG_INI = (
+    """\
 [ndbd default]
 NoOfReplicas=3
 DataMemory=16G
@@ -32,28 +33,13 @@ DataDir=/var/lib/mysql-cluster
 NodeId=1
 HostName=mgm1
 
-[ndbd]
-NodeId=21
-NodeGroup=0
-[ndbd]
-NodeId=22
-NodeGroup=0
-[ndbd]
-NodeId=23
-NodeGroup=0
-[ndbd]
-NodeId=31
-NodeGroup=1
-[ndbd]
-NodeId=32
-NodeGroup=1
-[ndbd]
-NodeId=33
-NodeGroup=1
-
+"""
+    + THREE_REPLICA_NODES
+    + """
 [mysqld]
 NodeId=51
 """
+)
 
 EXPORT = Path(__file__).parent.parent / "ndbinfo" / "export-8.4.3-unmodelled.tsv"
 """The same cluster's ndbinfo export (config_values with param_default, as ``ndbsim ndbinfo-sql`` reads it)."""

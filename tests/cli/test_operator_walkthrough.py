@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _helpers import ndbsim
+from _helpers import THREE_REPLICA_NODES, ndbsim
 
-CONFIG_INI = """\
+CONFIG_INI = (
+    """\
 [ndbd default]
 NoOfReplicas=3
 DataMemory=8G
@@ -21,28 +22,13 @@ ODirect=1
 [ndb_mgmd]
 NodeId=1
 
-[ndbd]
-NodeId=21
-NodeGroup=0
-[ndbd]
-NodeId=22
-NodeGroup=0
-[ndbd]
-NodeId=23
-NodeGroup=0
-[ndbd]
-NodeId=31
-NodeGroup=1
-[ndbd]
-NodeId=32
-NodeGroup=1
-[ndbd]
-NodeId=33
-NodeGroup=1
-
+"""
+    + THREE_REPLICA_NODES
+    + """
 [mysqld]
 NodeId=50
 """
+)
 
 
 @pytest.fixture

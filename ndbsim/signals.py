@@ -12,6 +12,7 @@ will report it, as one line."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import Any
@@ -51,7 +52,17 @@ def _stopping(signum: int) -> BaseException:
     return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
+_installer: list[int] = []
+"""The process that installed the handlers. A worker forked from it inherits them until its
+pool initializer (``studies.stop.worker_init``) replaces them; a signal in that window must do
+what the initializer would have set, not unwind the worker with a traceback."""
+
+
 def _handler(signum: int, frame: Any) -> None:
+    if _installer and os.getpid() != _installer[0]:
+        if signum == signal.SIGTERM:
+            os._exit(128 + signum)  # the worker's SIGTERM kills at once (worker_init's SIG_DFL)
+        return  # SIGINT and SIGHUP are the main process's to handle (worker_init ignores them)
     if not _pending:
         _pending.append(signum)
     raise _stopping(_pending[0])
@@ -86,6 +97,7 @@ def install() -> Any:
         handlers = {s: signal.signal(s, _handler) for s in HANDLED}
     except ValueError:
         return None
+    _installer[:] = [os.getpid()]
     previous_hook = sys.unraisablehook
     sys.unraisablehook = _quiet_hook(previous_hook)
     return handlers, previous_hook

@@ -72,3 +72,27 @@ def test_a_signal_in_a_generator_finaliser_still_stops(
     assert err.strip().splitlines()[-1] == f"ndbsim: {word}", err[-2000:]
     assert "Traceback" not in err and "Exception ignored" not in err, err[-2000:]
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 0), (signal.SIGINT, 0)])
+def test_a_forked_worker_before_its_initializer_never_unwinds(sig, code):
+    """A pool worker is forked with the main process's handlers and keeps them until its
+    initializer runs; a signal in that window (the main process stopping its pool) ends the
+    worker at once after SIGTERM and is ignored otherwise, never raised as a traceback."""
+    from ndbsim import signals
+
+    previous = signals.install()
+    try:
+        pid = os.fork()
+        if pid == 0:  # the worker: no pytest machinery may run here
+            try:
+                os.kill(os.getpid(), sig)
+                os._exit(0)
+            except BaseException:
+                os._exit(70)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        signals.restore(previous)
+    assert os.waitstatus_to_exitcode(status) == code
+    assert signals.pending() is None

@@ -134,11 +134,20 @@ class ThreadLayout:
     rep into the others), else 0 for ``execution_threads``."""
 
     @property
+    def ldm_workers(self) -> int:
+        """LDM block instances (DBLQH, DBTUP, BACKUP, RESTORE, … workers): one per LDM thread, and with
+        no LDM thread one, run in the receive thread ("One worker instance of ldm blocks run in main
+        or recv thread", thr_config.cpp ``compute_automatic_thread_config``; ``threads == 0`` gives
+        ``workers = 1`` in Configuration.cpp ``setupConfiguration``). AutomaticThreadConfig gives no
+        LDM thread on 1–3 CPUs."""
+        return max(1, self.ldm)
+
+    @property
     def restore_threads(self) -> int:
-        """Threads that restore LCP fragments, one fragment each at a time: the LDM threads, and from
+        """Threads that restore LCP fragments, one fragment each at a time: the LDM workers, and from
         8.0.23 the query threads (QRESTORE) and recover threads ("the LDM threads is also used as
         recover thread", thr_config.cpp; NDB internals manual, RESTORE block; reference §11)."""
-        return self.ldm + self.query + self.recover
+        return self.ldm_workers + self.query + self.recover
 
     @property
     def execution_threads(self) -> int:

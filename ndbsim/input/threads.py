@@ -9,7 +9,9 @@ and recover threads restore LCP fragments beside the LDM threads (QRESTORE; refe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 from ndbsim.input.config.thread_config import CPU_KEYS, THREAD_TYPES, cpu_count, parse_thread_config
 
@@ -237,6 +239,22 @@ def automatic(num_cpus: int) -> ThreadLayout:
         idxbld=1,  # "We add an index build thread" (do_parse)
         source=f"AutomaticThreadConfig, NumCPUs={num_cpus}",
     )
+
+
+def ignored_settings(given: Mapping[str, Any], query_threads: bool) -> dict[str, str]:
+    """The thread settings among ``given`` (the config.ini parameters a scenario sets) that NDB
+    ignores, each with the setting that overrides it, in ``layout``'s order: AutomaticThreadConfig
+    (8.0.23+) "overrides any settings for ThreadConfig and MaxNoOfExecutionThreads" (manual, NDB 8.0
+    parameters added; ``THRConfig::do_parse(realtime, spintime, num_cpus, …)`` computes every count
+    from the CPUs), and a ThreadConfig overrides MaxNoOfExecutionThreads."""
+    out: dict[str, str] = {}
+    auto = query_threads and bool(given.get("AutomaticThreadConfig"))
+    text = str(given.get("ThreadConfig") or "").strip()
+    if auto and text:
+        out["ThreadConfig"] = "AutomaticThreadConfig=true"
+    if "MaxNoOfExecutionThreads" in given and (auto or text):
+        out["MaxNoOfExecutionThreads"] = "AutomaticThreadConfig=true" if auto else "ThreadConfig"
+    return out
 
 
 def single_threaded() -> ThreadLayout:

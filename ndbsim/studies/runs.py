@@ -45,6 +45,9 @@ class VariantRun:
     """The input error that makes this variant no scenario (then nothing ran)."""
     warned: str = ""
     """What ``run`` warns this variant's configuration sits on (an oversubscribed host, a cliff)."""
+    ignored: tuple[str, ...] = ()
+    """The thread settings of its configuration that NDB ignores for another one it sets
+    (``threads.ignored_settings``: ThreadConfig under AutomaticThreadConfig, …)."""
     single_replica: tuple[dict[str, Any], ...] = ()
     """The node groups its median-window replication left on one live node, per wave and for
     how long (``Replication.single_replica``; NDB rolling and node restarts)."""
@@ -88,6 +91,7 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
     """Run one variant (in whatever process calls it). NDB results carry the steady checkpoint
     figures; other models' (InnoDB's crash recovery) have none."""
     from ndbsim.input.scenario import Resolved
+    from ndbsim.input.threads import ignored_settings
 
     try:
         loaded = resolve_variant(raw, sets)
@@ -102,6 +106,8 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         out.redo_peak_fill = res.replications.redo_peak_fill
         out.lcp_disk_bytes = lcp_disk_bytes(loaded.prepared, str(out.checkpoint.get("policy", "")))
         out.single_replica = tuple(res.replications[res.schedule_replication()].single_replica)
+        r = loaded.prepared
+        out.ignored = tuple(ignored_settings(r.scenario.cluster.config, r.profile.mechanisms.query_threads))
     return out
 
 

@@ -39,6 +39,8 @@ class VariantRun:
     redo_overloaded: bool = False
     """Whether any replication's REDO must keep more than the log holds (error 410), also when
     the restart fails otherwise first (a copy that never converges)."""
+    data_memory_full: bool = False
+    """Whether the inserts during any replication's restart fill DataMemory (NDB error 827)."""
     redo_peak_fill: float = math.nan
     """The largest REDO peak over the log's size in any replication (above 1: error 410)."""
     invalid: str = ""
@@ -104,6 +106,7 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         out.checkpoint = dict(res.first.checkpoint)
         out.redo_overloaded = out.status == "redo-overload" or res.replications.redo_overloaded
         out.redo_peak_fill = res.replications.redo_peak_fill
+        out.data_memory_full = res.replications.data_memory_full
         out.lcp_disk_bytes = lcp_disk_bytes(loaded.prepared, str(out.checkpoint.get("policy", "")))
         out.single_replica = tuple(res.replications[res.schedule_replication()].single_replica)
         r = loaded.prepared

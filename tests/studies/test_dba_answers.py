@@ -62,3 +62,13 @@ def test_run_warns_when_automatic_thread_config_overrides_a_thread_config():
     assert "ThreadConfig: ignored, as AutomaticThreadConfig=true is set" in p.stderr
     p = cli("run", THREE, "-n", "1")
     assert "ignored, as" not in p.stderr
+
+
+def test_compare_names_an_explicit_plan_by_node_id():
+    """The plan a side runs is shown as the user wrote it, in NodeIds (21-23, 31-33), never in the
+    engine's 1..N indices."""
+    plan = "restart.plan=[[21, 22, 31, 32], [23, 33]]"
+    p = cli("compare", THREE, "-n", "1", "--set", "restart.type=rolling", "--set", plan)
+    assert p.returncode == 0, p.stderr
+    line = next(x for x in p.stdout.splitlines() if x.strip().startswith("restart.plan:"))
+    assert line.strip().endswith("B [[21, 22, 31, 32], [23, 33]]"), line

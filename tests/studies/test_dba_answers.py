@@ -42,6 +42,8 @@ def _against(warnings, sets):
         for w in warnings
         if any(c in w for c in CONTRADICTING) or (", as " in w and w.partition(":")[0] in keys and "ignored" in w)
     ]
+
+
 SMALL_THREADS = "main={count=1},rep={count=1},recv={count=1},send={count=1},tc={count=1},ldm={count=1}"
 
 

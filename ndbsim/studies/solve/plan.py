@@ -2,7 +2,8 @@
 count allows (``plans.enumerate_plans``: one-at-a-time, per-node-group, and with three or four
 replicas waves of several nodes of a node group) is run with the same seed and replications;
 the answer is the safest plan (the most replicas kept up, then the fewest nodes down at once)
-whose window fits, else the fastest, marked as missing. Each plan is listed with its window and
+whose window fits; when none does, an input error names the fastest and its window (exit 2, as
+every window question whose target no value meets). Each plan is listed with its window and
 the node groups it leaves on a single replica, and for how long."""
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ SINGLE_REPLICA_LISTED = 4
 
 
 def plan(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
-    """The safest plan whose ``q`` quantile window fits ``window``; the fastest, marked as
-    missing, when none does."""
+    """The safest plan whose ``q`` quantile window fits ``window`` and whose run holds
+    (``search.holds``); an InputError naming the fastest when none does."""
     s = resolved.scenario
     if s.restart.type not in ROLLING_TYPES:
         raise InputError(

@@ -72,25 +72,8 @@ def _free(x: float) -> str:
     return _redo_free(x) if x < 0 else f"{_pct(x)} free"
 
 
-def advice_table(a: Advice) -> str:
-    """The ranked levers as text, with the base, the best combination and how to reproduce."""
-    b = a.base
-    t = sorted(b.totals)
-    from ndbsim.output.result import quantile
-
-    lines = [
-        f"{a.name} — {a.title}: {format_secs(b.median)} "
-        f"(p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
-        f"{a.replications} replications, seed {a.seed}){'' if b.status == 'ok' else ' ' + b.status}",
-    ]
-    bp = prices(b)
-    priced = a.priced
-    if priced:
-        lines.append(
-            f"now: LCP {_rate(bp['lcp_write_rate'])}, {_size(bp['lcp_bytes'])} per LCP, "
-            f"{_size(bp['lcp_disk_bytes'])} of LCP files, REDO {_free(bp['redo_headroom'])}, "
-            f"LCP CPU {_cores(bp['lcp_cpu_cores'])} cores"
-        )
+def _tables(a: Advice) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], list[str]]:
+    """The levers' rows, the prices' rows (each with its header) and the flags' numbered notes."""
     rows: list[tuple[str, ...]] = [HEADER]
     price_rows: list[tuple[str, ...]] = [PRICE_HEADER]
     notes: list[str] = []
@@ -125,6 +108,29 @@ def advice_table(a: Advice) -> str:
                 _cores(r.lcp_cpu_cores),
             )
         )
+    return rows, price_rows, notes
+
+
+def advice_table(a: Advice) -> str:
+    """The ranked levers as text, with the base, the best combination and how to reproduce."""
+    b = a.base
+    t = sorted(b.totals)
+    from ndbsim.output.result import quantile
+
+    lines = [
+        f"{a.name} — {a.title}: {format_secs(b.median)} "
+        f"(p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
+        f"{a.replications} replications, seed {a.seed}){'' if b.status == 'ok' else ' ' + b.status}",
+    ]
+    bp = prices(b)
+    priced = a.priced
+    if priced:
+        lines.append(
+            f"now: LCP {_rate(bp['lcp_write_rate'])}, {_size(bp['lcp_bytes'])} per LCP, "
+            f"{_size(bp['lcp_disk_bytes'])} of LCP files, REDO {_free(bp['redo_headroom'])}, "
+            f"LCP CPU {_cores(bp['lcp_cpu_cores'])} cores"
+        )
+    rows, price_rows, notes = _tables(a)
     lines.extend(_columns(rows))
     if notes:
         lines += ["flags:", *notes]

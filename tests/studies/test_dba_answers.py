@@ -231,3 +231,13 @@ def test_advise_best_combination_agrees_with_its_run_and_the_table_fits_a_termin
     text = advice_table(a)
     table = [x for x in text.splitlines() if not x.startswith(("best combination", "reproduce", "  ["))]
     assert max(map(len, table)) <= 120, max(table, key=len)
+
+
+def test_a_data_size_given_with_set_is_no_longer_datamemorys(tmp_path):
+    """init writes data.size from DataMemory and every run warns so; a run (or a solve's check) that
+    gives data.size with --set no longer says the data is DataMemory's."""
+    path = tmp_path / "my.yaml"
+    ini = str(DATA / "four-replicas-8.4.3" / "config.ini")
+    assert cli("init", "--config-ini", ini, "--version", "8.4.3", "-o", str(path)).returncode == 0
+    assert "is DataMemory's" in cli("run", str(path), "-n", "1").stderr
+    assert "is DataMemory's" not in cli("run", str(path), "-n", "1", "--set", "data.size=100G").stderr

@@ -302,8 +302,14 @@ def check_layout(t: ThreadLayout, query_threads: bool) -> str | None:
     if not query_threads and t.ldm not in LDM_COUNTS_CLASSIC:
         counts = ", ".join(map(str, LDM_COUNTS_CLASSIC))
         return f"gives {t.ldm} LDM threads; before NDB 8.0.23 the count must be one of {counts}"
+    if t.ldm == 0 and not (t.tc == 0 and t.query == 0 and t.recv == 1 and t.main + t.rep <= 1):
+        return (
+            "gives no LDM thread, which NDB allows only with no query, tc or rep thread, at most one main and "
+            "one recv thread (the LDM worker then runs in the receive thread; Configuration.cpp); name "
+            "ldm={count=1} or more, or drop the others (rep={count=0})"
+        )
     if t.ldm > LDM_MAX:
-        return f"gives {t.ldm} LDM threads; NDB allows 1 to {LDM_MAX}"
+        return f"gives {t.ldm} LDM threads; NDB allows 0 to {LDM_MAX}"
     if t.query > LDM_MAX:
         return f"gives {t.query} query threads; NDB allows 0 to {LDM_MAX}"
     return None

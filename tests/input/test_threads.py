@@ -182,3 +182,11 @@ def test_automatic_thread_config_on_two_or_three_cpus_runs_its_ldm_worker_in_the
     )
     assert r.returncode == 0, r.stderr
     assert "restart total:" in r.stdout
+
+
+def test_a_thread_config_without_ldm_threads_starts_only_as_ndb_allows_it():
+    """ldm={count=0} is NDB's layout of one LDM worker in the receive thread: only with no query, tc
+    or rep thread, one main and one recv thread (Configuration.cpp), else NDB refuses the config."""
+    assert t.check_layout(t.from_thread_config("ldm={count=0},main,rep={count=0},recv"), True) is None
+    assert "gives no LDM thread" in t.check_layout(t.from_thread_config("ldm={count=0},main,recv"), True)
+    assert "gives no LDM thread" in t.check_layout(t.from_thread_config("ldm={count=0},rep={count=0},tc"), True)

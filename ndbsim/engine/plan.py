@@ -22,7 +22,7 @@ from ndbsim.engine.stream import Stream
 from ndbsim.engine.workload import Changes, Rates, Traffic
 from ndbsim.input.profiles import unused_params
 from ndbsim.input.scenario import Resolved
-from ndbsim.input.threads import oversubscribed
+from ndbsim.input.threads import ignored_settings, oversubscribed
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,21 @@ def _ignored_params(resolved: Resolved) -> list[str]:
     return out
 
 
+def _overridden_threads(resolved: Resolved) -> list[str]:
+    """The thread settings the scenario gives that NDB ignores for another one it gives
+    (``threads.ignored_settings``): the run warns, so that no one tunes a setting NDB never reads."""
+    s = resolved.scenario
+    out = []
+    for name, by in ignored_settings(s.cluster.config, resolved.profile.mechanisms.query_threads).items():
+        auto = by.startswith("AutomaticThreadConfig")
+        why = "it sizes every thread type from the CPUs" if auto else "it names every thread type's count"
+        out.append(
+            f"{name}: ignored, as {by} is set ({why}); drop {name}"
+            + (" or set AutomaticThreadConfig=false" if auto else "")
+        )
+    return out
+
+
 def _crowded(sz: Sizing) -> list[str]:
     crowded = oversubscribed(sz.threads, sz.host.cpu_cores * sz.host.threads_per_core)
     return [crowded] if crowded else []
@@ -118,7 +133,13 @@ def make_plan(
 ) -> Plan:
     """The plan of one replication, the last step of ``engine.prepare``: the warm-up of ``warm``
     steady cycles (``cycles.pre``) lands the crash at ``phase`` of its cycle."""
-    warnings = [*resolved.profile.notes, *_crowded(sz), *_ignored_params(resolved), *stream.warnings]
+    warnings = [
+        *resolved.profile.notes,
+        *_crowded(sz),
+        *_ignored_params(resolved),
+        *_overridden_threads(resolved),
+        *stream.warnings,
+    ]
     base, burst, burst_secs, during = stream.base, stream.burst, stream.burst_secs, stream.during
     pre, steady, cycle = cycles.pre_rates, cycles.pre.record, cycles.pre.cycle
     span = warm * cycle if math.isfinite(cycle) else 0.0

@@ -108,3 +108,5 @@ class Replication:
     single_replica: list[dict[str, Any]] = field(default_factory=list)
     """Per wave and node group left on one live node: wave, node_group, live_node, restarting
     (NodeIds) and secs (``engine.exposure``)."""
+    data_memory_full: bool = False
+    """Whether the inserts during the restart fill DataMemory before it ends (NDB error 827)."""

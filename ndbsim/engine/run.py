@@ -121,7 +121,7 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
             x.end = math.inf
     single = exposure.single_replica(rt, runs) if kind != "system" else []
     warnings.extend(exposure.warnings(rt.sz.replicas, single))
-    _warn_data_memory_fills(rt, total, warnings)
+    full = _warn_data_memory_fills(rt, total, warnings)
     return Replication(
         total_restart_secs=total,
         status=status,
@@ -132,6 +132,7 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
         events=events,
         setting_flags=list(rt.setting_flags),
         single_replica=single,
+        data_memory_full=full,
     )
 
 
@@ -171,7 +172,9 @@ def _redo_verdict(
     return status, reason
 
 
-def _warn_data_memory_fills(rt: Runtime, total: float, warnings: list[str]) -> None:
+def _warn_data_memory_fills(rt: Runtime, total: float, warnings: list[str]) -> bool:
+    """Whether the inserts during the restart fill DataMemory before it ends (NDB error 827), with
+    the warning when they do."""
     sz, rates = rt.sz, rt.plan.restart_rates
     grow = (rates.inserts - rates.deletes) / sz.groups  # net new rows per node per second
     span = total if math.isfinite(total) else rt.env.now - rt.plan.t_crash
@@ -180,6 +183,8 @@ def _warn_data_memory_fills(rt: Runtime, total: float, warnings: list[str]) -> N
             f"inserts during the restart fill DataMemory after {(sz.max_rows - sz.rows) / grow:,.0f} s "
             "(NDB error 827); ndbsim keeps data.size fixed and copies at most what DataMemory holds"
         )
+        return True
+    return False
 
 
 def _speed_fix(rt: Runtime) -> str:

@@ -35,7 +35,8 @@ class Sizing:
     """The node's threads by NDB type (threads.py): LDM threads run the LCP, REDO and copy; LDM, query
     and recover threads restore."""
     ldm: int
-    """LDM threads per node."""
+    """LDM workers per node: the LDM threads, or the one worker a node without LDM threads runs in its
+    receive thread (``ThreadLayout.ldm_workers``)."""
     tables: int
     fragments: int
     """Fragment replicas per node (``fixed_costs.fragments_per_node``)."""
@@ -126,7 +127,7 @@ def sizing_of(resolved: Resolved, features: Features) -> Sizing:
     replicas = cfg["NoOfReplicas"]
     threads = thread_layout(cfg, features.multithreaded, features.query_threads, h.cpu_cores * h.threads_per_core)
     data_bytes, rows = s.data.size, s.data.row_count
-    per_table = fixed_costs.table_fragments(cfg, threads.ldm, replicas, features.query_threads)
+    per_table = fixed_costs.table_fragments(cfg, threads.ldm_workers, replicas, features.query_threads)
     fragments = fixed_costs.fragments_per_node(s.data.table_count, per_table)
 
     return Sizing(
@@ -139,7 +140,7 @@ def sizing_of(resolved: Resolved, features: Features) -> Sizing:
         replicas=replicas,
         groups=s.cluster.data_nodes // replicas,
         threads=threads,
-        ldm=threads.ldm,
+        ldm=threads.ldm_workers,
         tables=s.data.table_count,
         fragments=fragments,
         table_fragments=per_table,

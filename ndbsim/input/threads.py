@@ -9,7 +9,9 @@ and recover threads restore LCP fragments beside the LDM threads (QRESTORE; refe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 from ndbsim.input.config.thread_config import CPU_KEYS, THREAD_TYPES, cpu_count, parse_thread_config
 
@@ -134,11 +136,20 @@ class ThreadLayout:
     rep into the others), else 0 for ``execution_threads``."""
 
     @property
+    def ldm_workers(self) -> int:
+        """LDM block instances (DBLQH, DBTUP, BACKUP, RESTORE, … workers): one per LDM thread, and with
+        no LDM thread one, run in the receive thread ("One worker instance of ldm blocks run in main
+        or recv thread", thr_config.cpp ``compute_automatic_thread_config``; ``threads == 0`` gives
+        ``workers = 1`` in Configuration.cpp ``setupConfiguration``). AutomaticThreadConfig gives no
+        LDM thread on 1–3 CPUs."""
+        return max(1, self.ldm)
+
+    @property
     def restore_threads(self) -> int:
-        """Threads that restore LCP fragments, one fragment each at a time: the LDM threads, and from
+        """Threads that restore LCP fragments, one fragment each at a time: the LDM workers, and from
         8.0.23 the query threads (QRESTORE) and recover threads ("the LDM threads is also used as
         recover thread", thr_config.cpp; NDB internals manual, RESTORE block; reference §11)."""
-        return self.ldm + self.query + self.recover
+        return self.ldm_workers + self.query + self.recover
 
     @property
     def execution_threads(self) -> int:
@@ -230,6 +241,22 @@ def automatic(num_cpus: int) -> ThreadLayout:
     )
 
 
+def ignored_settings(given: Mapping[str, Any], query_threads: bool) -> dict[str, str]:
+    """The thread settings among ``given`` (the config.ini parameters a scenario sets) that NDB
+    ignores, each with the setting that overrides it, in ``layout``'s order: AutomaticThreadConfig
+    (8.0.23+) "overrides any settings for ThreadConfig and MaxNoOfExecutionThreads" (manual, NDB 8.0
+    parameters added; ``THRConfig::do_parse(realtime, spintime, num_cpus, …)`` computes every count
+    from the CPUs), and a ThreadConfig overrides MaxNoOfExecutionThreads."""
+    out: dict[str, str] = {}
+    auto = query_threads and bool(given.get("AutomaticThreadConfig"))
+    text = str(given.get("ThreadConfig") or "").strip()
+    if auto and text:
+        out["ThreadConfig"] = "AutomaticThreadConfig=true"
+    if "MaxNoOfExecutionThreads" in given and (auto or text):
+        out["MaxNoOfExecutionThreads"] = "AutomaticThreadConfig=true" if auto else "ThreadConfig"
+    return out
+
+
 def single_threaded() -> ThreadLayout:
     """ndbd (5.1, 6.2/6.3): one thread runs every block."""
     return ThreadLayout(ldm=1, main=0, rep=0, recv=0, source="ndbd (single-threaded)")
@@ -275,8 +302,14 @@ def check_layout(t: ThreadLayout, query_threads: bool) -> str | None:
     if not query_threads and t.ldm not in LDM_COUNTS_CLASSIC:
         counts = ", ".join(map(str, LDM_COUNTS_CLASSIC))
         return f"gives {t.ldm} LDM threads; before NDB 8.0.23 the count must be one of {counts}"
+    if t.ldm == 0 and not (t.tc == 0 and t.query == 0 and t.recv == 1 and t.main + t.rep <= 1):
+        return (
+            "gives no LDM thread, which NDB allows only with no query, tc or rep thread, at most one main and "
+            "one recv thread (the LDM worker then runs in the receive thread; Configuration.cpp); name "
+            "ldm={count=1} or more, or drop the others (rep={count=0})"
+        )
     if t.ldm > LDM_MAX:
-        return f"gives {t.ldm} LDM threads; NDB allows 1 to {LDM_MAX}"
+        return f"gives {t.ldm} LDM threads; NDB allows 0 to {LDM_MAX}"
     if t.query > LDM_MAX:
         return f"gives {t.query} query threads; NDB allows 0 to {LDM_MAX}"
     return None

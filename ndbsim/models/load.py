@@ -89,7 +89,11 @@ def read(
     from_ini: dict[str, Any] = {}
     notes: list[str] = []
     ini_keys = _overlay_config_ini(raw, config_ini, source, notes, from_ini) if config_ini is not None else set()
-    notes[:0] = marks.notes(held, dropped=[label.partition(provenance.DIFFERS)[0] for label in from_ini])
+    given = {sc.override_key(a) for a in overrides} | set(sets or {})  # a value set again is no longer init's
+    notes[:0] = marks.notes(
+        {k: o for k, o in held.items() if k not in given},
+        dropped=[label.partition(provenance.DIFFERS)[0] for label in from_ini],
+    )
     _override(raw, overrides, overrides_field, sets, source)
     override_keys = {sc.override_key(a) for a in overrides}
     where = overrides_field or ("set: or --set" if varied else "--set")  # only a sweep varies keys

@@ -78,6 +78,8 @@ class ReplicationLog(Sequence[Replication]):
         self.flags: dict[str, None] = {}
         self.redo_overloaded = False
         """Whether any replication had to keep more REDO than the log holds."""
+        self.data_memory_full = False
+        """Whether the inserts during any replication's restart filled DataMemory (error 827)."""
         self.redo_peak_fill: float = math.nan
         """The highest REDO peak over the log's capacity of any replication (nan: no REDO log)."""
         self._fills = 0
@@ -99,6 +101,7 @@ class ReplicationLog(Sequence[Replication]):
         for f in r.setting_flags:
             self.flags.setdefault(f)
         self._redo(r.checkpoint)
+        self.data_memory_full = self.data_memory_full or r.data_memory_full
         if not r.nodes:
             self.slowest_secs.append(math.nan)
             return

@@ -39,12 +39,17 @@ class VariantRun:
     redo_overloaded: bool = False
     """Whether any replication's REDO must keep more than the log holds (error 410), also when
     the restart fails otherwise first (a copy that never converges)."""
+    data_memory_full: bool = False
+    """Whether the inserts during any replication's restart fill DataMemory (NDB error 827)."""
     redo_peak_fill: float = math.nan
     """The largest REDO peak over the log's size in any replication (above 1: error 410)."""
     invalid: str = ""
     """The input error that makes this variant no scenario (then nothing ran)."""
     warned: str = ""
     """What ``run`` warns this variant's configuration sits on (an oversubscribed host, a cliff)."""
+    ignored: tuple[str, ...] = ()
+    """The thread settings of its configuration that NDB ignores for another one it sets
+    (``threads.ignored_settings``: ThreadConfig under AutomaticThreadConfig, …)."""
     single_replica: tuple[dict[str, Any], ...] = ()
     """The node groups its median-window replication left on one live node, per wave and for
     how long (``Replication.single_replica``; NDB rolling and node restarts)."""
@@ -88,6 +93,7 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
     """Run one variant (in whatever process calls it). NDB results carry the steady checkpoint
     figures; other models' (InnoDB's crash recovery) have none."""
     from ndbsim.input.scenario import Resolved
+    from ndbsim.input.threads import ignored_settings
 
     try:
         loaded = resolve_variant(raw, sets)
@@ -100,8 +106,11 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         out.checkpoint = dict(res.first.checkpoint)
         out.redo_overloaded = out.status == "redo-overload" or res.replications.redo_overloaded
         out.redo_peak_fill = res.replications.redo_peak_fill
+        out.data_memory_full = res.replications.data_memory_full
         out.lcp_disk_bytes = lcp_disk_bytes(loaded.prepared, str(out.checkpoint.get("policy", "")))
         out.single_replica = tuple(res.replications[res.schedule_replication()].single_replica)
+        r = loaded.prepared
+        out.ignored = tuple(ignored_settings(r.scenario.cluster.config, r.profile.mechanisms.query_threads))
     return out
 
 

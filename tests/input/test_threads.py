@@ -159,3 +159,34 @@ def test_thread_types_the_release_lacks_are_refused_as_ndb_refuses_them(version,
         "run", "--version", "8.0.23", "-n", "2", "--set", f"cluster.config.ThreadConfig=ldm={{count=4}},{entry},main"
     )
     assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize("cpus", [2, 3])
+def test_automatic_thread_config_on_two_or_three_cpus_runs_its_ldm_worker_in_the_receive_thread(cpus):
+    """AutomaticThreadConfig's row for 2-3 used CPUs has no LDM thread: one LDM worker runs in the
+    receive thread (thr_config.cpp ``compute_automatic_thread_config``; Configuration.cpp), and it
+    restores beside the recover threads that make one per CPU. The shipped 8.0 rolling scenario with
+    NumCPUs=2 used to end in ZeroDivisionError (exit 3)."""
+    lay = t.automatic(cpus)
+    assert (lay.ldm, lay.ldm_workers, lay.main, lay.recv) == (0, 1, 1, 1)
+    assert lay.restore_threads == cpus
+    r = cli(
+        "run",
+        "scenarios/rolling-4-nodes-8.0.yaml",
+        "-n",
+        "1",
+        "--set",
+        "cluster.config.AutomaticThreadConfig=true",
+        "--set",
+        f"cluster.config.NumCPUs={cpus}",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "restart total:" in r.stdout
+
+
+def test_a_thread_config_without_ldm_threads_starts_only_as_ndb_allows_it():
+    """ldm={count=0} is NDB's layout of one LDM worker in the receive thread: only with no query, tc
+    or rep thread, one main and one recv thread (Configuration.cpp), else NDB refuses the config."""
+    assert t.check_layout(t.from_thread_config("ldm={count=0},main,rep={count=0},recv"), True) is None
+    assert "gives no LDM thread" in t.check_layout(t.from_thread_config("ldm={count=0},main,recv"), True)
+    assert "gives no LDM thread" in t.check_layout(t.from_thread_config("ldm={count=0},rep={count=0},tc"), True)

@@ -78,6 +78,8 @@ class Resolved:
             d["cluster"]["node_ids"] = list(self.node_ids)
             if d["restart"]["nodes"]:
                 d["restart"]["nodes"] = [self.node_id(i) for i in d["restart"]["nodes"]]
+            if isinstance(d["restart"].get("plan"), list):  # waves as the user wrote them: NodeIds
+                d["restart"]["plan"] = [[self.node_id(i) for i in wave] for wave in d["restart"]["plan"]]
         if d["restart"].get("upgrade_to") is None:
             del d["restart"]["upgrade_to"]  # a scenario without an upgrade is written as it was given
         return d

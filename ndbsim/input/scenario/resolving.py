@@ -210,7 +210,7 @@ def _check_consistency(s: Scenario, profile: Profile, cfg: dict[str, Any], node_
         raise InputError(
             f"{cfg[key]!r} {refused} (NDB {s.version}); set a count NDB accepts", field=f"cluster.config.{key}"
         )
-    _check_log_parts(s, cfg["NoOfFragmentLogParts"], threads.ldm)
+    _check_log_parts(s, cfg["NoOfFragmentLogParts"], threads.ldm_workers)
 
 
 def _check_data_fits(s: Scenario, cfg: dict[str, Any]) -> None:

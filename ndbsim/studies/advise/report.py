@@ -46,30 +46,69 @@ def _cores(x: float) -> str:
     return "-" if math.isnan(x) else f"{x:.2f}"
 
 
-HEADER = (
-    "#",
-    "lever",
-    "now",
-    "try",
-    "saves",
-    "p5..p95",
-    "total",
-    "flag",
-    "LCP rate",
-    "LCP",
-    "LCP disk",
-    "REDO free",
-    "LCP CPU",
-)
+HEADER = ("#", "lever", "now", "try", "saves", "p5..p95", "total", "flag")
 """The table's columns: rank, lever, its current and best value, the median saving and the
-p5..p95 of the paired savings, the total with the lever, its flag, and its prices (steady LCP
-write rate, bytes per LCP, LCP files on disk, REDO left free at the steady peak, cores the LCP
-writes take at that rate)."""
+p5..p95 of the paired savings, the total with the lever and its flag (in short, with the number
+of the note beneath the table that words it in full)."""
+PRICE_HEADER = ("#", "lever", "LCP rate", "LCP", "LCP disk", "REDO free", "LCP CPU")
+"""The prices table's columns, per lever at its best value: the steady LCP write rate, bytes
+per LCP, LCP files on disk, REDO left free at the steady peak and the cores the LCP writes take
+at that rate. A table of its own, so that each fits a terminal of 120 columns."""
+
+
+def _short_flag(flag: str) -> str:
+    """A flag as the table's column shows it: each kind without what it names (``cliff``, not
+    ``cliff: MaxParallelCopyInstances``); the note beneath the table gives it whole."""
+    return ", ".join(dict.fromkeys(f.partition(":")[0] for f in flag.split(", ") if f))
+
+
+def _columns(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
 
 
 def _free(x: float) -> str:
     """The base's REDO price as the "now" line words it."""
     return _redo_free(x) if x < 0 else f"{_pct(x)} free"
+
+
+def _tables(a: Advice) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], list[str]]:
+    """The levers' rows, the prices' rows (each with its header) and the flags' numbered notes."""
+    rows: list[tuple[str, ...]] = [HEADER]
+    price_rows: list[tuple[str, ...]] = [PRICE_HEADER]
+    notes: list[str] = []
+    for r in a.frame.itertuples():
+        flag = _short_flag(r.flag)
+        if r.flag or r.flagged:
+            notes.append(
+                f"  [{len(notes) + 1}] {r.lever}={r.value}: "
+                + "; ".join(x for x in (r.flag, f"other values flagged: {r.flagged}" if r.flagged else "") if x)
+            )
+            flag = f"{flag} [{len(notes)}]".lstrip()
+        rows.append(
+            (
+                str(r.rank),
+                r.lever,
+                r.current,
+                r.value,
+                _signed(r.saving_secs),
+                f"{_signed(r.saving_p5)}..{_signed(r.saving_p95)}",
+                format_secs(r.total_secs),
+                flag,
+            )
+        )
+        price_rows.append(
+            (
+                str(r.rank),
+                r.lever,
+                _rate(r.lcp_write_rate),
+                _size(r.lcp_bytes),
+                _size(r.lcp_disk_bytes),
+                _redo_free(r.redo_headroom),
+                _cores(r.lcp_cpu_cores),
+            )
+        )
+    return rows, price_rows, notes
 
 
 def advice_table(a: Advice) -> str:
@@ -91,27 +130,12 @@ def advice_table(a: Advice) -> str:
             f"{_size(bp['lcp_disk_bytes'])} of LCP files, REDO {_free(bp['redo_headroom'])}, "
             f"LCP CPU {_cores(bp['lcp_cpu_cores'])} cores"
         )
-    rows: list[tuple[str, ...]] = [HEADER if priced else HEADER[:8]]
-    for r in a.frame.itertuples():
-        rows.append(
-            (
-                str(r.rank),
-                r.lever,
-                r.current,
-                r.value,
-                _signed(r.saving_secs),
-                f"{_signed(r.saving_p5)}..{_signed(r.saving_p95)}",
-                format_secs(r.total_secs),
-                ", ".join(x for x in (r.flag, f"({r.flagged})" if r.flagged else "") if x),
-                _rate(r.lcp_write_rate),
-                _size(r.lcp_bytes),
-                _size(r.lcp_disk_bytes),
-                _redo_free(r.redo_headroom),
-                _cores(r.lcp_cpu_cores),
-            )[: len(rows[0])]
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines.extend("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+    rows, price_rows, notes = _tables(a)
+    lines.extend(_columns(rows))
+    if notes:
+        lines += ["flags:", *notes]
+    if priced and len(price_rows) > 1:
+        lines += ["prices per node with each lever's value (steady state):", *_columns(price_rows)]
     if a.combination is not None:
         s, p5, p95 = _savings(b, a.combination)
         sets = " ".join(f"--set {shlex.quote(x)}" for x in a.combination.sets)

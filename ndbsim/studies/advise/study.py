@@ -172,10 +172,16 @@ def _combination(
     for r in top[1:]:
         sets = tuple(x for c in [*chosen, r] for x in c["sets"])
         o = evaluate(raw, sets, seed, n)
-        if not o.invalid and not added_flag(base, o) and o.median < best.median:
+        if not o.invalid and not added_flag(base, o) and not _sets_ignored(o) and o.median < best.median:
             chosen.append(r)
             best = o
     return best, [r["lever"] for r in chosen]
+
+
+def _sets_ignored(o: VariantRun) -> list[str]:
+    """The parameters ``o``'s own ``--set`` strings give that NDB ignores in its configuration
+    (ThreadConfig beside AutomaticThreadConfig=true, …): a combination never sets a lever NDB ignores."""
+    return [k for k in o.ignored if any(x.startswith(f"cluster.config.{k}=") for x in o.sets)]
 
 
 def advise(
@@ -266,7 +272,7 @@ def _ranked(found: list[Lever], cands: list[Any], outs: list[VariantRun], base: 
     saving (``rank`` from 1)."""
     by_lever: dict[str, list[tuple[Any, VariantRun]]] = {}
     for c, o in zip(cands, outs):
-        if not o.invalid:
+        if not o.invalid and not _sets_ignored(o):  # a lever NDB ignores is never ranked
             by_lever.setdefault(c.lever, []).append((c, o))
     rows = [_row(lv, by_lever[lv.name], base) for lv in found if by_lever.get(lv.name)]
     rows.sort(key=lambda r: (1 if r["added_flag"] else 0, -r["saving_secs"]))

@@ -9,6 +9,7 @@ from typing import Any
 
 from ndbsim.input.units import format_secs
 from ndbsim.studies.runs import VariantRun
+from ndbsim.studies.solve.search import quantile_total
 
 
 @dataclass
@@ -43,6 +44,9 @@ class Answer:
     """A second answer with a margin over this one (redo-log's recommended size)."""
     plans: list[dict[str, Any]] = field(default_factory=list)
     """plan: every plan run, safest first, with its window and single-replica exposure."""
+    quantile: float = 0.5
+    """The quantile of the total the question was asked for (``--quantile``): every run's line
+    shows its total at it."""
 
     def to_dict(self) -> dict[str, Any]:
         from ndbsim.output.result import json_clean
@@ -50,12 +54,19 @@ class Answer:
         def o(x: VariantRun | None) -> dict[str, Any] | None:
             if x is None:
                 return None
-            return {"set": list(x.sets), "total_restart_secs": x.median, "status": x.status, "reason": x.reason}
+            return {
+                "set": list(x.sets),
+                "total_restart_secs": x.median,
+                "quantile_total_secs": quantile_total(x, self.quantile),
+                "status": x.status,
+                "reason": x.reason,
+            }
 
         return json_clean(
             {
                 "question": self.question,
                 "target": self.target,
+                "quantile": self.quantile,
                 "parameter": self.parameter,
                 "value": self.value,
                 "shown": self.shown,
@@ -96,19 +107,20 @@ class Answer:
         verdict = {True: "meets the target", False: "misses it", None: ""}
         lines = [
             f"{self.label}: {self.parameter} = {self.shown}",
-            f"  run with it: {_describe(self.outcome, self.redo_fill)} -> {verdict[self.passed]}",
+            f"  run with it: {_describe(self.outcome, self.quantile, self.redo_fill)} -> {verdict[self.passed]}",
         ]
         if self.short_outcome is not None:
             lines.append(
-                f"  {self.short_label} ({self.short}): {_describe(self.short_outcome, self.redo_fill)} "
+                f"  {self.short_label} ({self.short}): {_describe(self.short_outcome, self.quantile, self.redo_fill)} "
                 f"-> {verdict[self.short_passed]}"
             )
         else:
             lines.append(f"  {self.short_label}: {self.short}")
         if self.plans:
             lines.append("  plans run (safest first):")
+            at = "" if self.quantile == 0.5 else f"p{100 * self.quantile:g} "
             lines.extend(
-                f"    {p['plan']}: {format_secs(p['window_secs'])}, {p['status']}"
+                f"    {p['plan']}: {at}{format_secs(p['window_secs'])}, {p['status']}"
                 + ("" if p["plan"] in ("one-at-a-time", "per-node-group") else f" ({p['description']})")
                 + f"; {p['exposure']} -> {'fits' if p['fits'] else 'misses'}"
                 for p in self.plans
@@ -116,10 +128,17 @@ class Answer:
         return lines + [f"  note: {n}" for n in self.notes]
 
 
-def _describe(o: VariantRun, redo_fill: bool = False) -> str:
+def _describe(o: VariantRun, q: float = 0.5, redo_fill: bool = False) -> str:
+    """A run as an answer's line shows it: its total at the quantile asked for (``p95 19m16s``;
+    the median bare), its status and what its run warns that bears on the answer."""
     also = ", and error 410" if o.redo_overloaded and o.status != "redo-overload" else ""
+    if o.data_memory_full:
+        also += ", inserts fill DataMemory (error 827)"
     if redo_fill and math.isfinite(o.redo_peak_fill):
         also += f", REDO peak {o.redo_peak_fill:.1%} of the log"
+    total = format_secs(quantile_total(o, q))
+    if q != 0.5:
+        total = f"p{100 * q:g} {total}"
     if o.status == "ok":
-        return f"{format_secs(o.median)}, ok{also}"
-    return f"{format_secs(o.median)}, {o.status_flag or o.status}{also}"
+        return f"{total}, ok{also}"
+    return f"{total}, {o.status_flag or o.status}{also}"

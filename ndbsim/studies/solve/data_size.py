@@ -13,7 +13,7 @@ from ndbsim.input.config.params import G, M
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
-from ndbsim.studies.solve.search import Sim, largest_passing, quantile_total
+from ndbsim.studies.solve.search import Sim, fits_window, largest_passing, quantile_total
 
 
 def data_size(sim: Sim, resolved: Any, window: float, q: float, grow_datamemory: bool = False) -> Answer:
@@ -29,7 +29,7 @@ def data_size(sim: Sim, resolved: Any, window: float, q: float, grow_datamemory:
         return sim(sets(gb))
 
     def fits(o: VariantRun) -> bool:
-        return quantile_total(o, q) <= window
+        return fits_window(o, q, window)
 
     which = "median" if q == 0.5 else f"p{100 * q:g}"
     if top < 1:
@@ -46,7 +46,10 @@ def data_size(sim: Sim, resolved: Any, window: float, q: float, grow_datamemory:
         )
     gb = _largest_fitting(run, fits, max(2, int(size0 // G)), top)
     up = gb + 1 if gb < top else None
-    notes = [] if grow_datamemory else [_memory_note(memory, top, gb, fits(run(gb)) and up is None)]
+    filled = up is not None and run(up).data_memory_full and quantile_total(run(up), q) <= window
+    notes = [_inserts_note(resolved, up)] if filled else []
+    if not grow_datamemory:
+        notes.append(_memory_note(memory, top, gb, fits(run(gb)) and up is None, filled))
     return Answer(
         question="data-size",
         parameter="data.size",
@@ -92,9 +95,25 @@ def _variants(
     return sets, top, f"rows and DataMemory scale with it: {per_row:.0f} B per row, DataMemory {headroom:.2f} × data"
 
 
-def _memory_note(memory: float, top: int, gb: int, memory_bound: bool) -> str:
-    """Where DataMemory runs out, and whether it, not the window, sets the answer."""
+def _inserts_note(resolved: Any, up: int | None) -> str:
+    """Why the step more misses though its restart fits the window: the inserts during the restart
+    fill DataMemory before it ends, as its run warns (error 827)."""
+    w = resolved.scenario.workload
+    during = w.during_restart
+    inserts = during.inserts_per_s if during is not None and during.inserts_per_s is not None else w.inserts_per_s
+    deletes = during.deletes_per_s if during is not None and during.deletes_per_s is not None else w.deletes_per_s
+    return (
+        f"at {up}G the inserts during the restart ({inserts:,.0f}/s, {deletes:,.0f} deletes/s cluster-wide) fill "
+        "DataMemory before it ends (NDB error 827, as its run warns): the answer leaves them room"
+    )
+
+
+def _memory_note(memory: float, top: int, gb: int, memory_bound: bool, filled: bool = False) -> str:
+    """Where DataMemory runs out, and whether it (or the inserts filling it), not the window, sets
+    the answer."""
     where = f"DataMemory={format_bytes(memory)} runs out at {top}G of data per node"
+    if filled:
+        return f"{where} with no inserts during the restart"
     if memory_bound:
         return (
             f"{where}: the window would allow more, so the answer is DataMemory's limit; raise DataMemory "

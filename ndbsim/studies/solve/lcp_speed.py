@@ -4,6 +4,7 @@ window needs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ndbsim.errors import InputError
@@ -11,7 +12,7 @@ from ndbsim.input.config.params import M
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
-from ndbsim.studies.solve.search import Sim, int_bisect, quantile_total
+from ndbsim.studies.solve.search import Sim, fits_window, int_bisect, quantile_total
 
 
 def _restart_speed_keys(resolved: Any) -> tuple[str, ...]:
@@ -35,7 +36,7 @@ def lcp_speed(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
         return sim(sets(mb))
 
     def fits(o: VariantRun) -> bool:
-        return quantile_total(o, q) <= window
+        return fits_window(o, q, window)
 
     which = "median" if q == 0.5 else f"p{100 * q:g}"
     target = (
@@ -64,4 +65,31 @@ def lcp_speed(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
         replications=0,
         passed=fits(run(mb)),
         short_passed=fits(run(mb - 1)) if mb > lo else None,
+        notes=_against_configured(sim, resolved, keys, mb, fits, which, q),
     )
+
+
+def _against_configured(
+    sim: Sim,
+    resolved: Any,
+    keys: tuple[str, ...],
+    mb: int,
+    fits: Callable[[VariantRun], bool],
+    which: str,
+    q: float,
+) -> list[str]:
+    """What the answer means beside the speeds the cluster has, as ``solve redo-log`` says of a
+    log below the configured one: each configured speed above the answer, that taking the answer
+    would lower it, and whether the configured speeds already meet the target."""
+    above = [k for k in keys if resolved.config[k] > mb * M]
+    if not above:
+        return []
+    now = sim(())
+    configured = ", ".join(f"{k} = {format_bytes(resolved.config[k])}" for k in keys)
+    verdict = "meet the target" if fits(now) else "miss it"
+    lowered = " and ".join(f"{k} = {format_bytes(resolved.config[k])}" for k in above)
+    return [
+        f"below the configured {lowered}: taking {mb}M for {'it' if len(above) == 1 else 'them'} would lower "
+        f"{'it' if len(above) == 1 else 'them'}; the configured speeds ({configured}) {verdict}: "
+        f"{which} restart {format_secs(quantile_total(now, q))}"
+    ]

@@ -2,7 +2,8 @@
 count allows (``plans.enumerate_plans``: one-at-a-time, per-node-group, and with three or four
 replicas waves of several nodes of a node group) is run with the same seed and replications;
 the answer is the safest plan (the most replicas kept up, then the fewest nodes down at once)
-whose window fits, else the fastest, marked as missing. Each plan is listed with its window and
+whose window fits; when none does, an input error names the fastest and its window (exit 2, as
+every window question whose target no value meets). Each plan is listed with its window and
 the node groups it leaves on a single replica, and for how long."""
 
 from __future__ import annotations
@@ -16,15 +17,15 @@ from ndbsim.input.units import format_secs
 from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
 from ndbsim.studies.solve.plans import PlanChoice, enumerate_plans
-from ndbsim.studies.solve.search import Sim, quantile_total
+from ndbsim.studies.solve.search import Sim, fits_window, quantile_total
 
 SINGLE_REPLICA_LISTED = 4
 """A plan's single-replica stretches listed one by one up to this many; beyond, summed up."""
 
 
 def plan(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
-    """The safest plan whose ``q`` quantile window fits ``window``; the fastest, marked as
-    missing, when none does."""
+    """The safest plan whose ``q`` quantile window fits ``window`` and whose run holds
+    (``search.holds``); an InputError naming the fastest when none does."""
     s = resolved.scenario
     if s.restart.type not in ROLLING_TYPES:
         raise InputError(
@@ -35,18 +36,20 @@ def plan(sim: Sim, resolved: Any, window: float, q: float) -> Answer:
     choices = enumerate_plans(resolved)
     runs = {p: sim((p.set,)) for p in choices}
     windows = {p: quantile_total(o, q) for p, o in runs.items()}
-    fits = {p: windows[p] <= window and runs[p].status == "ok" for p in choices}
-    fastest = min(choices, key=lambda p: (windows[p], p.safety))
-    chosen = next((p for p in choices if fits[p]), fastest)
+    fits = {p: fits_window(runs[p], q, window) for p in choices}
+    which = "median" if q == 0.5 else f"p{100 * q:g}"
+    chosen = next((p for p in choices if fits[p]), None)
+    if chosen is None:  # an unreachable target is an input error, as every window question's
+        fastest = min(choices, key=lambda p: (windows[p], p.safety))
+        raise InputError(
+            f"no restart plan fits {format_secs(window)}: the fastest of the {len(choices)} plans, {_name(fastest)}, "
+            f"takes {format_secs(windows[fastest])} ({which}, {runs[fastest].status}); give a longer --window "
+            "or shorten the restart (ndbsim advise)",
+            field="--window",
+        )
     at = choices.index(chosen)
     other = choices[at - 1] if at > 0 else choices[1] if len(choices) > 1 else chosen
-    which = "median" if q == 0.5 else f"p{100 * q:g}"
-    notes = []
-    if not fits[chosen]:
-        notes.append(
-            f"no plan fits {format_secs(window)}: even the fastest, {_name(chosen)}, takes "
-            f"{format_secs(windows[chosen])}; give a longer window or shorten the restart (ndbsim advise)"
-        )
+    notes: list[str] = []
     answer = Answer(
         question="plan",
         parameter="restart.plan",

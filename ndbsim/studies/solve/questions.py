@@ -76,6 +76,7 @@ def solve(
     for answer in (ans, ans.recommended):
         if answer is not None:
             answer.runs, answer.overrides, answer.seed, answer.replications = len(sim.cache), tuple(overrides), seed, n
+            answer.quantile = quantile
     return ans
 
 

@@ -69,6 +69,18 @@ def rate_bisect(passes: Callable[[float], bool], lo: float, hi: float) -> tuple[
     return (k - 1) * step, k * step
 
 
+def holds(o: VariantRun) -> bool:
+    """Whether a run ends with nothing its own warnings say against an answer: the restart
+    finishes, no replication overloads the REDO log (error 410) and the inserts during the restart
+    do not fill DataMemory (error 827). An answer whose check run warns of either is no answer."""
+    return o.status == "ok" and not o.redo_overloaded and not o.data_memory_full
+
+
+def fits_window(o: VariantRun, q: float, window: float) -> bool:
+    """Whether a run answers a window question: it ``holds`` and its ``q`` quantile total fits."""
+    return holds(o) and quantile_total(o, q) <= window
+
+
 def quantile_total(o: VariantRun, q: float) -> float:
     """The ``q`` quantile of a variant's totals; a restart that never ends takes forever."""
     from ndbsim.output.result import quantile

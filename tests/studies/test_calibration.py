@@ -4,7 +4,7 @@ from _helpers import KNOWN_GAPS
 
 from ndbsim.studies.calibration.calibrate import FITTED, case_from_restart_info
 from ndbsim.studies.calibration.cases import DEFAULT_DIR, load_cases, predict
-from ndbsim.studies.calibration.check import format_check, run_check
+from ndbsim.studies.calibration.check import RULE, failed, format_check, run_check
 
 
 def test_cases_have_roles_reasons_and_sources():
@@ -49,7 +49,7 @@ def test_check_table_covers_every_case():
     names = {c.row.case for c in checked}
     assert names == {c.name for c in load_cases(DEFAULT_DIR)}
     text = format_check(checked, [])
-    for column in ("published", "predicted", "interval", "width", "defaults", "p5–p95"):
+    for column in ("published", "predicted", "p5–p95", "rule", "sensitivity", "width", "defaults"):
         assert column in text
 
 
@@ -60,6 +60,10 @@ def test_check_passes_every_tolerance_but_the_known_gaps():
     assert all(c.ok for c in checked if c.gates and c.row.case not in KNOWN_GAPS) and all(c.ok for c in claims)
     for gap in KNOWN_GAPS:
         assert any(not c.ok for c in checked if c.row.case == gap), gap
+    assert not failed(checked, claims)  # `ndbsim check` exits 0 out of the box ...
+    text = format_check(checked, claims)
+    assert " ".join(RULE.split()) in " ".join(text.split())  # ... and prints the rule it judged by
+    assert {c.rule for c in checked if c.gates} == {"point", "p5–p95"}  # each row says which
 
 
 def test_the_lab_restart_stays_a_known_gap():

@@ -136,3 +136,21 @@ def test_cli_calibrate_imports_restart_info(tmp_path, root):
     assert (tmp_path / "mine" / "user-mine.yaml").exists()
     assert "host:" in (tmp_path / "fitted.yaml").read_text()
     assert CALIBRATED_FILE.read_bytes() == packaged
+
+
+def test_the_75_write_speed_claim_is_seed_003s_bound_on_medians(monkeypatch):
+    """The claim "7.5: the wait for LCP shrinks with disk write speed" holds the median waits over
+    the LCP cycle (never one draw) to seed 003's "between 1 and 2 checkpoint times" at each speed."""
+    from ndbsim.studies.calibration import claims
+
+    asked = []
+    real = claims._sim
+    monkeypatch.setattr(claims, "_sim", lambda path, *sets, n=1, seed=1: asked.append(n) or real(path, *sets, n=n))
+    found = {
+        c.name: c
+        for c in claims._lcp_wait_claims("scenarios/dbt2-600wh-7.5.10.yaml", "scenarios/dbt2-600wh-7.6.6.yaml")
+    }
+    assert asked and set(asked) == {claims.LANDING_POINTS} and claims.LANDING_POINTS >= 21
+    assert claims.CHECKPOINT_TIMES == (1.0, 2.0)
+    speed = next(c for name, c in found.items() if "disk write speed" in name)
+    assert speed.ok and "checkpoint times" in speed.detail

@@ -68,6 +68,10 @@ def test_every_scenario_input_is_stated_or_assumed(path: Path):
 def test_seed_003s_unstated_load_and_redo_log_are_assumptions_with_ranges():
     case = load_case(DEFAULT_DIR / "seed003-dbt2-7.5.10.yaml")
     by_path = {a.path: a for a in case.assumptions}
-    for path in ("workload.before_restart.duration", "cluster.config.NoOfFragmentLogFiles", "workload.bytes_per_change"):
+    for path in (
+        "workload.before_restart.duration",
+        "cluster.config.NoOfFragmentLogFiles",
+        "workload.bytes_per_change",
+    ):
         assert by_path[path].ranged, path
     assert by_path["cluster.config.FragmentLogFileSize"].value == "256M"

@@ -11,6 +11,7 @@ import yaml
 
 from ndbsim.errors import InputError
 from ndbsim.input.profiles import profile_for
+from ndbsim.studies.calibration.case_spec import MAX_RANGED
 from ndbsim.studies.calibration.cases import DEFAULT_DIR, load_case, load_cases
 from ndbsim.studies.calibration.check import check_case, check_cases, failed
 
@@ -144,12 +145,12 @@ def test_the_prediction_at_ndbs_defaults_follows_the_write_speed():
 
 
 def test_too_many_ranged_assumptions_is_an_input_error(tmp_path):
-    many = {f"host.x{i}": {"value": 1, "range": [1, 2], "why": "test"} for i in range(7)}
+    many = {f"host.x{i}": {"value": 1, "range": [1, 2], "why": "test"} for i in range(MAX_RANGED + 1)}
     path = _case(tmp_path, 100)
     data = yaml.safe_load(path.read_text())
     data["assumptions"] = many
     path.write_text(yaml.safe_dump(data))
-    with pytest.raises(InputError, match="at most 6"):
+    with pytest.raises(InputError, match=f"at most {MAX_RANGED}"):
         load_case(path)
 
 

@@ -23,10 +23,10 @@ from ndbsim.input.fields import StrictModel
 from ndbsim.input.scenario.overrides import copy_raw, set_path
 from ndbsim.studies.calibration.restart_rows import MAX_SECS
 
-MAX_RANGED = 6
+MAX_RANGED = 8
 """At most this many assumptions of one case may carry a range: ``check`` predicts the case at
-each end of each (12 predictions of the case beside its point), which keeps ``ndbsim check`` to
-seconds."""
+each end of each (16 predictions of the case beside its point; seed 003's 7.5.10 case is 101
+landing points a prediction), which keeps ``ndbsim check`` to seconds."""
 UNSTATED_KEYS = ("name", "kind", "simulation")
 """Scenario keys that are not inputs of the restart a source describes: the scenario's label, its
 model, and how it is simulated (seed, replications: the case's own ``replications`` rules)."""

@@ -141,11 +141,11 @@ def _values(result, row: Row) -> list[float]:
         return []
     if row.figure == "total_restart_secs":
         return list(getattr(result, "totals", []))
-    log = getattr(result, "replications", None)
-    if not hasattr(log, "phase_values"):
+    phase_values = getattr(getattr(result, "replications", None), "phase_values", None)
+    if phase_values is None:
         return []
     try:
-        return list(log.phase_values(row.figure))
+        return list(phase_values(row.figure))
     except ValueError:  # not one of restart_info's phases
         return []
 

@@ -1,6 +1,6 @@
 """The README's example outputs, checked against what the commands print, and refreshed.
 
-README quotes command output in two ways, and both are generated here:
+README.md and calibration/README.md (``DOCS``) quote command output in these ways, all generated here:
 
 - a ```text block that starts with ``$ ndbsim …`` (continued with ``\\``): the rest of the
   block is that command's standard output, byte for byte;
@@ -11,7 +11,8 @@ README quotes command output in two ways, and both are generated here:
   group, and the expression that reads it from the output).
 
     python docs/readme_examples.py --check    # exit 1 and list what differs (tests/test_readme_examples.py)
-    python docs/readme_examples.py --update   # rewrite README.md's quoted outputs from fresh runs
+    python docs/readme_examples.py --update   # rewrite the quoted outputs from fresh runs
+    python docs/readme_examples.py --update calibration/README.md   # one file's only
 
 Run ``--update`` after any change that moves the model's figures. Each distinct command runs once,
 from the repository root, as ``python -m ndbsim`` with this repository first on the path; a file
@@ -32,6 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = {"README.md": README, "calibration/README.md": ROOT / "calibration" / "README.md"}
+"""The files whose quoted outputs are checked, by their path in the repository."""
 
 WRITES = ("--chart", "--gantt", "-o", "--output")
 """Options whose value is a file the command writes: redirected to a temporary directory."""
@@ -110,6 +113,19 @@ class Prose:
     """The sentence, a regular expression whose named groups are the figures."""
     figures: dict[str, str]
     """Per named group, the regular expression whose first group reads it from the output."""
+    doc: str = "README.md"
+    """The file (a key of ``DOCS``) the sentence is in."""
+
+
+CROSS = "check --no-claims --cross"
+"""calibration/README.md's leave-one-out figures: each NDB fit case predicted by constants refitted
+without it (a total row of the leave-one-out table: case, figure, published, predicted, error)."""
+
+
+def _held_out(case: str, column: int) -> str:
+    """The leave-one-out table's total row of ``case``: its predicted seconds (column 0) or error (1)."""
+    last = r"([\d.]+)" if column == 0 else r"[\d.]+\s+(\S+%)"
+    return rf"^{re.escape(case)}\s+total_restart_secs\s+[\d.]+\s+" + last
 
 
 PROSE = [
@@ -123,6 +139,21 @@ PROSE = [
             "lcp": r"^secs_wait_lcp_for_restart\s+([\d.]+) s",
             "total": r"^restart total: \S+ \((\d+) s\)",
         },
+    ),
+    Prose(
+        CROSS,
+        r"seed001-70-initial held out comes out at (?P<initial>[\d.]+) s \((?P<initial_err>\S+%)\), "
+        r"seed003-dbt2-7\.5\.10 at\s+(?P<c75>[\d.]+) s \((?P<c75_err>\S+%)\) and seed003-dbt2-7\.6\.6 at\s+"
+        r"(?P<c76>[\d.]+) s \((?P<c76_err>\S+%)\)",
+        {
+            "initial": _held_out("seed001-70-initial", 0),
+            "initial_err": _held_out("seed001-70-initial", 1),
+            "c75": _held_out("seed003-dbt2-7.5.10", 0),
+            "c75_err": _held_out("seed003-dbt2-7.5.10", 1),
+            "c76": _held_out("seed003-dbt2-7.6.6", 0),
+            "c76_err": _held_out("seed003-dbt2-7.6.6", 1),
+        },
+        doc="calibration/README.md",
     ),
 ]
 
@@ -175,49 +206,66 @@ def _fill(comment: Comment, output: str) -> str:
 def _fill_prose(prose: Prose, text: str, output: str) -> str:
     found = re.search(prose.sentence, text)
     if not found:
-        raise RuntimeError(f"README.md no longer has the sentence {prose.sentence!r}; edit PROSE in {__file__}")
+        raise RuntimeError(f"{prose.doc} no longer has the sentence {prose.sentence!r}; edit PROSE in {__file__}")
     values = _figures(prose, output)
     for name in sorted(values, key=found.start, reverse=True):  # last first: the spans stay valid
         text = text[: found.start(name)] + values[name] + text[found.end(name) :]
     return text
 
 
-def commands(text: str) -> list[str]:
-    """Every command whose output README quotes, each once, in README order."""
+def _comments(doc: str) -> list[Comment]:
+    return COMMENTS if doc == "README.md" else []
+
+
+def _prose(doc: str) -> list[Prose]:
+    return [p for p in PROSE if p.doc == doc]
+
+
+def commands(text: str, doc: str = "README.md") -> list[str]:
+    """Every command whose output ``doc`` (its text ``text``) quotes, each once, in its order."""
     out = [_command(m.group(1)) for m in BLOCK.finditer(text)]
-    out += [c.command for c in COMMENTS] + [p.command for p in PROSE]
+    out += [c.command for c in _comments(doc)] + [p.command for p in _prose(doc)]
     return list(dict.fromkeys(out))
 
 
 def refreshed(
-    text: str, outputs: dict[str, str], comments: list[Comment] | None = None, prose: list[Prose] | None = None
+    text: str,
+    outputs: dict[str, str],
+    comments: list[Comment] | None = None,
+    prose: list[Prose] | None = None,
+    doc: str = "README.md",
 ) -> str:
-    """README's text with every quoted output replaced by the fresh one (``comments`` and
-    ``prose``: by default ``COMMENTS`` and ``PROSE``)."""
+    """``doc``'s text with every quoted output replaced by the fresh one (``comments`` and
+    ``prose``: by default those of ``doc``)."""
 
     def block(m: re.Match[str]) -> str:
         fresh = outputs[_command(m.group(1))].rstrip("\n") + "\n"
         return m.group(0)[: m.start(2) - m.start(0)] + fresh + "```"
 
     text = BLOCK.sub(block, text)
-    for comment in COMMENTS if comments is None else comments:
+    for comment in _comments(doc) if comments is None else comments:
         pattern = _comment_line(comment.command)
         if not pattern.search(text):
             raise RuntimeError(f"README.md has no line 'ndbsim {comment.command}  # …'")
         fresh = _fill(comment, outputs[comment.command])
         text = pattern.sub(lambda m, fresh=fresh: m.group(1) + fresh, text)
-    for sentence in PROSE if prose is None else prose:
+    for sentence in _prose(doc) if prose is None else prose:
         text = _fill_prose(sentence, text, outputs[sentence.command])
     return text
 
 
-def fresh_readme() -> tuple[str, str]:
-    """(README as committed, README with fresh outputs)."""
-    text = README.read_text()
-    todo = commands(text)
+def fresh(doc: str = "README.md") -> tuple[str, str]:
+    """(``doc`` as committed, ``doc`` with fresh outputs)."""
+    text = DOCS[doc].read_text()
+    todo = commands(text, doc)
     with ThreadPoolExecutor(WORKERS) as pool:
         outputs = dict(zip(todo, pool.map(run, todo), strict=True))
-    return text, refreshed(text, outputs)
+    return text, refreshed(text, outputs, doc=doc)
+
+
+def fresh_readme() -> tuple[str, str]:
+    """(README as committed, README with fresh outputs)."""
+    return fresh("README.md")
 
 
 def differences(old: str, new: str) -> list[str]:
@@ -232,28 +280,32 @@ def differences(old: str, new: str) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if argv not in (["--check"], ["--update"]):
-        print("usage: python docs/readme_examples.py --check | --update", file=sys.stderr)
+    if not argv or argv[0] not in ("--check", "--update") or len(argv) > 2 or not set(argv[1:]) <= set(DOCS):
+        print(f"usage: python docs/readme_examples.py --check | --update [{' | '.join(DOCS)}]", file=sys.stderr)
         return 2
-    try:
-        old, new = fresh_readme()
-    except RuntimeError as e:  # a command failed or printed no figure: README left as it is
-        print(f"readme_examples: {e}", file=sys.stderr)
-        return 1
-    if argv == ["--update"]:
-        if new != old:
-            README.write_text(new)
-        print(f"README.md: {len(differences(old, new)) // 2 or 'no'} quoted line(s) refreshed", file=sys.stderr)
-        return 0
-    diff = differences(old, new)
-    if diff:
-        print("\n".join(diff))
-        print(
-            "README.md's quoted outputs are out of date: run python docs/readme_examples.py --update", file=sys.stderr
-        )
-        return 1
-    print("README.md's quoted outputs are up to date", file=sys.stderr)
-    return 0
+    failed = False
+    for doc in argv[1:] or list(DOCS):
+        try:
+            old, new = fresh(doc)
+        except RuntimeError as e:  # a command failed or printed no figure: the file left as it is
+            print(f"readme_examples: {e}", file=sys.stderr)
+            return 1
+        if argv[0] == "--update":
+            if new != old:
+                DOCS[doc].write_text(new)
+            print(f"{doc}: {len(differences(old, new)) // 2 or 'no'} quoted line(s) refreshed", file=sys.stderr)
+            continue
+        diff = differences(old, new)
+        if diff:
+            print("\n".join(diff))
+            print(
+                f"{doc}'s quoted outputs are out of date: run python docs/readme_examples.py --update {doc}",
+                file=sys.stderr,
+            )
+            failed = True
+        else:
+            print(f"{doc}'s quoted outputs are up to date", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

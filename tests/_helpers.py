@@ -21,14 +21,11 @@ def ndbsim(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, cwd=cwd)
 
 
-KNOWN_GAPS = {"lab-2node-7.5.4-tiny", "seed003-dbt2-7.5.10"}
+KNOWN_GAPS = {"lab-2node-7.5.4-tiny"}
 """Cases outside their tolerance that the model does not explain. The lab case (a reference case,
 not counted by check): the file requests NDB's source makes per fragment, at a physical disk
 latency, give the 66 s lab restart of reference §9 about 16 s (README, fixed costs;
-docs/restart-physics.md). seed003-dbt2-7.5.10 (fit): its published 19m11s is one draw of 7.5's
-wait for LCP; the median over the LCP cycle it is fitted on comes out +9% (total) and +12% (wait
-for LCP), beyond the fit tolerances of 5% and 10%, with the published total inside p5–p95
-(calibration/README.md)."""
+docs/restart-physics.md)."""
 
 
 THREE_REPLICA_NODES = """\

@@ -29,11 +29,27 @@ def test_every_quoted_command_is_found():
     text = (ROOT / "README.md").read_text()
     for comment in ex.COMMENTS:
         assert ex._comment_line(comment.command).search(text), comment.command
-    for prose in ex.PROSE:
+    for prose in ex._prose("README.md"):
         assert re.search(prose.sentence, text), prose.sentence
     blocks = [ex._command(m.group(1)) for m in ex.BLOCK.finditer(text)]
     assert any(b.startswith("advise ") for b in blocks)
     assert sum(b.startswith("solve ") for b in blocks) >= 3
+    calibration = ex.DOCS["calibration/README.md"].read_text()
+    assert "check --no-claims" in ex.commands(calibration, "calibration/README.md")
+    assert ex._prose("calibration/README.md"), "calibration/README's leave-one-out figures are checked"
+    for prose in ex._prose("calibration/README.md"):
+        assert re.search(prose.sentence, calibration), prose.sentence
+
+
+def test_calibration_readme_quotes_what_check_prints():
+    """calibration/README's `ndbsim check` table and its leave-one-out totals (`check --cross`) are
+    what the commands print (the refits make this the slow one: about 45 s of CPU)."""
+    ex = _examples()
+    old, new = ex.fresh("calibration/README.md")
+    diff = ex.differences(old, new)
+    assert not diff, "calibration/README.md is out of date (python docs/readme_examples.py --update):\n" + "\n".join(
+        diff
+    )
 
 
 def test_readme_quotes_what_the_commands_print():

@@ -45,10 +45,16 @@ def check(
     ),
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
-    """Predicted vs published for every calibration case: the point prediction, the interval over
-    the case's assumptions' ranges and its width, the prediction at NDB's defaults. Exit 0 when
-    every fit and validation case is within its tolerance (a validation case: of its interval),
-    1 otherwise; info and reference cases are printed with their reason and not counted."""
+    """Predicted vs published for every calibration case, judged by a stated rule (printed under
+    the table, and in calibration/README.md). A figure passes on its point: the case's assumptions
+    at the values its file fixed beforehand (the median over the crash's landing points in the LCP
+    cycle) within the figure's tolerance of the published one. A fit figure whose p5-p95 over the
+    landing points reaches beyond that tolerance was published from one run, one draw of the
+    spread: it passes when the published figure lies inside the p5-p95. Validation figures are
+    always judged on their point. The column `rule` says which rule judged each row; the interval
+    over the assumptions' ranges is shown as a sensitivity, not a pass band, beside the prediction
+    at NDB's defaults. Exit 0 when every fit and validation figure and every claim passes, 1
+    otherwise; info and reference cases are printed with their reason and not counted."""
     from ndbsim.studies.calibration.check import failed, format_check, run_check
 
     use_constants(constants)

@@ -172,7 +172,7 @@ def test_constants_file_from_calibrate_is_used_by_run_and_check(tmp_path, root):
     import yaml
 
     packaged = yaml.safe_load((root / "ndbsim/input/profiles/calibrated.yaml").read_text())
-    packaged["shared"]["constants"]["suma_handover_gcps"] *= 2  # handover twice as long
+    packaged["shared"]["constants"]["suma_handover_gcps"] *= 3  # handover three times as long
     mine = tmp_path / "mine.yaml"
     mine.write_text(yaml.safe_dump(packaged))
     base = json.loads(ndbsim("run", "--format", "json").stdout)
@@ -182,9 +182,11 @@ def test_constants_file_from_calibrate_is_used_by_run_and_check(tmp_path, root):
         json.loads(slow.stdout)["phases"]["secs_wait_subscription_handover"],
         base["phases"]["secs_wait_subscription_handover"],
     ]
-    assert hand[0] == pytest.approx(2 * hand[1])
+    assert hand[0] == pytest.approx(3 * hand[1])
     p = ndbsim("check", "--constants", str(mine), "--no-claims")
-    assert p.returncode == 1 and "secs_wait_subscription_handover" in p.stdout  # seed 003's 5–6 s no longer fits
+    failed = [line for line in p.stdout.splitlines() if " FAIL " in f" {line} "]
+    assert p.returncode == 1 and failed  # seed 003's 5–6 s no longer fits, and only the handover moved
+    assert all("secs_wait_subscription_handover" in line for line in failed), failed
     bad = tmp_path / "bad.yaml"
     bad.write_text("x: 1\n")
     p = ndbsim("run", "--constants", str(bad))

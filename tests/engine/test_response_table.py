@@ -1003,6 +1003,20 @@ ROWS = [
         by=0.1,
         why="twice the fragments' file requests in the restore and in every LCP at 5 ms",
     ),
+    # --- the subscription handover is counted in global checkpoints ------------------------------
+    Row(
+        "7.6 node",
+        "cluster.config.TimeBetweenGlobalCheckpoints",
+        "2000",
+        "4000",
+        "up",
+        "secs_wait_subscription_handover",
+        band=(1.5, 2.05),
+        by=0.5,
+        why="Suma.cpp send_handover_req takes the buckets over at the last complete GCI + 3: a number of "
+        "GCPs (suma_handover_gcps), each TimeBetweenGlobalCheckpoints long, so twice the interval nearly "
+        "doubles the handover (at most doubles it: only its GCP-bound part grows)",
+    ),
 ]
 
 MUCH = 0.05

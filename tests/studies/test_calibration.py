@@ -4,7 +4,7 @@ from _helpers import KNOWN_GAPS
 
 from ndbsim.studies.calibration.calibrate import FITTED, case_from_restart_info
 from ndbsim.studies.calibration.cases import DEFAULT_DIR, load_cases, predict
-from ndbsim.studies.calibration.check import format_check, run_check
+from ndbsim.studies.calibration.check import RULE, failed, format_check, run_check
 
 
 def test_cases_have_roles_reasons_and_sources():
@@ -49,7 +49,7 @@ def test_check_table_covers_every_case():
     names = {c.row.case for c in checked}
     assert names == {c.name for c in load_cases(DEFAULT_DIR)}
     text = format_check(checked, [])
-    for column in ("published", "predicted", "interval", "width", "defaults", "p5–p95"):
+    for column in ("published", "predicted", "p5–p95", "rule", "sensitivity", "width", "defaults"):
         assert column in text
 
 
@@ -60,6 +60,10 @@ def test_check_passes_every_tolerance_but_the_known_gaps():
     assert all(c.ok for c in checked if c.gates and c.row.case not in KNOWN_GAPS) and all(c.ok for c in claims)
     for gap in KNOWN_GAPS:
         assert any(not c.ok for c in checked if c.row.case == gap), gap
+    assert not failed(checked, claims)  # `ndbsim check` exits 0 out of the box ...
+    text = format_check(checked, claims)
+    assert " ".join(RULE.split()) in " ".join(text.split())  # ... and prints the rule it judged by
+    assert {c.rule for c in checked if c.gates} == {"point", "p5–p95"}  # each row says which
 
 
 def test_the_lab_restart_stays_a_known_gap():
@@ -132,3 +136,21 @@ def test_cli_calibrate_imports_restart_info(tmp_path, root):
     assert (tmp_path / "mine" / "user-mine.yaml").exists()
     assert "host:" in (tmp_path / "fitted.yaml").read_text()
     assert CALIBRATED_FILE.read_bytes() == packaged
+
+
+def test_the_75_write_speed_claim_is_seed_003s_bound_on_medians(monkeypatch):
+    """The claim "7.5: the wait for LCP shrinks with disk write speed" holds the median waits over
+    the LCP cycle (never one draw) to seed 003's "between 1 and 2 checkpoint times" at each speed."""
+    from ndbsim.studies.calibration import claims
+
+    asked = []
+    real = claims._sim
+    monkeypatch.setattr(claims, "_sim", lambda path, *sets, n=1, seed=1: asked.append(n) or real(path, *sets, n=n))
+    found = {
+        c.name: c
+        for c in claims._lcp_wait_claims("scenarios/dbt2-600wh-7.5.10.yaml", "scenarios/dbt2-600wh-7.6.6.yaml")
+    }
+    assert asked and set(asked) == {claims.LANDING_POINTS} and claims.LANDING_POINTS >= 21
+    assert claims.CHECKPOINT_TIMES == (1.0, 2.0)
+    speed = next(c for name, c in found.items() if "disk write speed" in name)
+    assert speed.ok and "checkpoint times" in speed.detail

@@ -5,8 +5,10 @@ A case's assumptions are the inputs its source does not state, each written in t
 before the answer is looked at, with the value used, a plausible range chosen from its
 reasoning (release defaults, the hardware of its year, what the source says of the setup;
 never from the published figure), NDB's release default where it is a config.ini parameter
-the setup could have left alone, and why. ``ndbsim check`` predicts a case at every corner of
-their ranges (``check.variants``) and at the defaults (``check.at_defaults``).
+the setup could have left alone, and why. ``ndbsim check`` predicts a case at each end of each
+range, one assumption at a time (``check.variants``: the sensitivity), and at the defaults
+(``check.at_defaults``). Every other input the case's scenario sets is one its source states,
+listed under ``states:`` with the source's words (``stated_paths``).
 """
 
 from __future__ import annotations
@@ -21,9 +23,13 @@ from ndbsim.input.fields import StrictModel
 from ndbsim.input.scenario.overrides import copy_raw, set_path
 from ndbsim.studies.calibration.restart_rows import MAX_SECS
 
-MAX_RANGED = 6
+MAX_RANGED = 8
 """At most this many assumptions of one case may carry a range: ``check`` predicts the case at
-every corner (2**6 = 64 predictions of the case), which keeps ``ndbsim check`` to seconds."""
+each end of each (16 predictions of the case beside its point; seed 003's 7.5.10 case is 101
+landing points a prediction), which keeps ``ndbsim check`` to seconds."""
+UNSTATED_KEYS = ("name", "kind", "simulation")
+"""Scenario keys that are not inputs of the restart a source describes: the scenario's label, its
+model, and how it is simulated (seed, replications: the case's own ``replications`` rules)."""
 
 
 class AssumptionSpec(StrictModel):
@@ -77,6 +83,7 @@ CASE_KEYS = {
     "replications",
     "seed",
     "stated",
+    "states",
     "assumed",
     "assumptions",
     "published",
@@ -136,6 +143,8 @@ class CaseSpec(StrictModel):
     replications: Annotated[Whole, Field(ge=1, le=MAX_REPLICATIONS)] | None = None
     seed: Annotated[Whole, Field(ge=0)] | None = None
     stated: Any = None
+    states: dict[str, str] | None = None
+    """The scenario inputs the source states, each keyed by its scenario path with the source's words."""
     assumed: Any = None
     assumptions: dict[str, AssumptionSpec] | None = None
     published: PublishedSpec
@@ -152,3 +161,18 @@ def keys_at(loc: tuple[Any, ...]) -> tuple[str, ...]:
     if len(loc) == 3 and loc[0] == "assumptions":
         return tuple(AssumptionSpec.model_fields)
     return tuple(FigureSpec.model_fields)
+
+
+def scenario_inputs(raw: dict[str, Any], prefix: str = "") -> list[str]:
+    """Every input a raw scenario sets, as dotted paths to its leaves (``cluster.config.DataMemory``,
+    ``workload.before_restart.duration``), without ``UNSTATED_KEYS``; an inline list is one input."""
+    out: list[str] = []
+    for key, value in raw.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if not prefix and key in UNSTATED_KEYS:
+            continue
+        if isinstance(value, dict) and value:
+            out += scenario_inputs(value, path)
+        else:
+            out.append(path)
+    return out

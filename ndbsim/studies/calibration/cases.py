@@ -176,7 +176,7 @@ def _check_roles_and_ranges(spec: CaseSpec, src: str) -> None:
     ranged = [k for k, a in (spec.assumptions or {}).items() if a.range is not None and a.range[0] != a.range[1]]
     if len(ranged) > MAX_RANGED:
         raise InputError(
-            f"{len(ranged)} assumptions carry a range ({', '.join(ranged)}); check predicts every corner, "
+            f"{len(ranged)} assumptions carry a range ({', '.join(ranged)}); check predicts each end of each, "
             f"so give at most {MAX_RANGED} a range and state the others' value alone",
             field="assumptions",
             source=src,

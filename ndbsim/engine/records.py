@@ -108,3 +108,8 @@ class Replication:
     single_replica: list[dict[str, Any]] = field(default_factory=list)
     """Per wave and node group left on one live node: wave, node_group, live_node, restarting
     (NodeIds) and secs (``engine.exposure``)."""
+    stopped_secs: float = math.nan
+    """A restart that did not complete (any status but ok): the seconds after the crash at which
+    it stopped (its total is infinite, so it never ranks as faster than one that completes)."""
+    stopped_in: str = ""
+    """The restart_info phase a restarting node was in when it stopped ('' before the restart began)."""

@@ -116,11 +116,17 @@ def note_flows(
     disk: str = "read",
     cap: str = "threads",
     names: dict[str, str] | None = None,
+    waits: dict[str, float] | None = None,
     **figures: Any,
 ) -> None:
     """``note`` for a phase whose work ran as fluid flows: its bottleneck is the constraint
-    that bound them longest (``names``: labels for other nodes' resources, ``bound_secs``)."""
+    that bound them longest (``names``: labels for other nodes' resources, ``bound_secs``), or
+    one of ``waits``: the seconds the phase spent outside its flows, by what bound them."""
     secs = bound_secs(flows, node, disk, cap, names)
+    for k, v in (waits or {}).items():
+        if v > 0:
+            secs[k] = secs.get(k, 0.0) + v
+    secs = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
     old = run.why.get(phase)
     if old is not None:
         for k, v in old.get("bound_secs", {}).items():

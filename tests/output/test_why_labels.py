@@ -2,6 +2,7 @@
 its disk reads or writes, and the figures in its sentences are the run's own."""
 
 import json
+import re
 
 from _helpers import BASE, ndbsim
 
@@ -43,3 +44,20 @@ def test_restore_file_setup_bound_by_disk_latency_is_labelled_so():
     # a restore reads at most the 2048 part pairs of a control file (Restore.cpp, m_num_files)
     assert 1 <= f["data_files_per_fragment"] <= 2048
     assert f["file_requests_per_fragment"] == 6 + 3 * f["data_files_per_fragment"]
+
+
+def test_the_whys_lcp_sentence_quotes_the_lcp_speed_the_run_prints():
+    """The LCP wait's why says the speed the live LCPs were written at as the run's checkpoint line
+    prints it (the speed they were set to), and no figure that counts the GCP wait and the file work
+    of the LCP's span as writing time."""
+    for scenario in ("tests/data/three-replicas-8.4.3.yaml", "scenarios/rolling-4-nodes-8.0.yaml"):
+        out = ndbsim("run", scenario, "--why")
+        assert out.returncode == 0, out.stderr
+        printed = re.search(r"LCPs under the base load: .*\(at ([0-9.]+[KMG]/s), plus the row scan", out.stdout)
+        assert printed, out.stdout
+        why = next(x for x in out.stdout.splitlines() if x.startswith("  secs_wait_lcp_for_restart"))
+        assert f"set to write at MaxDiskWriteSpeed ({printed.group(1)})" in why, why
+        assert "row scan" in why and "the node's CPU and disk" not in why
+        # the figure beside it is the bytes over the seconds the LCP wrote, at most the set speed
+        speed = re.search(r"restored_lcp_write_speed=([0-9.]+)M/s", why)
+        assert speed and float(speed.group(1)) <= float(printed.group(1)[:-3])

@@ -158,7 +158,9 @@ class CycleSkip(LcpState):
             end = skip.origin + i * skip.period
             if i <= kept + 1 or i == whole:
                 self.redo.note(self.nodes, end)
-            rec = LcpRecord(start, end, tmpl.pct, tmpl.changed_rows, tmpl.changed_bytes, tmpl.bytes, tmpl.inserted_rows)
+            rec = LcpRecord(
+                start, end, tmpl.pct, tmpl.changed_rows, tmpl.changed_bytes, tmpl.bytes, tmpl.inserted_rows, tmpl.write_secs
+            )
             for n in skip.plan.participants:
                 n.history.insert(0, rec)
                 del n.history[HISTORY_KEPT:]

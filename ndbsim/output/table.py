@@ -56,7 +56,8 @@ def phase_table(
         out.extend(schedule_lines(result))
     t = result.total_restart_secs
     out.append(
-        (f"restart total: {format_secs(t)} ({t:.0f} s)" if math.isfinite(t) else f"restart total: {stopped_text(result)}")
+        "restart total: "
+        + (f"{format_secs(t)} ({t:.0f} s)" if math.isfinite(t) else stopped_text(result))
         + (
             f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
             if rep["n"] > 1

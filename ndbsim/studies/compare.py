@@ -204,7 +204,6 @@ def to_json(cmp: dict[str, Any]) -> str:
 def table(cmp: dict[str, Any]) -> str:
     """Side by side: per node, every phase that took time on either side with its seconds on
     each, the difference, and each side's why under it."""
-    from ndbsim.input.units import format_secs
     from ndbsim.output.why import why_text
 
     a, b = cmp["a"], cmp["b"]

@@ -112,4 +112,4 @@ class Replication:
     """A restart that did not complete (any status but ok): the seconds after the crash at which
     it stopped (its total is infinite, so it never ranks as faster than one that completes)."""
     stopped_in: str = ""
-    """The restart_info phase a restarting node was in when it stopped ('' before the restart began)."""
+    """The restart_info phase a restarting node was in when it stopped ('' when none was in one)."""

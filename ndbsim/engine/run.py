@@ -159,14 +159,12 @@ def _stopped(rt: Runtime, runs: list[NodeRun], status: Status, checkpoint: dict[
 
 
 def _phase_at(runs: list[NodeRun], t: float) -> str:
-    """The phase a restarting node was in at ``t`` (the first node's whose span holds it)."""
+    """The phase a restarting node was in at ``t`` (the first node's whose span holds it); ''
+    when none holds it (a node between phases, or every node's phases over)."""
     for x in runs:
         for name, a, b in x.spans:
             if a <= t < b or (a == t == b):
                 return name
-    for x in runs:
-        if x.spans and math.isnan(x.end) and t >= x.spans[-1][2]:
-            return x.spans[-1][0]  # past its last finished phase, in the next one
     return ""
 
 

@@ -15,7 +15,7 @@ def stopped_text(result: Result) -> str:
     stop = result.stopped()
     if stop is None or math.isnan(stop["stopped_secs"]):
         return "never"
-    where = f", in {stop['stopped_in']}" if stop["stopped_in"] else ", before the restart began"
+    where = f", in {stop['stopped_in']}" if stop["stopped_in"] else ""
     secs = stop["stopped_secs"]
     when = "at the crash" if secs <= 0 else f"{format_secs(secs)} after the crash"
     return f"did not complete ({stop['status']}): stopped {when}{where}"

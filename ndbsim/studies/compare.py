@@ -252,7 +252,9 @@ def _total(secs: float, side: dict[str, Any]) -> str:
 
     if math.isfinite(secs) or "stopped_secs" not in side or not math.isfinite(side["stopped_secs"]):
         return format_secs(secs)
-    return f"did not complete ({side['status']}, stopped {format_secs(side['stopped_secs'])} after the crash)"
+    secs = side["stopped_secs"]
+    when = "at the crash" if secs <= 0 else f"{format_secs(secs)} after the crash"
+    return f"did not complete ({side['status']}, stopped {when})"
 
 
 def _s(x: float, sign: bool = False) -> str:

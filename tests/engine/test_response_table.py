@@ -317,8 +317,11 @@ ROWS = [
         why="the live load keeps the 2 LDM threads over 95% busy, so Backup.cpp's CPU feedback holds the "
         "LCP at MinDiskWriteSpeed (calculate_current_speed_bounds, adjust_disk_write_speed_down) only until "
         "the REDO reaches an EnableRedoControl alert level, which raises it (set_redo_alert_factor, "
-        "set_proposed_disk_write_speed): the REDO control sets the cycle. Over the 8 replications the crash "
-        "lands across the cycle; one replication alone moves with where in the cycle the crash lands",
+        "set_proposed_disk_write_speed), and the REDO stays above the level from one LCP to the next, so "
+        "EnableRedoControl sets every LCP's speed once the log has filled. MinDiskWriteSpeed sets only the "
+        "LCPs before that, which moves where in the cycle the crash lands: one replication moves with it "
+        "(2M -> 10M, the first: 2080 -> 2105 s, its newest LCP 490 -> 511 s old at the crash), the 8 "
+        "replications across the cycle do not",
     ),
     Row(
         "8.0 node, no redo control",

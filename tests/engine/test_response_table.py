@@ -317,7 +317,7 @@ ROWS = [
         why="the live load keeps the 2 LDM threads over 95% busy, so Backup.cpp's CPU feedback holds the "
         "LCP at MinDiskWriteSpeed (calculate_current_speed_bounds, adjust_disk_write_speed_down) only until "
         "the REDO reaches an EnableRedoControl alert level, which raises it (set_redo_alert_factor, "
-        "set_proposed_disk_write_speed), and the REDO stays above the level from one LCP to the next, so "
+        "set_proposed_disk_write_speed); the REDO hovers at the critical level (60% of the log), so "
         "EnableRedoControl sets every LCP's speed once the log has filled. MinDiskWriteSpeed sets only the "
         "LCPs before that, which moves where in the cycle the crash lands: one replication moves with it "
         "(2M -> 10M, the first: 2080 -> 2105 s, its newest LCP 490 -> 511 s old at the crash), the 8 "

@@ -130,7 +130,11 @@ def busy_threads(fragments: int, threads: int) -> float:
 
 def restore_file_ops(partial: bool, data_files: int) -> int:
     """Synchronous file-system requests to restore one fragment: its control files (partial LCP only),
-    then an open, a first read and a close for each data file the restore reads."""
+    then an open, a first read and a close for each data file the restore reads. A partial LCP's
+    restore reads one data file per part pair of the control file it uses, oldest first ("Set to
+    number of files (also number of part pairs) to restore in the LCP": restore.cpp of 8.0,
+    ``m_num_files``, ``Restore::open_data_file``), at most the control file's 2048 part pairs; an
+    idle fragment's LCP adds none (``RestoreWork.data_files``)."""
     ctl = RESTORE_CTL_FILE_OPS if partial else 0
     return ctl + RESTORE_FILE_OPS_FULL * max(1, data_files)
 

@@ -110,3 +110,8 @@ class Replication:
     (NodeIds) and secs (``engine.exposure``)."""
     data_memory_full: bool = False
     """Whether the inserts during the restart fill DataMemory before it ends (NDB error 827)."""
+    stopped_secs: float = math.nan
+    """A restart that did not complete (any status but ok): the seconds after the crash at which
+    it stopped (its total is infinite, so it never ranks as faster than one that completes)."""
+    stopped_in: str = ""
+    """The restart_info phase a restarting node was in when it stopped ('' when none was in one)."""

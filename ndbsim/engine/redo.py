@@ -22,6 +22,9 @@ class RedoLog:
         self.plan = plan
         self.peak_bytes = 0.0
         """The most REDO a live node had to keep so far (see ``note``)."""
+        self.overloaded_at = math.inf
+        """The first time ``note`` found a live node keeping more REDO than its log holds
+        (error 410); infinite while it never did."""
 
     def oldest_kept(self, node: Node) -> LcpRecord | None:
         """The oldest LCP whose REDO the node still keeps (it keeps ``redo_lcps_kept``)."""
@@ -108,3 +111,5 @@ class RedoLog:
             need = self.since(start, now)
             if need > self.peak_bytes:
                 self.peak_bytes = need
+            if need > self.capacity and now < self.overloaded_at:
+                self.overloaded_at = now

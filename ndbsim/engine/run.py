@@ -113,9 +113,12 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
             "data fills more than 80% of DataMemory: a system restart may fail to "
             "re-allocate it in another order (seed 004); raise DataMemory"
         )
-    # A restart that cannot finish has no total: it is reported as infinite (null in JSON).
+    # A restart that did not complete has no total: it is reported as infinite (null in JSON), so
+    # no table, comparison or ranking reads it as faster than one that completes; where it stopped
+    # is stopped_secs / stopped_in.
     ends = [x.end for x in runs if not math.isnan(x.end)]
-    total = (max(ends) - rt.plan.t_crash) if ends and status in (Status.OK, Status.REDO_OVERLOAD) else math.inf
+    total = (max(ends) - rt.plan.t_crash) if ends and status is Status.OK else math.inf
+    stopped, stopped_in = _stopped(rt, runs, status, checkpoint)
     for x in runs:
         if math.isnan(x.end):
             x.end = math.inf
@@ -133,7 +136,37 @@ def simulate_once(resolved: Resolved, rng: np.random.Generator) -> Replication:
         setting_flags=list(rt.setting_flags),
         single_replica=single,
         data_memory_full=full,
+        stopped_secs=stopped,
+        stopped_in=stopped_in,
     )
+
+
+def _stopped(rt: Runtime, runs: list[NodeRun], status: Status, checkpoint: dict[str, Any]) -> tuple[float, str]:
+    """Where a restart that did not complete stopped: the seconds after the crash and the phase a
+    restarting node was in. A failed node stops where its last phase began (a copy that never
+    converges, no live node to copy from); a stuck restart at the horizon, in the phase it did not
+    finish; error 410 when a live node first had to keep more REDO than its log holds (at the
+    crash when the steady LCP cycle already needs more, NDB refusing writes before the restart)."""
+    t_crash = rt.plan.t_crash
+    if status is Status.OK:
+        return math.nan, ""
+    if status is Status.REDO_OVERLOAD:
+        steady = checkpoint["redo_bytes_needed"] > checkpoint["redo_capacity_bytes"]
+        at = t_crash if steady else min(rt.redo.overloaded_at, rt.env.now)
+    else:
+        failed = [x for x in runs if x.status is not Status.OK]
+        at = failed[0].spans[-1][1] if failed and failed[0].spans else rt.env.now
+    return max(0.0, at - t_crash), _phase_at(runs, at)
+
+
+def _phase_at(runs: list[NodeRun], t: float) -> str:
+    """The phase a restarting node was in at ``t`` (the first node's whose span holds it); ''
+    when none holds it (a node between phases, or every node's phases over)."""
+    for x in runs:
+        for name, a, b in x.spans:
+            if a <= t < b or (a == t == b):
+                return name
+    return ""
 
 
 def _ending(orchestra: _Orchestra, finished: bool, horizon: float) -> tuple[Status, str]:

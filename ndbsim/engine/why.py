@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine.fluid.flow import Flow
 from ndbsim.input import restart_info as ri
+from ndbsim.input.units import format_bytes
 
 if TYPE_CHECKING:
     from ndbsim.engine.lcp.checkpoint import LcpRecord
@@ -116,11 +117,17 @@ def note_flows(
     disk: str = "read",
     cap: str = "threads",
     names: dict[str, str] | None = None,
+    waits: dict[str, float] | None = None,
     **figures: Any,
 ) -> None:
     """``note`` for a phase whose work ran as fluid flows: its bottleneck is the constraint
-    that bound them longest (``names``: labels for other nodes' resources, ``bound_secs``)."""
+    that bound them longest (``names``: labels for other nodes' resources, ``bound_secs``), or
+    one of ``waits``: the seconds the phase spent outside its flows, by what bound them."""
     secs = bound_secs(flows, node, disk, cap, names)
+    for k, v in (waits or {}).items():
+        if v > 0:
+            secs[k] = secs.get(k, 0.0) + v
+    secs = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
     old = run.why.get(phase)
     if old is not None:
         for k, v in old.get("bound_secs", {}).items():
@@ -159,8 +166,11 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
         figures["disk_page_flush_bytes"] = r.run.facts.disk_page_flush_bytes
     mechanism = ""
     if restored is not None and restored.end > restored.start:
-        written = figures["restored_lcp_write_speed"] = restored.bytes / (restored.end - restored.start)
-        mechanism = _newest_lcp_speed(sz, written, _held_back(rt, restored.start, restored.bytes, written))
+        # the speed it wrote at while writing, as the run's "LCPs under the base load" line says it:
+        # its span also holds the GCP wait and the per-fragment file work (LcpRecord.write_secs)
+        written = figures["restored_lcp_write_speed"] = restored.write_speed
+        held_back = _held_back(rt, restored.start, restored.bytes, written)
+        mechanism = _newest_lcp_speed(sz, written, held_back, _set_speed(rt, restored.start))
     note_flows(
         r.run,
         ri.WAIT_LCP_FOR_RESTART,
@@ -173,6 +183,19 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
     )
     if mechanism:
         r.run.why[ri.WAIT_LCP_FOR_RESTART]["mechanism"] = mechanism
+
+
+ROW_SCAN = "the LCP's row scan on the LDM threads (every LCP scans every row for changed GCIs)"
+"""What holds an LCP below its write speed when its LDM threads scan rows as fast as they can."""
+
+
+def _set_speed(rt: Runtime, t: float) -> float:
+    """The speed a live node's LCP was set to write at ``t`` with no restart and no REDO alert
+    (``WriteSpeeds.normal``): the speed the run's "LCPs under the base load" line prints."""
+    try:
+        return rt.speeds.normal(rt.plan.traffic.at(t))
+    except KeyError:
+        return math.nan
 
 
 def _held_back(rt: Runtime, t: float, size: float, written: float) -> str:
@@ -195,25 +218,38 @@ def _held_back(rt: Runtime, t: float, size: float, written: float) -> str:
     if left < float(sz.cfg.get("MaxDiskWriteSpeed") or 0.0):
         return f"the disk, which the REDO shares ({left / 2**20:.0f}M/s left for LCPs)"
     if size > 0 and written >= 0.95 * sz.lcp_cap(size, math.inf) * size:
-        return "the LCP's row scan on the LDM threads (every LCP scans every row for changed GCIs)"
+        return ROW_SCAN
     return "the node's CPU and disk, shared with the live load while the LCP ran"
 
 
-def _newest_lcp_speed(sz: Sizing, written: float, held_back: str) -> str:
+def _per_sec(speed: float) -> str:
+    """A speed as the run's checkpoint lines print it."""
+    return f"{format_bytes(speed)}/s"
+
+
+def _newest_lcp_speed(sz: Sizing, written: float, held_back: str, set_speed: float) -> str:
     """What set the speed the node's newest LCP was written at before the crash, as the
     write-speed parameters say (``WriteSpeeds.of_node``): the faster it wrote, the younger the
-    newest LCP at the crash and the fewer changes the local LCP writes again."""
+    newest LCP at the crash and the fewer changes the local LCP writes again. ``written``: its
+    bytes over the seconds it wrote (``LcpRecord.write_speed``); ``set_speed``: the speed it was
+    set to (``_set_speed``), which an LCP bound by its row scan does not reach."""
     cfg = sz.cfg
     if sz.features.legacy_speed_parameters:
-        return f"the live LCPs wrote at DiskCheckpointSpeed ({written / 2**20:.0f}M/s)"
+        return f"the live LCPs wrote at DiskCheckpointSpeed ({_per_sec(written)})"
     base = float(cfg.get("MaxDiskWriteSpeed") or 0.0)
     other = float(cfg.get("MaxDiskWriteSpeedOtherNodeRestart") or 0.0)
-    speed = f"{written / 2**20:.0f}M/s"
+    speed = _per_sec(written)
+    if written < base * 0.98 and held_back == ROW_SCAN and written < 0.98 * set_speed:
+        at = f"MaxDiskWriteSpeed ({_per_sec(base)})" if set_speed >= base * 0.98 else _per_sec(set_speed)
+        return (
+            f"the live LCPs were set to write at {at}, and {held_back} held them to {speed} while they "
+            "wrote: the newest LCP was old at the crash"
+        )
     if written < base * 0.98:
         lo = float(cfg.get("MinDiskWriteSpeed") or 0.0)
         return (
-            f"the live LCPs wrote at {speed}, below MaxDiskWriteSpeed ({base / 2**20:.0f}M/s), the cap of the "
-            f"adaptive LCP speed (from MinDiskWriteSpeed {lo / 2**20:.0f}M/s up): held back by {held_back}; "
+            f"the live LCPs wrote at {speed}, below MaxDiskWriteSpeed ({_per_sec(base)}), the cap of the "
+            f"adaptive LCP speed (from MinDiskWriteSpeed {_per_sec(lo)} up): held back by {held_back}; "
             "the newest LCP was old at the crash"
         )
     if written <= base * 1.02:
@@ -222,10 +258,10 @@ def _newest_lcp_speed(sz: Sizing, written: float, held_back: str) -> str:
         return f"the newest LCP wrote at MaxDiskWriteSpeedOtherNodeRestart ({speed}), another node restarting"
     if sz.features.redo_control:
         return (
-            f"EnableRedoControl raised the live LCPs' write speed above MaxDiskWriteSpeed ({base / 2**20:.0f}M/s) "
+            f"EnableRedoControl raised the live LCPs' write speed above MaxDiskWriteSpeed ({_per_sec(base)}) "
             f"to {speed} as the REDO filled: the newest LCP was younger at the crash"
         )
-    return f"the live LCPs wrote at {speed}, above MaxDiskWriteSpeed ({base / 2**20:.0f}M/s)"
+    return f"the live LCPs wrote at {speed}, above MaxDiskWriteSpeed ({_per_sec(base)})"
 
 
 def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:

@@ -177,6 +177,14 @@ class Result(ReplicatedSummary):
     def total_restart_secs(self) -> float:
         return _median(self.totals)
 
+    def stopped(self) -> dict[str, Any] | None:
+        """Where the first replication that did not complete stopped: seconds after the crash,
+        the phase a restarting node was in, and its status (None when every one completed)."""
+        r = next((x for x in self.replications if x.status != "ok"), None)
+        if r is None:
+            return None
+        return {"stopped_secs": r.stopped_secs, "stopped_in": r.stopped_in, "status": r.status}
+
     def node_ids(self) -> list[int]:
         return [n.node_id for n in self.first.nodes]
 
@@ -294,6 +302,7 @@ class Result(ReplicatedSummary):
             "version": self.version,
             "restart_type": self.restart_type,
             "total_restart_secs": self.total_restart_secs,
+            **(self.stopped() or {}),
             "phases": self.phases(),
             "nodes": nodes,
             **({"schedule": self.schedule()} if self.multi_node else {}),

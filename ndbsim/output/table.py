@@ -10,6 +10,17 @@ from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.output.result import Result
 
 
+def stopped_text(result: Result) -> str:
+    """A restart that did not complete, in place of its total: where it stopped and why."""
+    stop = result.stopped()
+    if stop is None or math.isnan(stop["stopped_secs"]):
+        return "never"
+    where = f", in {stop['stopped_in']}" if stop["stopped_in"] else ""
+    secs = stop["stopped_secs"]
+    when = "at the crash" if secs <= 0 else f"{format_secs(secs)} after the crash"
+    return f"did not complete ({stop['status']}): stopped {when}{where}"
+
+
 def phase_table(
     result: Result,
     notes: list[str] | None = None,
@@ -45,8 +56,8 @@ def phase_table(
         out.extend(schedule_lines(result))
     t = result.total_restart_secs
     out.append(
-        f"restart total: {format_secs(t)}"
-        + (f" ({t:.0f} s)" if math.isfinite(t) else "")
+        "restart total: "
+        + (f"{format_secs(t)} ({t:.0f} s)" if math.isfinite(t) else stopped_text(result))
         + (
             f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
             if rep["n"] > 1

@@ -80,7 +80,11 @@ def comparison(sides: list[Side]) -> dict[str, Any]:
         }
         ta = a.node_total(ida) if ida is not None else max(a.node_total(n) for n in a.node_ids())
         tb = b.node_total(idb) if idb is not None else max(b.node_total(n) for n in b.node_ids())
-        nodes.append({"node": label, "node_total": {"a": ta, "b": tb, "diff": _diff(ta, tb)}, "phases": phases})
+        # a side that did not complete has no node total to compare: its node may have ended, but
+        # in a run that stopped (error 410's refused writes, a copy that never converges)
+        done = a.status == "ok" and b.status == "ok"
+        diff = _diff(ta, tb) if done else math.nan
+        nodes.append({"node": label, "node_total": {"a": ta, "b": tb, "diff": diff}, "phases": phases})
     return {
         "a": _side(sides[0]),
         "b": _side(sides[1]),
@@ -159,6 +163,7 @@ def _side(side: Side) -> dict[str, Any]:
         "version": r.version,
         "restart_type": r.restart_type,
         "total_restart_secs": r.total_restart_secs,
+        **(r.stopped() or {}),
         "replications": r.spread(),
         "status": r.status,
         "reason": r.reason,
@@ -199,7 +204,6 @@ def to_json(cmp: dict[str, Any]) -> str:
 def table(cmp: dict[str, Any]) -> str:
     """Side by side: per node, every phase that took time on either side with its seconds on
     each, the difference, and each side's why under it."""
-    from ndbsim.input.units import format_secs
     from ndbsim.output.why import why_text
 
     a, b = cmp["a"], cmp["b"]
@@ -235,14 +239,25 @@ def table(cmp: dict[str, Any]) -> str:
         out.append("")
     t = cmp["total_restart_secs"]
     out.append(
-        f"restart total: A {format_secs(t['a'])} · B {format_secs(t['b'])} · B − A "
+        f"restart total: A {_total(t['a'], a)} · B {_total(t['b'], b)} · B − A "
         + (f"{t['diff']:+.1f} s" if math.isfinite(t["diff"]) else "n/a")
     )
     out.extend(f"status {x['label']}: {x['status']} — {x['reason']}" for x in (a, b) if x["status"] != "ok")
     return "\n".join(out) + "\n"
 
 
+def _total(secs: float, side: dict[str, Any]) -> str:
+    """A side's restart total, or where a restart that did not complete stopped."""
+    from ndbsim.input.units import format_secs
+
+    if math.isfinite(secs) or "stopped_secs" not in side or not math.isfinite(side["stopped_secs"]):
+        return format_secs(secs)
+    secs = side["stopped_secs"]
+    when = "at the crash" if secs <= 0 else f"{format_secs(secs)} after the crash"
+    return f"did not complete ({side['status']}, stopped {when})"
+
+
 def _s(x: float, sign: bool = False) -> str:
     if not math.isfinite(x):
-        return f"{'never':>11s}"
+        return f"{'n/a' if math.isnan(x) else 'never':>11s}"
     return f"{x:>+9.1f} s" if sign else f"{x:>9.1f} s"

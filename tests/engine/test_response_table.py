@@ -68,6 +68,17 @@ BASES: dict[str, tuple[str, tuple[str, ...]]] = {
             "workload.bytes_per_change=4KB",
         ),
     ),
+    "8.0 node, LDM threads saturated": (
+        S76,
+        (
+            "version=8.0.35",
+            "cluster.config.MaxNoOfExecutionThreads=4",
+            "workload.updates_per_s=660000",
+            "workload.during_restart.updates_per_s=20000",
+            "cluster.config.NoOfFragmentLogFiles=256",
+            "simulation.replications=8",
+        ),
+    ),
     "8.0 node, no redo control": (
         S76,
         (
@@ -296,6 +307,21 @@ ROWS = [
         "none",
         why="EnableRedoControl's proposal leads: it raises the maximum the LCP writes at above "
         "MaxDiskWriteSpeed (Backup.cpp measure_change_speed, set_proposed_disk_write_speed)",
+    ),
+    Row(
+        "8.0 node, LDM threads saturated",
+        "cluster.config.MinDiskWriteSpeed",
+        "2M",
+        "10M",
+        "none",
+        why="the live load keeps the 2 LDM threads over 95% busy, so Backup.cpp's CPU feedback holds the "
+        "LCP at MinDiskWriteSpeed (calculate_current_speed_bounds, adjust_disk_write_speed_down) only until "
+        "the REDO reaches an EnableRedoControl alert level, which raises it (set_redo_alert_factor, "
+        "set_proposed_disk_write_speed); the REDO hovers at the critical level (60% of the log), so "
+        "EnableRedoControl sets every LCP's speed once the log has filled. MinDiskWriteSpeed sets only the "
+        "LCPs before that, which moves where in the cycle the crash lands: one replication moves with it "
+        "(2M -> 10M, the first: 2080 -> 2105 s, its newest LCP 490 -> 511 s old at the crash), the 8 "
+        "replications across the cycle do not",
     ),
     Row(
         "8.0 node, no redo control",

@@ -60,10 +60,12 @@ def test_a_live_lcp_below_the_cap_is_not_said_to_write_at_maxdiskwritespeed():
     """MaxDiskWriteSpeed is the cap of the adaptive LCP speed: an LCP that wrote below it is named
     with its speed and what held it back, never as 'at MaxDiskWriteSpeed'."""
     capped = _why(BASE)["secs_wait_lcp_for_restart"]
-    assert "wrote at MaxDiskWriteSpeed (20M/s)" in capped["mechanism"]
+    assert "wrote at MaxDiskWriteSpeed (20.0M/s)" in capped["mechanism"]
     below = _why(BASE, "--set", "cluster.config.MaxDiskWriteSpeed=400M")["secs_wait_lcp_for_restart"]
     written = below["figures"]["restored_lcp_write_speed"]
     assert written < 0.9 * 400 * 2**20
-    assert f"wrote at {written / 2**20:.0f}M/s, below MaxDiskWriteSpeed (400M/s)" in below["mechanism"]
-    assert "MinDiskWriteSpeed" in below["mechanism"] and "held back by" in below["mechanism"]
+    # set to 400M/s, the LCP's row scan held it below: said with both speeds and the cause
+    assert "set to write at MaxDiskWriteSpeed (400.0M/s)" in below["mechanism"]
+    held = f"every row for changed GCIs) held them to {written / 2**20:.1f}M/s while they wrote"
+    assert "row scan on the LDM threads" in below["mechanism"] and held in below["mechanism"]
     assert "wrote at MaxDiskWriteSpeed" not in below["mechanism"]

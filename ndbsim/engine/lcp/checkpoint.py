@@ -33,6 +33,16 @@ class LcpRecord:
     inserted_rows: float = 0.0
     """Of ``changed_rows``, the rows inserted since the previous LCP: no older LCP holds them,
     so a restore applies them once, never as a duplicate of an older ALL-ROWS copy."""
+    write_secs: float = math.nan
+    """Of ``end - start``, the seconds its bytes were being written (its write flow ran): the rest
+    is the wait for a GCP and the per-fragment and per-table fixed work. NaN: not recorded."""
+
+    @property
+    def write_speed(self) -> float:
+        """The bytes/s the LCP wrote at while it wrote (over its whole span where ``write_secs`` was
+        not recorded): the figure the run's "LCPs under the base load ... at" line prints."""
+        secs = self.write_secs if self.write_secs > 0 else self.end - self.start
+        return self.bytes / secs if secs > 0 else math.nan
 
 
 RESTORES_KEPT = 256
@@ -148,7 +158,7 @@ class CheckpointPolicy:
         if not math.isfinite(trigger_secs):  # an idle cluster starts no LCPs
             size, pct = self.lcp_size(data_bytes, rows, Changes())
             duration = duration_of(size, math.inf)
-            return LcpRecord(-duration, 0.0, pct, 0.0, 0.0, size), math.inf
+            return LcpRecord(-duration, 0.0, pct, 0.0, 0.0, size, write_secs=duration - overhead_secs), math.inf
         cycle = max(duration_of(data_bytes, math.inf), trigger_secs)
         duration = cycle
         for _ in range(PROPOSING_ITERATIONS if speed_at else STEADY_ITERATIONS):
@@ -170,6 +180,7 @@ class CheckpointPolicy:
             changed_bytes=c.bytes,
             bytes=size,
             inserted_rows=c.inserts,
+            write_secs=duration - overhead_secs,
         ), cycle
 
 

@@ -153,6 +153,7 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
         t1 = self.env.now
         self.redo.note(self.nodes, t1)  # the REDO is fullest just before an LCP completes
         records: dict[float, LcpRecord] = {}
+        wrote = {n.id: f.end - plan.start for n, f in plan.flows}
         for n, since in zip(plan.participants, plan.since):
             if n.id in plan.dropped:
                 continue
@@ -160,7 +161,7 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
             if rec is None:
                 size, pct, ch = plan.sizes[since]
                 rec = records[since] = LcpRecord(
-                    plan.start, t1, pct, ch.updates + ch.inserts, ch.bytes, size, ch.inserts
+                    plan.start, t1, pct, ch.updates + ch.inserts, ch.bytes, size, ch.inserts, wrote.get(n.id, math.nan)
                 )
             n.history.insert(0, rec)
             del n.history[HISTORY_KEPT:]

@@ -9,13 +9,13 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Generator
+from dataclasses import replace
 from typing import Any
 
 import simpy
 from simpy.events import Event, Timeout
 
 from ndbsim.engine import clock
-from ndbsim.engine.lcp.checkpoint import LcpRecord
 from ndbsim.engine.lcp.round import HISTORY_KEPT, STEADY_TOLERANCE, CycleShape, LcpPlan, LcpSize, Skip
 from ndbsim.engine.lcp.state import LcpState
 
@@ -158,7 +158,7 @@ class CycleSkip(LcpState):
             end = skip.origin + i * skip.period
             if i <= kept + 1 or i == whole:
                 self.redo.note(self.nodes, end)
-            rec = LcpRecord(start, end, tmpl.pct, tmpl.changed_rows, tmpl.changed_bytes, tmpl.bytes, tmpl.inserted_rows)
+            rec = replace(tmpl, start=start, end=end)
             for n in skip.plan.participants:
                 n.history.insert(0, rec)
                 del n.history[HISTORY_KEPT:]

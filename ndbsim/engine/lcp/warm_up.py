@@ -102,7 +102,7 @@ class WarmUpByArithmetic(LcpState):
         if prev is not None and shape.same_cycle(prev) and self._in_one_stretch(shape, t1, [node]):
             return None  # the loop would skip the cycles from here: its to simulate
         self.redo.note([node], t1)
-        rec = LcpRecord(t0, t1, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
+        rec = LcpRecord(t0, t1, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts, end - t0)
         for n in nodes:
             n.history.insert(0, rec)
             del n.history[HISTORY_KEPT:]

@@ -74,6 +74,7 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         names[p.cpu] = f"CPU of live node {nid}"
         names[p.ldm] = f"LDM threads of live node {nid}{also}"
         names[p.net] = f"network of live node {nid}{also}"
+        names[p.disk] = f"disk read (live node {nid})"  # the source reads the disk parts it ships
     where: dict[str, Any] = {"live_node": rt.node_id(sources[0])}
     if len(sources) > 1:
         where = {"live_nodes": ", ".join(str(rt.node_id(p)) for p in sources)}
@@ -85,6 +86,7 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         flows,
         node,
         "rows shipped from the live node" + (" (every row)" if full else " (those changed since the node stopped)"),
+        disk="write",  # the starting node writes the disk parts it receives (``_demand``)
         cap=f"LDM CPU ({_copy_instances(r, sources):.3g} copy instances)",
         names=names,
         copied_rows=run.facts.copied_rows,

@@ -55,10 +55,13 @@ def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
         r.node,
         "LCP bytes and rows read back",
         cap=f"LDM CPU ({restorers:.3g} restoring threads)",
+        waits={f"disk latency (LCP file requests, node {r.node.node_id})": setup},  # one fragment at a time
         bytes=work.bytes_read,
         rows=work.rows_applied,
         change_rows=work.change_rows,
         lcp_files=work.lcps,
+        data_files_per_fragment=work.data_files,
+        file_requests_per_fragment=ops,
         fragments=sz.fragments,
         file_setup_secs=setup,
     )

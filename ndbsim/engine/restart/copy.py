@@ -74,6 +74,13 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         names[p.cpu] = f"CPU of live node {nid}"
         names[p.ldm] = f"LDM threads of live node {nid}{also}"
         names[p.net] = f"network of live node {nid}{also}"
+        names[p.disk] = f"disk reads of live node {nid} (page-cache misses of the disk parts){also}"
+    live = ", ".join(str(rt.node_id(p)) for p in sources)
+    instances = _copy_instances(r, sources)
+    names[PIPELINE_SIDES[0]] = f"LDM threads of starting node {node.node_id} ({instances:.3g} copy instances applying)"
+    names[PIPELINE_SIDES[1]] = (
+        f"LDM threads of live node{'s' if len(sources) > 1 else ''} {live} ({instances:.3g} copy instances scanning)"
+    )
     where: dict[str, Any] = {"live_node": rt.node_id(sources[0])}
     if len(sources) > 1:
         where = {"live_nodes": ", ".join(str(rt.node_id(p)) for p in sources)}
@@ -85,7 +92,7 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         flows,
         node,
         "rows shipped from the live node" + (" (every row)" if full else " (those changed since the node stopped)"),
-        cap=f"LDM CPU ({_copy_instances(r, sources):.3g} copy instances)",
+        cap=f"LDM CPU ({instances:.3g} copy instances)",
         names=names,
         copied_rows=run.facts.copied_rows,
         scanned_rows=rt.sz.rows,
@@ -187,10 +194,13 @@ def _ship(
     of the ``sources`` scans and sends an equal share. A source's scan runs in its LDM threads
     and its rows leave through its link, shared with every other copy it serves and with the
     stream it applies. With two replicas a source serves one copy at a time: its link carries what
-    the starting node's receives, so the starting node's binds first, and its LDM threads carry one
-    copy's instances (``_copy_instances``), each waiting on the starting node for its part of every
-    row; both are left out there (only a restart onto a release with more LDM threads under a heavy
-    stream could feel the source's)."""
+    the starting node's receives, so the starting node's binds first; its LDM threads are then
+    held to the copy's instances by the step's cap (``_pipeline_cap``).
+
+    A copy instance is a pipeline (``_pipeline_cap``): the live node's scan and the starting
+    node's apply run at the same time, each on its own node's LDM threads, so a step goes at the
+    slower side's pace, not at the sum of both. Rows with a disk part go through both nodes' page
+    caches (``disk_data.copy_page_bytes``)."""
     rt, node = r.rt, r.node
     sz, k, env, s = rt.sz, rt.sz.k, rt.env, rt.scenario
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
@@ -204,30 +214,98 @@ def _ship(
         [p.ldm for p in sources] if rt.shared_sources else [],
         [p.net for p in sources] if rt.shared_sources else [],
     )
+    buffers = (float(sz.cfg["DiskPageBufferMemory"]), float(r.own.cfg["DiskPageBufferMemory"]))
+    instances = _copy_instances(r, sources)
+    scan_cores = _scan_cores(r, sources, instances * each)
+    sides: dict[Flow, str] = {}
     for share, index_per_row in zip(shares, index_secs):
+        part = 1.0 / len(shares) if even else share
         if full:
-            ship = sz.rows / len(shares) if even else sz.rows * share
+            ship = sz.rows * part
         else:
             changed = rt.plan.traffic.distinct_rows(since, env.now, sz.rows, sz.max_rows)
-            ship = changed / len(shares) if even else changed * share
-        scan = sz.rows / len(shares) if even else sz.rows * share
+            ship = changed * part
+        scan = sz.rows * part
         shipped_total += ship
         own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
         live_cpu = scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs
-        disk = (ship * disk_row * each / sz.host.disk_read, ship * disk_row / sz.host.disk_write)
+        pages = disk_data.copy_page_bytes(s.data, ship, part, full, buffers) if disk_row > 0 else None
+        disk = (0.0, 0.0)
+        if pages is not None:
+            disk = (
+                pages.live_read * each / sz.host.disk_read,
+                pages.own_read / sz.host.disk_read + pages.own_write / sz.host.disk_write,
+            )
         demand = _demand(
             node, sources, sources_at, (own_cpu, live_cpu * each), ship * (row_size + disk_row), each, disk
         )
-        # A copy instance is a pair of threads, one on each side, exchanging rows
-        # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both
-        # sides' per-row cost in series.
-        per_chunk = own_cpu + live_cpu
-        cap = apply_cores / per_chunk if per_chunk > 0 else math.inf
+        cap, side = _pipeline_cap(r, (own_cpu, live_cpu * each), pages, (apply_cores, scan_cores), instances, each)
         flow = rt.fluid.transfer(1.0, demand, cap=cap, name=f"copy{node.id}")
         rt.fluid.track(flow)
+        sides[flow] = side
         flows.append(flow)
         yield flow.done
+    for flow, side in sides.items():  # the cap that bound a step is its slower side's
+        spent = flow.spent or {}
+        if "cap" in spent:
+            spent[side] = spent.get(side, 0.0) + spent.pop("cap")
     return shipped_total, flows
+
+
+PIPELINE_SIDES = ("cap-apply", "cap-scan")
+"""The two sides of a copy instance whose pace can cap a step, as the step's why names them."""
+
+
+def _scan_cores(r: NodeRestart, sources: list[Node], threads: float) -> float:
+    """Cores a source's ``threads`` copy-instance LDM threads give its scan: what the live stream it
+    applies leaves of them (the same share of each LDM thread as on the starting node)."""
+    rt = r.rt
+    sz, rates = rt.sz, rt.plan.restart_rates
+    stream_cpu = sz.live_load(rates)[0] if rates else 0.0
+    least = math.inf
+    for p in sources:
+        ldm_cores = sz.cores(rt.lqh_workers(p))
+        busy = min(1.0, stream_cpu / ldm_cores) if ldm_cores > 0 else 1.0
+        least = min(least, sz.cores(threads) * (1.0 - busy))
+    return least
+
+
+def _pipeline_cap(
+    r: NodeRestart,
+    cpu: tuple[float, float],
+    pages: disk_data.CopyPages | None,
+    cores: tuple[float, float],
+    instances: float,
+    each: float,
+) -> tuple[float, str]:
+    """(a step's rate cap, the side that sets it). The live node's DBLQH scans the fragment for
+    COPY_FRAGREQ and sends each row as it reads it (DblqhMain.cpp, ``nextRecordCopy`` after each row
+    sent), while the starting node applies the rows already sent; the scan stops only when a whole
+    window of rows is unanswered (``copyCompletedLab`` resumes it; ``ZRESERVED_SCAN_BATCH_SIZE``, 16
+    rows, "also true for Node recovery scans as started by COPY_FRAGREQ", pc.hpp). So each side runs
+    on its own node's LDM threads and the step goes at the slower one's pace. The scan of each source
+    (``cpu[1]``: its core-seconds) runs on its share of the instances (``cores[1]``: what those threads
+    give it) and waits for each page its cache misses, one at a time per instance (the row cannot be
+    read before its disk part is in); the apply (``cpu[0]``) runs on the starting node's instances
+    (``cores[0]``) and waits for its page misses with a window of rows in flight per instance."""
+    own_cpu, live_cpu = cpu
+    apply_cores, scan_cores = cores
+    latency = r.rt.sz.host.disk_latency
+    own_wait = live_wait = 0.0
+    if pages is not None and instances > 0:
+        own_wait = pages.own_misses * latency / (instances * COPY_WINDOW_ROWS)
+        live_wait = pages.live_misses * each * latency / (instances * each)
+    apply = own_cpu / apply_cores + own_wait if apply_cores > 0 else math.inf
+    scan = live_cpu / scan_cores + live_wait if scan_cores > 0 else math.inf
+    if apply >= scan:
+        return (1.0 / apply if apply > 0 else math.inf), PIPELINE_SIDES[0]
+    return 1.0 / scan, PIPELINE_SIDES[1]
+
+
+COPY_WINDOW_ROWS = 16
+"""Rows a copy scan sends before it waits for the starting node (DblqhMain.cpp/pc.hpp
+``ZRESERVED_SCAN_BATCH_SIZE``): how many of a copy instance's applying operations may wait for
+their disk pages at once on the starting node."""
 
 
 def _demand(
@@ -242,8 +320,8 @@ def _demand(
     """A copy step's demand: the starting node's cores and link, then each source's cores, LDM
     threads and link (``sources_at``: their resource names) for its share (``cpu``: the starting
     node's core-seconds, each source's); the starting node's first, so that a tie names it. With
-    disk-data columns (``disk``: each source's disk-seconds reading its share of the disk parts, the
-    starting node's writing them all) the disks too."""
+    disk-data columns (``disk``: each source's disk-seconds reading the pages its cache misses, the
+    starting node's reading and writing its pages) the disks too."""
     cpus, ldms, nets = sources_at
     own_cpu, from_each = cpu
     demand = {node.cpu: own_cpu}
@@ -254,8 +332,9 @@ def _demand(
         demand[c] = from_each
     for c in nets:
         demand[c] = sent * each
-    if disk[1] > 0:
+    if disk[0] > 0:
         for p in sources:
             demand[p.disk] = disk[0]
+    if disk[1] > 0:
         demand[node.disk] = disk[1]
     return demand

@@ -3,6 +3,7 @@ starting node's apply at the same time on their own LDM threads; a live node's L
 shared by every copy it serves; each copied row's disk part goes through both nodes' page caches
 (DiskPageBufferMemory), and so do the UNDO apply's page reads."""
 
+import itertools
 import math
 from pathlib import Path
 
@@ -111,7 +112,7 @@ def buffers():
 
 def test_a_bigger_page_buffer_never_slows_the_copy_or_the_undo_apply(buffers):
     figures = [(r.phases()[COPY], r.phases()[UNDO]) for r in buffers.values()]
-    for (copy, undo), (copy2, undo2) in zip(figures, figures[1:]):
+    for (copy, undo), (copy2, undo2) in itertools.pairwise(figures):
         assert copy2 <= copy * 1.001 and undo2 <= undo * 1.001, figures
     # and it saves page reads: the live node misses less, the UNDO apply re-reads less
     assert figures[-1][0] < 0.8 * figures[0][0] and figures[-1][1] < 0.8 * figures[0][1], figures

@@ -151,19 +151,24 @@ def _convergence(r: NodeRestart, sources: list[Node], full: bool, index_per_row:
         )
     apply_cores = copy_cores * (1.0 - need / ldm_cores) if not limit else 0.0
     if not limit and not full:
-        limit = _moving_target_outruns(r, index_per_row, apply_cores)
+        limit = _moving_target_outruns(r, sources, index_per_row, apply_cores)
     return limit, apply_cores
 
 
-def _moving_target_outruns(r: NodeRestart, index_per_row: float, apply_cores: float) -> str | None:
+def _moving_target_outruns(r: NodeRestart, sources: list[Node], index_per_row: float, apply_cores: float) -> str | None:
     """Updates hit the same rows again (the target saturates at every row), but each insert and
     delete is one more row to ship: if they arrive faster than the copy can ship rows at best,
-    every table copied later has more to ship, without end."""
+    every table copied later has more to ship, without end. At best the copy ships at its slower
+    side's pace for the shipped rows alone (``_pipeline_cap``): the starting node's apply, or the
+    sources' part of each shipped row on their instances."""
     rt = r.rt
     sz, rates = rt.sz, rt.plan.restart_rates
     row_size = (sz.data_bytes / sz.rows if sz.rows else 0.0) + disk_data.row_bytes(rt.scenario.data)
     grow = (rates.inserts + rates.deletes) / sz.groups
-    best = apply_cores / (sz.k.copy_row_secs + index_per_row)
+    best = apply_cores / (0.5 * sz.k.copy_row_secs + index_per_row)
+    instances = _copy_instances(r, sources)
+    each = 1.0 / len(sources)
+    best = min(best, _scan_cores(r, sources, instances * each) / (0.5 * sz.k.copy_row_secs * each))
     if row_size > 0:
         best = min(best, rt.fluid.spare(r.node.net) / row_size)
     if grow >= best:

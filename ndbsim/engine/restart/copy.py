@@ -55,16 +55,17 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     index_secs = [entries * sz.k.index_entry_secs if index_online else 0.0 for _, entries in groups]
     shares = [share for share, _ in groups]
     rt.begin_copy(node, peers)
-    shipped, flows = yield from _ship(r, peers, since, full, shares, index_secs, apply_cores)
+    shipped, flows, pages = yield from _ship(r, peers, since, full, shares, index_secs, apply_cores)
     rt.end_copy(node, peers)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
-    _note_why(r, peers, flows, full)
+    _note_why(r, peers, flows, full, pages)
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
 
 
-def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool) -> None:
-    """The copy's why: the constraint that bound it, the rows, and the live node(s) it copied
-    from with the most copies each served at once; a live node serving several copies is named."""
+def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool, pages: dict[str, float]) -> None:
+    """The copy's why: the constraint that bound it, the rows, the disk-page bytes (``pages``, with
+    disk data), and the live node(s) it copied from with the most copies each served at once; a live
+    node serving several copies is named."""
     rt, node, run = r.rt, r.node, r.run
     served = {p.id: rt.copies_served.get((node.id, p.id), 1) for p in sources}
     names: dict[str, str] = {}
@@ -98,6 +99,7 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         scanned_rows=rt.sz.rows,
         **where,
         copy_steps=len(flows),
+        **pages,
     )
     shared = [p for p in sources if served[p.id] > 1]
     if shared:
@@ -188,7 +190,7 @@ def _ship(
     shares: list[float],
     index_secs: list[float],
     apply_cores: float,
-) -> Generator[Event, Any, tuple[float, list[Flow]]]:
+) -> Generator[Event, Any, tuple[float, list[Flow], dict[str, float]]]:
     """Ship the rows, one step of tables after another (``shares`` of the rows, changes spread
     over the rows evenly; ``index_secs`` the core time each shipped row's ordered indexes
     cost); returns the rows shipped and the flows, followed for the phase's why.
@@ -211,6 +213,7 @@ def _ship(
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
     disk_row = disk_data.row_bytes(s.data)  # each copied row carries its disk part
     shipped_total = 0.0
+    page_bytes: dict[str, float] = {}
     flows: list[Flow] = []
     even = len(set(shares)) == 1
     each = 1.0 / len(sources)
@@ -248,13 +251,21 @@ def _ship(
         flow = rt.fluid.transfer(1.0, demand, cap=cap, name=f"copy{node.id}")
         rt.fluid.track(flow)
         sides[flow] = side
+        if pages is not None:
+            for key, x in zip(PAGE_FIGURES, (pages.live_read, pages.own_read, pages.own_write)):
+                page_bytes[key] = page_bytes.get(key, 0.0) + x
         flows.append(flow)
         yield flow.done
     for flow, side in sides.items():  # the cap that bound a step is its slower side's
         spent = flow.spent or {}
         if "cap" in spent:
             spent[side] = spent.get(side, 0.0) + spent.pop("cap")
-    return shipped_total, flows
+    return shipped_total, flows, page_bytes
+
+
+PAGE_FIGURES = ("live_page_read_bytes", "starting_page_read_bytes", "starting_page_write_bytes")
+"""The copy's why figures of its disk-page traffic (``disk_data.CopyPages``): what the live nodes
+read (their cache misses), what the starting node reads and writes during the copy."""
 
 
 PIPELINE_SIDES = ("cap-apply", "cap-scan")

@@ -87,6 +87,7 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         where = {"live_nodes": ", ".join(str(rt.node_id(p)) for p in sources)}
     if len(sources) > 1 or max(served.values()) > 1:
         where["copies_served"] = max(served.values())
+    where.update(pages)
     why.note_flows(
         run,
         TO_SYNCHRONIZE_STARTING_NODE,
@@ -99,7 +100,6 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         scanned_rows=rt.sz.rows,
         **where,
         copy_steps=len(flows),
-        **pages,
     )
     shared = [p for p in sources if served[p.id] > 1]
     if shared:

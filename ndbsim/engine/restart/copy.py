@@ -209,51 +209,28 @@ def _ship(
     slower side's pace, not at the sum of both. Rows with a disk part go through both nodes' page
     caches (``disk_data.copy_page_bytes``)."""
     rt, node = r.rt, r.node
-    sz, k, env, s = rt.sz, rt.sz.k, rt.env, rt.scenario
-    row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
-    disk_row = disk_data.row_bytes(s.data)  # each copied row carries its disk part
+    sz, env = rt.sz, rt.env
     shipped_total = 0.0
     page_bytes: dict[str, float] = {}
     flows: list[Flow] = []
     even = len(set(shares)) == 1
-    each = 1.0 / len(sources)
     sources_at = (
         [p.cpu for p in sources],
         [p.ldm for p in sources] if rt.shared_sources else [],
         [p.net for p in sources] if rt.shared_sources else [],
     )
-    buffers = (float(sz.cfg["DiskPageBufferMemory"]), float(r.own.cfg["DiskPageBufferMemory"]))
     instances = _copy_instances(r, sources)
-    scan_cores = _scan_cores(r, sources, instances * each)
+    cores = (apply_cores, _scan_cores(r, sources, instances / len(sources)))
     sides: dict[Flow, str] = {}
     for share, index_per_row in zip(shares, index_secs):
         part = 1.0 / len(shares) if even else share
-        if full:
-            ship = sz.rows * part
-        else:
-            changed = rt.plan.traffic.distinct_rows(since, env.now, sz.rows, sz.max_rows)
-            ship = changed * part
-        scan = sz.rows * part
+        changed = sz.rows if full else rt.plan.traffic.distinct_rows(since, env.now, sz.rows, sz.max_rows)
+        ship = changed * part
         shipped_total += ship
-        own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
-        live_cpu = scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs
-        pages = disk_data.copy_page_bytes(s.data, ship, part, full, buffers) if disk_row > 0 else None
-        disk = (0.0, 0.0)
-        if pages is not None:
-            disk = (
-                pages.live_read * each / sz.host.disk_read,
-                pages.own_read / sz.host.disk_read + pages.own_write / sz.host.disk_write,
-            )
-        demand = _demand(
-            node, sources, sources_at, (own_cpu, live_cpu * each), ship * (row_size + disk_row), each, disk
-        )
-        cap, side = _pipeline_cap(r, (own_cpu, live_cpu * each), pages, (apply_cores, scan_cores), instances, each)
+        demand, cap, side = _step(r, sources, sources_at, full, (part, ship, index_per_row), cores, page_bytes)
         flow = rt.fluid.transfer(1.0, demand, cap=cap, name=f"copy{node.id}")
         rt.fluid.track(flow)
         sides[flow] = side
-        if pages is not None:
-            for key, x in zip(PAGE_FIGURES, (pages.live_read, pages.own_read, pages.own_write)):
-                page_bytes[key] = page_bytes.get(key, 0.0) + x
         flows.append(flow)
         yield flow.done
     for flow, side in sides.items():  # the cap that bound a step is its slower side's
@@ -261,6 +238,43 @@ def _ship(
         if "cap" in spent:
             spent[side] = spent.get(side, 0.0) + spent.pop("cap")
     return shipped_total, flows, page_bytes
+
+
+def _step(
+    r: NodeRestart,
+    sources: list[Node],
+    sources_at: tuple[list[str], list[str], list[str]],
+    full: bool,
+    step: tuple[float, float, float],
+    cores: tuple[float, float],
+    page_bytes: dict[str, float],
+) -> tuple[dict[str, float], float, str]:
+    """One copy step's demand, its cap and the side that sets the cap (``_pipeline_cap``), for
+    ``step``: the share of the rows it scans, the rows it ships, each shipped row's ordered-index
+    core time; ``cores``: what the starting node's and each source's copy instances get. Adds the
+    step's disk-page bytes to ``page_bytes`` (``PAGE_FIGURES``)."""
+    rt = r.rt
+    sz, k, d = rt.sz, rt.sz.k, rt.scenario.data
+    part, ship, index_per_row = step
+    each = 1.0 / len(sources)
+    row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
+    disk_row = disk_data.row_bytes(d)  # each copied row carries its disk part
+    own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
+    live_cpu = (sz.rows * part * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs) * each
+    pages = None
+    disk = (0.0, 0.0)
+    if disk_row > 0:
+        buffers = (float(sz.cfg["DiskPageBufferMemory"]), float(r.own.cfg["DiskPageBufferMemory"]))
+        pages = disk_data.copy_page_bytes(d, ship, part, full, buffers)
+        disk = (
+            pages.live_read * each / sz.host.disk_read,
+            pages.own_read / sz.host.disk_read + pages.own_write / sz.host.disk_write,
+        )
+        for key, x in zip(PAGE_FIGURES, (pages.live_read, pages.own_read, pages.own_write)):
+            page_bytes[key] = page_bytes.get(key, 0.0) + x
+    demand = _demand(r.node, sources, sources_at, (own_cpu, live_cpu), ship * (row_size + disk_row), each, disk)
+    cap, side = _pipeline_cap(r, (own_cpu, live_cpu), pages, cores, _copy_instances(r, sources), each)
+    return demand, cap, side
 
 
 PAGE_FIGURES = ("live_page_read_bytes", "starting_page_read_bytes", "starting_page_write_bytes")

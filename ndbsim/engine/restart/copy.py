@@ -152,6 +152,11 @@ def _convergence(r: NodeRestart, sources: list[Node], full: bool, index_per_row:
             f"{sz.host.network * 8 / 1e9:g} Gbit/s link; lower the update rate or use a faster network"
         )
     apply_cores = copy_cores * (1.0 - need / ldm_cores) if not limit else 0.0
+    if not limit and _scan_cores(r, sources, 1.0) <= 0:
+        limit = (
+            "the live stream alone saturates the live node's LDM threads, which scan for the copy; "
+            "lower the update rate"
+        )
     if not limit and not full:
         limit = _moving_target_outruns(r, sources, index_per_row, apply_cores)
     return limit, apply_cores

@@ -296,8 +296,12 @@ ROWS = [
         "cluster.config.NoOfFragmentLogFiles",
         "16",
         "3",
-        "not_much_down",
-        why="80 MB/s of REDO fills the log: EnableRedoControl holds it at an alert level",
+        "none",
+        why=(
+            "80 MB/s of REDO fills the log: EnableRedoControl holds it at an alert level (Backup.cpp "
+            "change_alert_state_redo_percent); at 3 files it overflows (error 410, the run's status): the REDO "
+            "applied shrinks by what the restart's LCP wait grows"
+        ),
     ),
     Row(
         "8.0 node, 4KB updates",
@@ -925,13 +929,15 @@ ROWS = [
         "restart.plan",
         "per-node-group",
         "[[1, 2, 4, 5], [3, 6]]",
-        "none",
+        "up",
         "node 1: secs_to_synchronize_starting_node",
         also=("workload.updates_per_s=100000", "data.ordered_indexes=120"),
+        by=0.05,
         why=(
-            "the copy runs one instance per LDM thread of the starting node (DbdihMain.cpp "
-            "Dbdih::check_takeover_thread), and here the starting nodes' threads bind (21M changed rows, "
-            "120 ordered indexes to maintain each): the shared source's LDM threads have room for both copies"
+            "per node group the starting node's apply is the copy's slower side (21M changed rows, 120 ordered "
+            "indexes each); with two copies node 3 scans every row twice beside the 100k updates/s it applies, "
+            "and the scan becomes the slower side: scan and apply run at once (DblqhMain.cpp nextRecordCopy), "
+            "so the shared source costs as soon as its side is the slower one"
         ),
     ),
     # --- disk-data tables (issue 32): each disk-column change writes an UNDO record applied back to
@@ -1007,6 +1013,54 @@ ROWS = [
         "secs_wait_lcp_for_restart",
         by=0.05,
         why="the page cache holds 16G of dirty pages, which the local LCP writes after its rows",
+    ),
+    # --- DiskPageBufferMemory both ways (issue 42): a bigger page cache saves the copy's and the UNDO
+    # apply's page reads (PGMAN misses) and the copy's evictions, and holds more dirty pages for the
+    # restart's LCP to write at its end; on disks that read at 2GB/s the saved reads win, on disks
+    # that read at 10GB/s the evictions saved come back as the LCP's final flush
+    Row(
+        "7.6 node, disk data",
+        "cluster.config.DiskPageBufferMemory",
+        "64M",
+        "64G",
+        "down",
+        "secs_to_synchronize_starting_node",
+        by=0.15,
+        why=(
+            "the live node's cache holds 64G of the 200G of disk pages, so its scan misses a third fewer pages, "
+            "and the starting node evicts a third fewer dirty pages during the copy"
+        ),
+    ),
+    Row(
+        "7.6 node, disk data",
+        "cluster.config.DiskPageBufferMemory",
+        "64M",
+        "64G",
+        "down",
+        "secs_undo_disk_data",
+        by=0.1,
+        why="a page the UNDO apply fetched stays in the cache for the page's later records instead of being read again",
+    ),
+    Row(
+        "7.6 node, disk data",
+        "cluster.config.DiskPageBufferMemory",
+        "64M",
+        "64G",
+        "down",
+        by=0.02,
+        why="the page reads the copy and the UNDO apply save outweigh the 64G of dirty pages the restart's LCP writes",
+    ),
+    Row(
+        "7.6 node, disk data",
+        "cluster.config.DiskPageBufferMemory",
+        "64M",
+        "64G",
+        "none",
+        also=("host.disk_read=10GB/s",),
+        why=(
+            "on disks reading 10GB/s the copy's misses cost little; the dirty pages it no longer evicts are "
+            "written by the LCP's page-cache sync instead (pgman.cpp, Pgman LCP sync): one wins what the other loses"
+        ),
     ),
     # --- fragments per table (8.0.23: ClassicFragmentation off, which AutomaticThreadConfig implies,
     # lets PartitionsPerNode set them; Configuration.cpp calcSizeAlt)

@@ -55,16 +55,17 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     index_secs = [entries * sz.k.index_entry_secs if index_online else 0.0 for _, entries in groups]
     shares = [share for share, _ in groups]
     rt.begin_copy(node, peers)
-    shipped, flows = yield from _ship(r, peers, since, full, shares, index_secs, apply_cores)
+    shipped, flows, pages = yield from _ship(r, peers, since, full, shares, index_secs, apply_cores)
     rt.end_copy(node, peers)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
-    _note_why(r, peers, flows, full)
+    _note_why(r, peers, flows, full, pages)
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
 
 
-def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool) -> None:
-    """The copy's why: the constraint that bound it, the rows, and the live node(s) it copied
-    from with the most copies each served at once; a live node serving several copies is named."""
+def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool, pages: dict[str, float]) -> None:
+    """The copy's why: the constraint that bound it, the rows, the disk-page bytes (``pages``, with
+    disk data), and the live node(s) it copied from with the most copies each served at once; a live
+    node serving several copies is named."""
     rt, node, run = r.rt, r.node, r.run
     served = {p.id: rt.copies_served.get((node.id, p.id), 1) for p in sources}
     names: dict[str, str] = {}
@@ -74,20 +75,27 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         names[p.cpu] = f"CPU of live node {nid}"
         names[p.ldm] = f"LDM threads of live node {nid}{also}"
         names[p.net] = f"network of live node {nid}{also}"
-        names[p.disk] = f"disk read (live node {nid})"  # the source reads the disk parts it ships
+        names[p.disk] = f"disk read (live node {nid}: page-cache misses of the disk parts){also}"
+    live = ", ".join(str(rt.node_id(p)) for p in sources)
+    instances = _copy_instances(r, sources)
+    names[PIPELINE_SIDES[0]] = f"LDM threads of starting node {node.node_id} ({instances:.3g} copy instances applying)"
+    names[PIPELINE_SIDES[1]] = (
+        f"LDM threads of live node{'s' if len(sources) > 1 else ''} {live} ({instances:.3g} copy instances scanning)"
+    )
     where: dict[str, Any] = {"live_node": rt.node_id(sources[0])}
     if len(sources) > 1:
         where = {"live_nodes": ", ".join(str(rt.node_id(p)) for p in sources)}
     if len(sources) > 1 or max(served.values()) > 1:
         where["copies_served"] = max(served.values())
+    where.update(pages)
     why.note_flows(
         run,
         TO_SYNCHRONIZE_STARTING_NODE,
         flows,
         node,
         "rows shipped from the live node" + (" (every row)" if full else " (those changed since the node stopped)"),
-        disk="write",  # the starting node writes the disk parts it receives (``_demand``)
-        cap=f"LDM CPU ({_copy_instances(r, sources):.3g} copy instances)",
+        disk=_own_disk_side(r, pages),
+        cap=f"LDM CPU ({instances:.3g} copy instances)",
         names=names,
         copied_rows=run.facts.copied_rows,
         scanned_rows=rt.sz.rows,
@@ -102,6 +110,16 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
             "nodes (DbdihMain.cpp, Dbdih::toCopyFragLab)"
             for p in shared
         )
+
+
+def _own_disk_side(r: NodeRestart, pages: dict[str, float]) -> str:
+    """Whether the starting node's disk mostly reads or writes in the copy: the side whose bytes
+    take the longer at the host's disk figures (``disk_data.copy_page_bytes``: the pages its cold
+    cache misses, the dirty pages it evicts and, in an initial restart, the disk parts it writes)."""
+    host = r.rt.sz.host
+    read = pages.get("starting_page_read_bytes", 0.0) / host.disk_read
+    write = pages.get("starting_page_write_bytes", 0.0) / host.disk_write
+    return "write" if write >= read else "read"
 
 
 def _copy_instances(r: NodeRestart, sources: list[Node]) -> float:
@@ -145,20 +163,30 @@ def _convergence(r: NodeRestart, sources: list[Node], full: bool, index_per_row:
             f"{sz.host.network * 8 / 1e9:g} Gbit/s link; lower the update rate or use a faster network"
         )
     apply_cores = copy_cores * (1.0 - need / ldm_cores) if not limit else 0.0
+    if not limit and _scan_cores(r, sources, 1.0) <= 0:
+        limit = (
+            "the live stream alone saturates the live node's LDM threads, which scan for the copy; "
+            "lower the update rate"
+        )
     if not limit and not full:
-        limit = _moving_target_outruns(r, index_per_row, apply_cores)
+        limit = _moving_target_outruns(r, sources, index_per_row, apply_cores)
     return limit, apply_cores
 
 
-def _moving_target_outruns(r: NodeRestart, index_per_row: float, apply_cores: float) -> str | None:
+def _moving_target_outruns(r: NodeRestart, sources: list[Node], index_per_row: float, apply_cores: float) -> str | None:
     """Updates hit the same rows again (the target saturates at every row), but each insert and
     delete is one more row to ship: if they arrive faster than the copy can ship rows at best,
-    every table copied later has more to ship, without end."""
+    every table copied later has more to ship, without end. At best the copy ships at its slower
+    side's pace for the shipped rows alone (``_pipeline_cap``): the starting node's apply, or the
+    sources' part of each shipped row on their instances."""
     rt = r.rt
     sz, rates = rt.sz, rt.plan.restart_rates
     row_size = (sz.data_bytes / sz.rows if sz.rows else 0.0) + disk_data.row_bytes(rt.scenario.data)
     grow = (rates.inserts + rates.deletes) / sz.groups
-    best = apply_cores / (sz.k.copy_row_secs + index_per_row)
+    best = apply_cores / (0.5 * sz.k.copy_row_secs + index_per_row)
+    instances = _copy_instances(r, sources)
+    each = 1.0 / len(sources)
+    best = min(best, _scan_cores(r, sources, instances * each) / (0.5 * sz.k.copy_row_secs * each))
     if row_size > 0:
         best = min(best, rt.fluid.spare(r.node.net) / row_size)
     if grow >= best:
@@ -178,7 +206,7 @@ def _ship(
     shares: list[float],
     index_secs: list[float],
     apply_cores: float,
-) -> Generator[Event, Any, tuple[float, list[Flow]]]:
+) -> Generator[Event, Any, tuple[float, list[Flow], dict[str, float]]]:
     """Ship the rows, one step of tables after another (``shares`` of the rows, changes spread
     over the rows evenly; ``index_secs`` the core time each shipped row's ordered indexes
     cost); returns the rows shipped and the flows, followed for the phase's why.
@@ -189,47 +217,141 @@ def _ship(
     of the ``sources`` scans and sends an equal share. A source's scan runs in its LDM threads
     and its rows leave through its link, shared with every other copy it serves and with the
     stream it applies. With two replicas a source serves one copy at a time: its link carries what
-    the starting node's receives, so the starting node's binds first, and its LDM threads carry one
-    copy's instances (``_copy_instances``), each waiting on the starting node for its part of every
-    row; both are left out there (only a restart onto a release with more LDM threads under a heavy
-    stream could feel the source's)."""
+    the starting node's receives, so the starting node's binds first; its LDM threads are then
+    held to the copy's instances by the step's cap (``_pipeline_cap``).
+
+    A copy instance is a pipeline (``_pipeline_cap``): the live node's scan and the starting
+    node's apply run at the same time, each on its own node's LDM threads, so a step goes at the
+    slower side's pace, not at the sum of both. Rows with a disk part go through both nodes' page
+    caches (``disk_data.copy_page_bytes``)."""
     rt, node = r.rt, r.node
-    sz, k, env, s = rt.sz, rt.sz.k, rt.env, rt.scenario
-    row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
-    disk_row = disk_data.row_bytes(s.data)  # each copied row carries its disk part
+    sz, env = rt.sz, rt.env
     shipped_total = 0.0
+    page_bytes: dict[str, float] = {}
     flows: list[Flow] = []
     even = len(set(shares)) == 1
-    each = 1.0 / len(sources)
     sources_at = (
         [p.cpu for p in sources],
         [p.ldm for p in sources] if rt.shared_sources else [],
         [p.net for p in sources] if rt.shared_sources else [],
     )
+    instances = _copy_instances(r, sources)
+    cores = (apply_cores, _scan_cores(r, sources, instances / len(sources)))
+    sides: dict[Flow, str] = {}
     for share, index_per_row in zip(shares, index_secs):
-        if full:
-            ship = sz.rows / len(shares) if even else sz.rows * share
-        else:
-            changed = rt.plan.traffic.distinct_rows(since, env.now, sz.rows, sz.max_rows)
-            ship = changed / len(shares) if even else changed * share
-        scan = sz.rows / len(shares) if even else sz.rows * share
+        part = 1.0 / len(shares) if even else share
+        changed = sz.rows if full else rt.plan.traffic.distinct_rows(since, env.now, sz.rows, sz.max_rows)
+        ship = changed * part
         shipped_total += ship
-        own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
-        live_cpu = scan * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs
-        disk = (ship * disk_row * each / sz.host.disk_read, ship * disk_row / sz.host.disk_write)
-        demand = _demand(
-            node, sources, sources_at, (own_cpu, live_cpu * each), ship * (row_size + disk_row), each, disk
-        )
-        # A copy instance is a pair of threads, one on each side, exchanging rows
-        # request by request (COPY_FRAGREQ scan -> LQHKEYREQ per row): each pays both
-        # sides' per-row cost in series.
-        per_chunk = own_cpu + live_cpu
-        cap = apply_cores / per_chunk if per_chunk > 0 else math.inf
+        demand, cap, side = _step(r, sources, sources_at, full, (part, ship, index_per_row), cores, page_bytes)
         flow = rt.fluid.transfer(1.0, demand, cap=cap, name=f"copy{node.id}")
         rt.fluid.track(flow)
+        sides[flow] = side
         flows.append(flow)
         yield flow.done
-    return shipped_total, flows
+    for flow, side in sides.items():  # the cap that bound a step is its slower side's
+        spent = flow.spent or {}
+        if "cap" in spent:
+            spent[side] = spent.get(side, 0.0) + spent.pop("cap")
+    return shipped_total, flows, page_bytes
+
+
+def _step(
+    r: NodeRestart,
+    sources: list[Node],
+    sources_at: tuple[list[str], list[str], list[str]],
+    full: bool,
+    step: tuple[float, float, float],
+    cores: tuple[float, float],
+    page_bytes: dict[str, float],
+) -> tuple[dict[str, float], float, str]:
+    """One copy step's demand, its cap and the side that sets the cap (``_pipeline_cap``), for
+    ``step``: the share of the rows it scans, the rows it ships, each shipped row's ordered-index
+    core time; ``cores``: what the starting node's and each source's copy instances get. Adds the
+    step's disk-page bytes to ``page_bytes`` (``PAGE_FIGURES``)."""
+    rt = r.rt
+    sz, k, d = rt.sz, rt.sz.k, rt.scenario.data
+    part, ship, index_per_row = step
+    each = 1.0 / len(sources)
+    row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
+    disk_row = disk_data.row_bytes(d)  # each copied row carries its disk part
+    own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
+    live_cpu = (sz.rows * part * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs) * each
+    pages = None
+    disk = (0.0, 0.0)
+    if disk_row > 0:
+        buffers = (float(sz.cfg["DiskPageBufferMemory"]), float(r.own.cfg["DiskPageBufferMemory"]))
+        pages = disk_data.copy_page_bytes(d, ship, part, full, buffers)
+        disk = (
+            pages.live_read * each / sz.host.disk_read,
+            pages.own_read / sz.host.disk_read + pages.own_write / sz.host.disk_write,
+        )
+        for key, x in zip(PAGE_FIGURES, (pages.live_read, pages.own_read, pages.own_write)):
+            page_bytes[key] = page_bytes.get(key, 0.0) + x
+    demand = _demand(r.node, sources, sources_at, (own_cpu, live_cpu), ship * (row_size + disk_row), each, disk)
+    cap, side = _pipeline_cap(r, (own_cpu, live_cpu), pages, cores, _copy_instances(r, sources), each)
+    return demand, cap, side
+
+
+PAGE_FIGURES = ("live_page_read_bytes", "starting_page_read_bytes", "starting_page_write_bytes")
+"""The copy's why figures of its disk-page traffic (``disk_data.CopyPages``): what the live nodes
+read (their cache misses), what the starting node reads and writes during the copy."""
+
+
+PIPELINE_SIDES = ("cap-apply", "cap-scan")
+"""The two sides of a copy instance whose pace can cap a step, as the step's why names them."""
+
+
+def _scan_cores(r: NodeRestart, sources: list[Node], threads: float) -> float:
+    """Cores a source's ``threads`` copy-instance LDM threads give its scan: what the live stream it
+    applies leaves of them (the same share of each LDM thread as on the starting node)."""
+    rt = r.rt
+    sz, rates = rt.sz, rt.plan.restart_rates
+    stream_cpu = sz.live_load(rates)[0] if rates else 0.0
+    least = math.inf
+    for p in sources:
+        ldm_cores = sz.cores(rt.lqh_workers(p))
+        busy = min(1.0, stream_cpu / ldm_cores) if ldm_cores > 0 else 1.0
+        least = min(least, sz.cores(threads) * (1.0 - busy))
+    return least
+
+
+def _pipeline_cap(
+    r: NodeRestart,
+    cpu: tuple[float, float],
+    pages: disk_data.CopyPages | None,
+    cores: tuple[float, float],
+    instances: float,
+    each: float,
+) -> tuple[float, str]:
+    """(a step's rate cap, the side that sets it). The live node's DBLQH scans the fragment for
+    COPY_FRAGREQ and sends each row as it reads it (DblqhMain.cpp, ``nextRecordCopy`` after each row
+    sent), while the starting node applies the rows already sent; the scan stops only when a whole
+    window of rows is unanswered (``copyCompletedLab`` resumes it; ``ZRESERVED_SCAN_BATCH_SIZE``, 16
+    rows, "also true for Node recovery scans as started by COPY_FRAGREQ", pc.hpp). So each side runs
+    on its own node's LDM threads and the step goes at the slower one's pace. The scan of each source
+    (``cpu[1]``: its core-seconds) runs on its share of the instances (``cores[1]``: what those threads
+    give it) and waits for each page its cache misses, one at a time per instance (the row cannot be
+    read before its disk part is in); the apply (``cpu[0]``) runs on the starting node's instances
+    (``cores[0]``) and waits for its page misses with a window of rows in flight per instance."""
+    own_cpu, live_cpu = cpu
+    apply_cores, scan_cores = cores
+    latency = r.rt.sz.host.disk_latency
+    own_wait = live_wait = 0.0
+    if pages is not None and instances > 0:
+        own_wait = pages.own_misses * latency / (instances * COPY_WINDOW_ROWS)
+        live_wait = pages.live_misses * each * latency / (instances * each)
+    apply = own_cpu / apply_cores + own_wait if apply_cores > 0 else math.inf
+    scan = live_cpu / scan_cores + live_wait if scan_cores > 0 else math.inf
+    if apply >= scan:
+        return (1.0 / apply if apply > 0 else math.inf), PIPELINE_SIDES[0]
+    return 1.0 / scan, PIPELINE_SIDES[1]
+
+
+COPY_WINDOW_ROWS = 16
+"""Rows a copy scan sends before it waits for the starting node (DblqhMain.cpp/pc.hpp
+``ZRESERVED_SCAN_BATCH_SIZE``): how many of a copy instance's applying operations may wait for
+their disk pages at once on the starting node."""
 
 
 def _demand(
@@ -244,8 +366,8 @@ def _demand(
     """A copy step's demand: the starting node's cores and link, then each source's cores, LDM
     threads and link (``sources_at``: their resource names) for its share (``cpu``: the starting
     node's core-seconds, each source's); the starting node's first, so that a tie names it. With
-    disk-data columns (``disk``: each source's disk-seconds reading its share of the disk parts, the
-    starting node's writing them all) the disks too."""
+    disk-data columns (``disk``: each source's disk-seconds reading the pages its cache misses, the
+    starting node's reading and writing its pages) the disks too."""
     cpus, ldms, nets = sources_at
     own_cpu, from_each = cpu
     demand = {node.cpu: own_cpu}
@@ -256,8 +378,9 @@ def _demand(
         demand[c] = from_each
     for c in nets:
         demand[c] = sent * each
-    if disk[1] > 0:
+    if disk[0] > 0:
         for p in sources:
             demand[p.disk] = disk[0]
+    if disk[1] > 0:
         demand[node.disk] = disk[1]
     return demand

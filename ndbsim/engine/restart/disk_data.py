@@ -16,6 +16,7 @@ Here are the figures of one node that the restart steps (``local_recovery``, ``c
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from ndbsim.engine.workload import Changes
 from ndbsim.input.scenario import Data, Scenario
@@ -83,3 +84,69 @@ def created_file_bytes(d: Data) -> float:
     tablespace and every UNDO file, written in full (Ndbfs ``OM_INIT``, TSMAN's and LGMAN's
     ``open_file`` for CreateFileImplReq::Create)."""
     return d.data_files_size + d.undo_log_size
+
+
+def held_share(d: Data, buffer_bytes: float) -> float:
+    """Share of the node's disk-data pages DiskPageBufferMemory (``buffer_bytes``) holds at once: the
+    chance that a page a live node has been using is in its cache (PGMAN keeps the pages in use)."""
+    if d.disk_data_size <= 0:
+        return 1.0
+    return min(1.0, buffer_bytes / d.disk_data_size)
+
+
+def distinct_pages(d: Data, rows: float, share: float = 1.0) -> float:
+    """Distinct disk pages ``rows`` rows spread evenly over ``share`` of the data's pages fall on:
+    P·(1 − e^(−n/P)) pages of ``DISK_PAGE_BYTES``."""
+    pages = share * d.disk_data_size / DISK_PAGE_BYTES
+    if pages <= 0 or rows <= 0:
+        return 0.0
+    return pages * (1.0 - math.exp(-rows / pages))
+
+
+def copy_page_bytes(d: Data, rows: float, share: float, full: bool, buffers: tuple[float, float]) -> CopyPages:
+    """The disk-page traffic of copying ``rows`` rows of ``share`` of the data (``buffers``: the live
+    node's and the starting node's DiskPageBufferMemory). The live node reads each row's disk part
+    through PGMAN to ship it: the scan goes in row order, so each page it needs is fetched once, a
+    miss where its warm cache does not hold it (``held_share``). The starting node writes each row's
+    disk part: after an initial restart into new pages (the row bytes, written out); in a node
+    restart by a read-modify-write of its own page, read once into its cold cache (the restart
+    emptied it) and dirtied; the dirty pages the cache cannot hold are written out before the
+    restart's LCP, the rest by that LCP (``dirty_page_bytes``)."""
+    pages = d.disk_data_size * share / DISK_PAGE_BYTES if full else distinct_pages(d, rows, share)
+    live, own = buffers
+    live_reads = pages * (1.0 - held_share(d, live)) * DISK_PAGE_BYTES
+    if full:
+        return CopyPages(live_reads, pages * (1.0 - held_share(d, live)), 0.0, rows * row_bytes(d), 0.0)
+    own_reads = pages * DISK_PAGE_BYTES
+    evicted = own_reads * (1.0 - held_share(d, own))
+    return CopyPages(live_reads, pages * (1.0 - held_share(d, live)), own_reads, evicted, pages)
+
+
+class CopyPages(NamedTuple):
+    """A copy step's disk-page traffic (``copy_page_bytes``)."""
+
+    live_read: float
+    """Bytes the live node reads (its page-cache misses)."""
+    live_misses: float
+    """Pages the live node's scan waits for, one at a time per copy instance."""
+    own_read: float
+    """Bytes the starting node reads (the read of its read-modify-writes)."""
+    own_write: float
+    """Bytes the starting node writes during the copy: new pages' rows, or dirty pages evicted."""
+    own_misses: float
+    """Pages the starting node's applying operations wait for."""
+
+
+def undo_page_read_bytes(s: Scenario, c: Changes, buffer_bytes: float) -> float:
+    """Page bytes the UNDO apply reads through the restarted node's cold page cache: each distinct
+    page the changes ``c`` touched once (``touched_page_bytes``), and again for each later record of
+    the same page that finds it pushed out of a DiskPageBufferMemory (``buffer_bytes``) smaller than
+    those pages; a bigger buffer never reads more."""
+    first = touched_page_bytes(s, c)
+    share = update_share(s)
+    records = share * (c.updates + c.deletes)
+    distinct = distinct_pages(s.data, records)
+    if distinct <= 0 or first <= 0:
+        return first
+    again = max(0.0, records - distinct) * max(0.0, 1.0 - buffer_bytes / (distinct * DISK_PAGE_BYTES))
+    return first + again * DISK_PAGE_BYTES

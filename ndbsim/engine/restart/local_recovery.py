@@ -74,7 +74,10 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
     PGMAN and undoes the change where the page is newer (``Dbtup::disk_restart_undo``): the UNDO
     file and each touched page are read, and each record costs the LDM thread its bytes. From 7.6
     the rep thread sends the records of each page to its LDM thread without waiting, so the LDM
-    threads apply them in parallel; before, one record at a time ([DOC-NEW76], reference §6)."""
+    threads apply them in parallel; before, one record at a time ([DOC-NEW76], reference §6). The
+    pages come through the node's page cache, empty after the restart: each touched page is read
+    once, and again where DiskPageBufferMemory cannot hold every touched page
+    (``disk_data.undo_page_read_bytes``)."""
     rt = r.rt
     sz, s = rt.sz, rt.scenario
     redo = rt.redo.since(r.redo_from, r.crash)
@@ -85,7 +88,7 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
     changes = rt.plan.node_changes_since(r.redo_from, r.crash)
     records = disk_data.disk_changes(s, changes)
     undo = disk_data.undo_bytes(s, changes)
-    pages = disk_data.touched_page_bytes(s, changes)
+    pages = disk_data.undo_page_read_bytes(s, changes, float(r.own.cfg["DiskPageBufferMemory"]))
     log = s.data.undo_log_size
     if 0 < log < undo:  # LGMAN holds no more: the disk-column changes beyond it had aborted
         rt.warnings.append(

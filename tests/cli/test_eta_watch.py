@@ -6,6 +6,7 @@ left running after Ctrl-C or a killed parent."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -225,6 +226,24 @@ def test_max_failures_default_is_stated_and_checked(fake):
     assert p.returncode == 2 and "--max-failures" in p.stderr and len(p.stderr.strip().splitlines()) == 1
 
 
+def _dashboard_metrics() -> set[str]:
+    """Every ndbsim metric the Grafana dashboard's queries name."""
+    import json
+
+    def exprs(node: object) -> list[str]:
+        if isinstance(node, dict):
+            return [v for k, v in node.items() if k == "expr" and isinstance(v, str)] + [
+                e for v in node.values() for e in exprs(v)
+            ]
+        return [e for v in node for e in exprs(v)] if isinstance(node, list) else []
+
+    dashboard = json.loads((ROOT / "monitoring" / "grafana-ndbsim-eta.json").read_text())
+    return {m for e in exprs(dashboard["panels"]) for m in re.findall(r"\bndbsim_[a-z0-9_]+", e)}
+
+
+DASHBOARD_METRICS = _dashboard_metrics()
+
+
 def _families(text: str) -> dict:
     from prometheus_client.parser import text_string_to_metric_families
 
@@ -298,9 +317,29 @@ def test_watch_writes_the_textfile_after_every_snapshot_never_half_written(fake)
     for f in [*seen, prom]:
         for fam in _families(f.read_text()).values():
             assert fam.name.startswith("ndbsim_eta_") and fam.documentation and fam.type in ("gauge", "summary")
+    # the dashboard's queries name only metrics the file holds
+    names = {s.name for fam in mid.values() for s in fam.samples} | set(mid)
+    assert DASHBOARD_METRICS and names >= DASHBOARD_METRICS, DASHBOARD_METRICS - names
     if shutil.which("promtool"):
         for f in [*seen, prom]:
             check = subprocess.run(
                 ["promtool", "check", "metrics"], input=f.read_text(), capture_output=True, text=True
             )
             assert check.returncode == 0, (f.name, check.stdout, check.stderr)
+
+
+def test_textfile_needs_its_extra_and_a_prom_name_and_works_with_one_snapshot(fake):
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    (fake / "now.tsv").write_text(snapshot_text(rows, WAVES, START, cut_times(rows, WAVES, 1, START)[4]))
+    blocked = "import sys; sys.modules['prometheus_client'] = None; from ndbsim.cli.app import main; main(sys.argv[1:])"
+    args = ["eta", "my.yaml", "--ndbinfo", "now.tsv", "--prometheus-textfile", "eta.prom"]
+    p = subprocess.run([sys.executable, "-c", blocked, *args], cwd=fake, capture_output=True, text=True)
+    assert p.returncode == 2 and "pip install 'ndbsim[prometheus]'" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and not (fake / "eta.prom").exists()
+    p = ndbsim("eta", "my.yaml", "--ndbinfo", "now.tsv", "--prometheus-textfile", "eta.txt", cwd=fake)
+    assert p.returncode == 2 and "*.prom" in p.stderr and not (fake / "eta.txt").exists()
+    p = ndbsim(*args, "-n", "2", cwd=fake)
+    assert p.returncode == 0, p.stderr
+    fams = _families((fake / "eta.prom").read_text())
+    running = {s.labels["status"]: s.value for s in fams["ndbsim_eta_restart_status"].samples}
+    assert running["running"] == 1 and fams["ndbsim_eta_running_wave"].samples[0].value == 2

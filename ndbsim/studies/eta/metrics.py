@@ -146,7 +146,7 @@ def exposition(eta: Eta, status: str, failures: int = 0) -> bytes:
     from prometheus_client import CollectorRegistry, generate_latest
 
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Family(eta, status, failures))  # type: ignore[arg-type]
+    registry.register(_Family(eta, status, failures))
     return generate_latest(registry)
 
 

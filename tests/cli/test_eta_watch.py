@@ -27,7 +27,8 @@ INIT_SETS = ("version=8.0.35", "data.size=40GB", "data.row_size=250B", "restart.
 
 FAKE = """#!{python}
 # a stand-in mysql client: checks its options, prints the next snapshot of its folder; with a file
-# "fail" holding k, its first k calls fail as mysql does when the SQL node refuses; with a file
+# "fail" holding k, its first k calls fail as mysql does when the SQL node refuses (or the calls
+# listed in "fail-calls", from 0); with a file
 # "textfile" naming the --prometheus-textfile, each call keeps a copy of it as ndbsim left it
 import os, shutil, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
@@ -44,7 +45,9 @@ if os.path.exists(os.path.join(here, "textfile")):
     prom = open(os.path.join(here, "textfile")).read()
     if os.path.exists(prom):
         shutil.copy(prom, os.path.join(here, f"seen-{{calls:03d}}.prom"))
-if os.path.exists(os.path.join(here, "fail")) and calls < int(open(os.path.join(here, "fail")).read()):
+fails = os.path.exists(os.path.join(here, "fail")) and calls < int(open(os.path.join(here, "fail")).read())
+at = os.path.join(here, "fail-calls")
+if fails or (os.path.exists(at) and str(calls) in open(at).read().split(",")):
     sys.stderr.write("ERROR 2003 (HY000): Can't connect to MySQL server on 'sql1:3306' (111)\\n")
     sys.exit(1)
 n_path = os.path.join(here, "n")
@@ -265,6 +268,7 @@ def test_watch_writes_the_textfile_after_every_snapshot_never_half_written(fake)
     out.mkdir()
     prom = out / "ndbsim.prom"
     (fake / "client" / "textfile").write_text(str(prom))
+    (fake / "client" / "fail-calls").write_text("2")  # the third call fails: the file says so
     cmd = [
         sys.executable,
         "-m",
@@ -301,7 +305,9 @@ def test_watch_writes_the_textfile_after_every_snapshot_never_half_written(fake)
     assert len({_sampled_at(t) for t in reads}) >= 2, "the reader saw fewer than two snapshots' files"
     # each call of the client finds the file of the snapshot before it: updated after every one
     seen = sorted((fake / "client").glob("seen-*.prom"))
-    assert [_sampled_at(f.read_text()) for f in seen] == pytest.approx(taken[:-1])
+    assert [_sampled_at(f.read_text()) for f in seen] == pytest.approx([*taken[:2], *taken[1:3]])
+    failures = [_families(f.read_text())["ndbsim_eta_snapshot_failures"].samples[0].value for f in seen]
+    assert failures == [0, 0, 1, 0]
     final = prom.read_text()
     assert _sampled_at(final) == pytest.approx(taken[-1])
     status = {s.labels["status"]: s.value for s in _families(final)["ndbsim_eta_restart_status"].samples}

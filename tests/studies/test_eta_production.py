@@ -18,6 +18,7 @@ from ndbsim.input.snapshot.read import parse_snapshot
 from ndbsim.studies.calibration.restart_rows import observations
 from ndbsim.studies.eta.release import check_release
 from ndbsim.studies.eta.replay import UP_BEFORE, cut_times, read_rows, snapshot_text, wave_starts
+from ndbsim.studies.eta.session import open_session
 
 DATA = ROOT / "tests" / "data" / "rolling-8.0.35"
 START = 1_800_000_000.0
@@ -152,3 +153,17 @@ def test_an_upgrade_takes_both_of_its_releases_and_no_other():
         InputError, match=r"data node 13 runs NDB 8\.4\.3 but the scenario upgrades 7\.6\.30 to 8\.0\.35"
     ):
         check_release(snap, "7.6.30", "8.0.35", nodes)
+
+
+def test_the_shipped_upgrade_scenario_takes_a_snapshot_from_either_release():
+    session = open_session(ROOT / "scenarios" / "upgrade-7.5-to-8.0-4-nodes.yaml", 2, None, [])
+    assert (session.version, session.upgrade_to) == ("7.5.10", "8.0.35")
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    snap = parse_snapshot(snapshot_text(rows, WAVES, START, START + 1, release="7.5.10"), "s")
+    snap.node_releases = {1: "8.0.35", 2: "7.5.10", 3: "7.5.10", 4: "7.5.10"}
+    check_release(snap, session.version, session.upgrade_to, session.data_nodes)
+    snap.sql_node_version = "ndb-8.0.35"  # the SQL nodes upgraded first: still the upgrade's releases
+    check_release(snap, session.version, session.upgrade_to, session.data_nodes)
+    snap.node_releases[2] = "8.4.3"
+    with pytest.raises(InputError, match=r"data node 2 runs NDB 8\.4\.3 but the scenario upgrades 7\.5\.10 to"):
+        check_release(snap, session.version, session.upgrade_to, session.data_nodes)

@@ -11,6 +11,7 @@ EXTRAS = {
     "scipy": ("calibrate", "the least-squares fit of ndbsim calibrate and ndbsim eta"),
     "pyarrow": ("parquet", "Parquet output (--output FILE.parquet)"),
     "dask.distributed": ("cluster", "a Dask scheduler (--scheduler)"),
+    "prometheus_client": ("prometheus", "the Prometheus textfile of ndbsim eta (--prometheus-textfile)"),
 }
 """Optional module → (its extra in pyproject.toml, what needs it)."""
 

@@ -104,6 +104,8 @@ EXAMPLES = {
         "ndbsim eta my.yaml --ndbinfo now.tsv              # who is done, restarting, waiting; the ends",
         "ndbsim eta my.yaml --ndbinfo now.tsv -f json      # per node: status, phase, elapsed, end, p5/p95",
         "ndbsim eta my.yaml --watch 30s -- --defaults-file=~/.my.cnf -h sql1   # until done: exit 0, overrun: 4",
+        "ndbsim eta my.yaml --watch 30s --prometheus-textfile /var/lib/node_exporter/ndbsim.prom -- "
+        "--defaults-file=~/.my.cnf",
     ),
     "compare": _examples(
         "ndbsim compare my.yaml --set cluster.config.RecoveryWork=25   # my.yaml against itself changed",

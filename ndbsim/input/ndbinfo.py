@@ -11,6 +11,7 @@ ndbinfo tables of 7.6, 8.0 and 8.4 (the manual's ndbinfo pages).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -61,7 +62,9 @@ for computed columns; NDB's column names otherwise)."""
 
 SNAPSHOT_BLOCKS = ("snapshot", "nodes", "restart_info")
 """The blocks a snapshot taken during a restart must have (``ndbsim eta``): the time it was
-taken, each data node's status, start phase and uptime, and restart_info with its status columns."""
+taken, each data node's status, start phase and uptime, and restart_info with its status columns.
+Its ``processes`` block (each node's release) is read when there: a snapshot taken with an earlier
+ndbsim's script has none."""
 
 LATER = ("disk_data_files",)
 """Blocks an export of an earlier ndbsim's script lacks: read when there, not required."""
@@ -80,6 +83,51 @@ MAY_BE_EMPTY = (
 )
 """Blocks that print no rows on a running cluster: no user table yet, no disk-data file, no restart
 since the cluster started (an empty result prints not even its header under ``--batch``)."""
+
+_RELEASE = re.compile(r"ndb-(\d+\.\d+\.\d+)|(\d+\.\d+\.\d+)")
+"""A release as NDB prints it: ``ndb-8.4.3`` (``@@ndb_version_string``), ``8.4.3`` or
+``mysql-8.0.35 ndb-8.0.35`` (``processes.node_version``); the ndb- one when both are there."""
+
+DATA_NODE_TYPE = "NDB"
+"""processes.node_type of a data node (the manual's ndbinfo processes page: NDB, MGM, API)."""
+
+
+def release_of(text: str) -> str | None:
+    """The release ``8.4.3`` a version text names, or None."""
+    m = _RELEASE.search(text)
+    return (m.group(1) or m.group(2)) if m else None
+
+
+NUMBER_MAX = 2**32 - 1
+"""The largest value of an ndbinfo column of type ``Ndbinfo::Number``, an unsigned 32-bit integer
+(storage/ndb/src/kernel/vm/NdbinfoTables.cpp; ``INT UNSIGNED`` in SQL): every seconds column of
+``restart_info`` (``secs_*``, ``total_restart_secs``), about 136 years. Not a restart's length:
+``secs_to_allocate_node_id`` runs from the node's failure handling to its new start, so a node
+stopped for a month of hardware repair shows a month there."""
+
+NUMBER64_MAX = 2**64 - 1
+"""The largest value of an ndbinfo column of type ``Ndbinfo::Number64``, an unsigned 64-bit integer
+(NdbinfoTables.cpp; ``BIGINT UNSIGNED``): ``nodes.uptime``, "time in seconds that node has been
+running", which on a production cluster is months or years."""
+
+NUMBER64_SECONDS = frozenset({("nodes", "uptime")})
+"""The seconds columns ndbsim reads that NDB declares ``Number64``; every other one is ``Number``."""
+
+
+def seconds_max(table: str, column: str) -> int:
+    """The most seconds NDB can write in ``table.column`` (``NUMBER_MAX`` or ``NUMBER64_MAX``): the one
+    bound ``init --ndbinfo``, ``eta`` and ``calibrate --restart-info`` hold a seconds value to."""
+    return NUMBER64_MAX if (table, column) in NUMBER64_SECONDS else NUMBER_MAX
+
+
+def seconds_problem(x: float, table: str, column: str) -> str | None:
+    """Why ``x`` cannot be a number of seconds NDB wrote in ``table.column``, or None when it can."""
+    top = seconds_max(table, column)
+    if math.isfinite(x) and 0 <= x <= float(top):
+        return None
+    bits = 64 if top == NUMBER64_MAX else 32
+    return f"{column}={x:g} is not a number of seconds ndbinfo.{table} can hold (0-{top}, unsigned {bits}-bit)"
+
 
 _ESCAPES = {"t": "\t", "n": "\n", "\\": "\\", "0": "\0", "r": "\r", "b": "\b", "Z": "\x1a"}
 """``mysql --batch``'s escapes inside a value (client/mysql.cc ``print_tab_data``, via
@@ -204,6 +252,16 @@ def _read_block(ex: Export, name: str, body: list[str]) -> None:
             )
         rows.append({c: unescape(v) for c, v in zip(header, values, strict=True)})
     ex.tables[name] = rows
+
+
+def seconds(ex: Export, table: str, row: dict[str, str | None], column: str, node: int) -> float:
+    """A seconds value of the export (NaN for NULL), or one line naming the table, node, column and
+    the range NDB's column holds."""
+    x = number(ex, table, row, column)
+    problem = None if math.isnan(x) else seconds_problem(x, table, column)
+    if problem:
+        raise ex.fail(table, f"node {node}: {problem}; export again")
+    return x
 
 
 def number(ex: Export, table: str, row: dict[str, str | None], column: str) -> float:

@@ -21,16 +21,9 @@ from typing import Any
 from ndbsim.errors import InputError
 from ndbsim.input.config import ndb_params
 from ndbsim.input.config import params as config_params
-from ndbsim.input.ndbinfo import Export, number
+from ndbsim.input.ndbinfo import DATA_NODE_TYPE, Export, number, release_of, seconds
 from ndbsim.input.scenario import disk_files, provenance
 from ndbsim.input.units import exact_size_text, format_bytes
-
-_RELEASE = re.compile(r"ndb-(\d+\.\d+\.\d+)|(\d+\.\d+\.\d+)")
-"""A release in processes.node_version (``8.0.35``, ``mysql-8.0.35 ndb-8.0.35``): the ndb- one
-when both are there."""
-
-DATA_NODE_TYPE = "NDB"
-"""processes.node_type of a data node (the manual's ndbinfo processes page: NDB, MGM, API)."""
 
 DATA_MEMORY = "Data memory"
 """memoryusage.memory_type of DataMemory (the manual's ndbinfo memoryusage page)."""
@@ -109,10 +102,10 @@ def _data_nodes(ex: Export) -> tuple[list[int], str]:
         raise ex.fail("processes", "no data node (node_type NDB); export while the data nodes run")
     releases: dict[int, str] = {}
     for r in nodes:
-        m = _RELEASE.search(r.get("node_version") or "")
-        if not m:
+        release = release_of(r.get("node_version") or "")
+        if release is None:
             raise ex.fail("processes", f"node_version {r.get('node_version')!r} names no release; export again")
-        releases[int(number(ex, "processes", r, "node_id"))] = m.group(1) or m.group(2)
+        releases[int(number(ex, "processes", r, "node_id"))] = release
     if len(set(releases.values())) > 1:
         mixed = ", ".join(f"node {n}: {v}" for n, v in sorted(releases.items()))
         raise ex.fail(
@@ -121,6 +114,9 @@ def _data_nodes(ex: Export) -> tuple[list[int], str]:
             "upgrade as a scenario with restart.upgrade_to",
         )
     started = {int(number(ex, "nodes", r, "node_id")): r.get("status") for r in ex.rows("nodes")}
+    for r in ex.rows("nodes"):
+        if "uptime" in r:
+            seconds(ex, "nodes", r, "uptime", int(number(ex, "nodes", r, "node_id")))
     for n in sorted(releases):
         if started.get(n) != "STARTED":
             raise ex.fail(
@@ -283,6 +279,10 @@ def _restart_info(ex: Export, ids: list[int]) -> str | None:
             f"rows of nodes {', '.join(map(str, strangers))}, which are not this cluster's data nodes "
             f"({', '.join(map(str, ids))}); export restart_info from the same cluster",
         )
+    for r in rows:  # the bounds eta and calibrate --restart-info hold the same columns to
+        for c in r:
+            if c.startswith("secs_") or c == "total_restart_secs":
+                seconds(ex, "restart_info", r, c, int(number(ex, "restart_info", r, "node_id")))
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
     w.writeheader()

@@ -6,6 +6,8 @@ left running after Ctrl-C or a killed parent."""
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,8 +26,11 @@ WAVES = [[11, 13], [12, 14]]
 INIT_SETS = ("version=8.0.35", "data.size=40GB", "data.row_size=250B", "restart.type=rolling")
 
 FAKE = """#!{python}
-# a stand-in mysql client: checks its options, prints the next snapshot of its folder
-import os, sys, time
+# a stand-in mysql client: checks its options, prints the next snapshot of its folder; with a file
+# "fail" holding k, its first k calls fail as mysql does when the SQL node refuses (or the calls
+# listed in "fail-calls", from 0); with a file
+# "textfile" naming the --prometheus-textfile, each call keeps a copy of it as ndbsim left it
+import os, shutil, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
 assert "--batch" in sys.argv and any(a.startswith("--defaults-file=") for a in sys.argv), sys.argv
 sys.stdin.read()
@@ -33,6 +38,18 @@ with open(os.path.join(here, "pid"), "a") as f:
     f.write(f"{{os.getpid()}}\\n")
 if os.path.exists(os.path.join(here, "hang")):
     time.sleep(600)
+calls_path = os.path.join(here, "calls")
+calls = int(open(calls_path).read()) if os.path.exists(calls_path) else 0
+open(calls_path, "w").write(str(calls + 1))
+if os.path.exists(os.path.join(here, "textfile")):
+    prom = open(os.path.join(here, "textfile")).read()
+    if os.path.exists(prom):
+        shutil.copy(prom, os.path.join(here, f"seen-{{calls:03d}}.prom"))
+fails = os.path.exists(os.path.join(here, "fail")) and calls < int(open(os.path.join(here, "fail")).read())
+at = os.path.join(here, "fail-calls")
+if fails or (os.path.exists(at) and str(calls) in open(at).read().split(",")):
+    sys.stderr.write("ERROR 2003 (HY000): Can't connect to MySQL server on 'sql1:3306' (111)\\n")
+    sys.exit(1)
 n_path = os.path.join(here, "n")
 n = int(open(n_path).read()) if os.path.exists(n_path) else 0
 files = sorted(f for f in os.listdir(here) if f.endswith(".tsv"))
@@ -166,3 +183,169 @@ def test_no_client_left_after_ctrl_c_or_a_killed_parent(fake, how):
     while _alive(child) and time.time() < deadline:
         time.sleep(0.1)
     assert not _alive(child)
+
+
+# --- a failed snapshot, and the Prometheus textfile (issue 40) -------------------------------
+
+CLIENT_ERROR = "ERROR 2003 (HY000): Can't connect to MySQL server on 'sql1:3306' (111)"
+
+
+def _failure_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("ndbsim: snapshot ") and " failed (" in line]
+
+
+def test_a_client_that_fails_twice_then_answers_gives_two_lines_then_the_eta(fake):
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    times = cut_times(rows, WAVES, 1, START)
+    _snapshots(fake, [times[4], times[-1]])
+    (fake / "client" / "fail").write_text("2")
+    p = _watch(fake)
+    assert p.returncode == 0, p.stderr
+    failures = _failure_lines(p.stderr)
+    assert len(failures) == 2 and all(CLIENT_ERROR in line for line in failures), p.stderr
+    assert "snapshot 1 failed (1 of 5 in a row)" in failures[0] and "snapshot 2 failed (2 of 5" in failures[1]
+    assert len(p.stdout.strip().splitlines()) == 2 and "complete" in p.stdout.splitlines()[-1]
+    assert "Traceback" not in p.stderr
+
+
+def test_a_client_that_never_answers_stops_with_exit_2_and_its_message(fake):
+    _snapshots(fake, [START + 100])
+    (fake / "client" / "fail").write_text("1000")
+    p = _watch(fake, "--max-failures", "3")
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stdout == "" and "Traceback" not in p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(_failure_lines(p.stderr)) == 2 and len(lines) == 3, p.stderr
+    assert "3 snapshot(s) in a row failed (--max-failures 3)" in lines[-1] and CLIENT_ERROR in lines[-1]
+    assert int((fake / "client" / "calls").read_text()) == 3
+
+
+def test_max_failures_default_is_stated_and_checked(fake):
+    from ndbsim.studies.eta.watch import MAX_FAILURES
+
+    h = ndbsim("eta", "-h")
+    assert "--max-failures" in h.stdout and f"(default: {MAX_FAILURES})" in " ".join(h.stdout.split())
+    p = _watch(fake, "--max-failures", "0")
+    assert p.returncode == 2 and "--max-failures" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def _dashboard_metrics() -> set[str]:
+    """Every ndbsim metric the Grafana dashboard's queries name."""
+    import json
+
+    def exprs(node: object) -> list[str]:
+        if isinstance(node, dict):
+            return [v for k, v in node.items() if k == "expr" and isinstance(v, str)] + [
+                e for v in node.values() for e in exprs(v)
+            ]
+        return [e for v in node for e in exprs(v)] if isinstance(node, list) else []
+
+    dashboard = json.loads((ROOT / "monitoring" / "grafana-ndbsim-eta.json").read_text())
+    return {m for e in exprs(dashboard["panels"]) for m in re.findall(r"\bndbsim_[a-z0-9_]+", e)}
+
+
+DASHBOARD_METRICS = _dashboard_metrics()
+
+
+def _families(text: str) -> dict:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {f.name: f for f in text_string_to_metric_families(text)}
+
+
+def _sampled_at(text: str) -> float:
+    return _families(text)["ndbsim_eta_snapshot_timestamp_seconds"].samples[0].value
+
+
+def test_watch_writes_the_textfile_after_every_snapshot_never_half_written(fake):
+    import threading
+
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    times = cut_times(rows, WAVES, 1, START)
+    taken = [times[2], times[4], times[6], times[-1]]
+    _snapshots(fake, taken)
+    out = fake / "metrics"
+    out.mkdir()
+    prom = out / "ndbsim.prom"
+    (fake / "client" / "textfile").write_text(str(prom))
+    (fake / "client" / "fail-calls").write_text("2")  # the third call fails: the file says so
+    cmd = [
+        sys.executable,
+        "-m",
+        "ndbsim",
+        "eta",
+        "my.yaml",
+        "--watch",
+        "0.2s",
+        "--mysql",
+        str(fake / "client" / "mysql"),
+    ]
+    cmd += ["-n", "2", "--prometheus-textfile", str(prom), "--", "--defaults-file=my.cnf"]
+    proc = subprocess.Popen(cmd, cwd=fake, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reads, bad = [], []
+
+    def poll() -> None:  # a reader as the collector is: whatever it finds must be a whole file
+        while proc.poll() is None:
+            if prom.exists():
+                text = prom.read_text()
+                try:
+                    fams = _families(text)
+                    assert "ndbsim_eta_restart_status" in fams and text.endswith("\n")
+                    reads.append(text)
+                except Exception as e:  # any unreadable file is the failure
+                    bad.append((repr(e), text))
+            time.sleep(0.005)
+
+    reader = threading.Thread(target=poll)
+    reader.start()
+    _, stderr = proc.communicate(timeout=300)
+    reader.join()
+    assert proc.returncode == 0, stderr
+    assert not bad, bad[:1]
+    assert len({_sampled_at(t) for t in reads}) >= 2, "the reader saw fewer than two snapshots' files"
+    # each call of the client finds the file of the snapshot before it: updated after every one
+    seen = sorted((fake / "client").glob("seen-*.prom"))
+    assert [_sampled_at(f.read_text()) for f in seen] == pytest.approx([*taken[:2], *taken[1:3]])
+    failures = [_families(f.read_text())["ndbsim_eta_snapshot_failures"].samples[0].value for f in seen]
+    assert failures == [0, 0, 1, 0]
+    final = prom.read_text()
+    assert _sampled_at(final) == pytest.approx(taken[-1])
+    status = {s.labels["status"]: s.value for s in _families(final)["ndbsim_eta_restart_status"].samples}
+    assert status == {"running": 0, "complete": 1, "overrun": 0}
+    assert sorted(p.name for p in out.iterdir()) == ["ndbsim.prom"]  # no temporary file left
+    mid = _families(seen[1].read_text())
+    ends = mid["ndbsim_eta_node_end_timestamp_seconds"].samples
+    assert {s.labels["node_id"] for s in ends} >= {"12"}
+    q = {s.labels.get("quantile"): s.value for s in ends if s.labels["node_id"] == "12"}
+    assert q["0.05"] <= q["0.5"] <= q["0.95"] and q["0.5"] > taken[1]
+    phase = mid["ndbsim_eta_node_phase_elapsed_seconds"].samples
+    assert all(s.labels["phase"].startswith("secs_") for s in phase) and phase
+    for f in [*seen, prom]:
+        for fam in _families(f.read_text()).values():
+            assert fam.name.startswith("ndbsim_eta_") and fam.documentation and fam.type in ("gauge", "summary")
+    # the dashboard's queries name only metrics the file holds
+    names = {s.name for fam in mid.values() for s in fam.samples} | set(mid)
+    assert DASHBOARD_METRICS and names >= DASHBOARD_METRICS, DASHBOARD_METRICS - names
+    if shutil.which("promtool"):
+        for f in [*seen, prom]:
+            check = subprocess.run(
+                ["promtool", "check", "metrics"], input=f.read_text(), capture_output=True, text=True
+            )
+            assert check.returncode == 0, (f.name, check.stdout, check.stderr)
+
+
+def test_textfile_needs_its_extra_and_a_prom_name_and_works_with_one_snapshot(fake):
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    (fake / "now.tsv").write_text(snapshot_text(rows, WAVES, START, cut_times(rows, WAVES, 1, START)[4]))
+    blocked = "import sys; sys.modules['prometheus_client'] = None; from ndbsim.cli.app import main; main(sys.argv[1:])"
+    args = ["eta", "my.yaml", "--ndbinfo", "now.tsv", "--prometheus-textfile", "eta.prom"]
+    p = subprocess.run([sys.executable, "-c", blocked, *args], cwd=fake, capture_output=True, text=True)
+    assert p.returncode == 2 and "pip install 'ndbsim[prometheus]'" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and not (fake / "eta.prom").exists()
+    p = ndbsim("eta", "my.yaml", "--ndbinfo", "now.tsv", "--prometheus-textfile", "eta.txt", cwd=fake)
+    assert p.returncode == 2 and "*.prom" in p.stderr and not (fake / "eta.txt").exists()
+    p = ndbsim(*args, "-n", "2", cwd=fake)
+    assert p.returncode == 0, p.stderr
+    fams = _families((fake / "eta.prom").read_text())
+    running = {s.labels["status"]: s.value for s in fams["ndbsim_eta_restart_status"].samples}
+    assert running["running"] == 1 and fams["ndbsim_eta_running_wave"].samples[0].value == 2

@@ -434,16 +434,22 @@ def test_billions_and_days_are_read():
 def test_base_install_leaves_the_optional_paths_to_extras():
     text = (ROOT / "pyproject.toml").read_text()
     base = text.split("dependencies = [", 1)[1].split("]", 1)[0]
-    for heavy in ("scipy", "pyarrow", "dask"):
+    for heavy in ("scipy", "pyarrow", "dask", "prometheus"):
         assert heavy not in base
     test = text.split("test = [", 1)[1].split("]\n", 1)[0]
-    assert '"ndbsim[calibrate,parquet,cluster]"' in test
+    assert '"ndbsim[calibrate,parquet,cluster,prometheus]"' in test
     assert 'requires-python = ">=3.10"' in text
     assert "Python 3.10 or newer" in (ROOT / "README.md").read_text()
 
 
 @pytest.mark.parametrize(
-    "module, extra", [("scipy", "calibrate"), ("pyarrow", "parquet"), ("dask.distributed", "cluster")]
+    "module, extra",
+    [
+        ("scipy", "calibrate"),
+        ("pyarrow", "parquet"),
+        ("dask.distributed", "cluster"),
+        ("prometheus_client", "prometheus"),
+    ],
 )
 def test_a_missing_extra_names_its_install(module, extra, monkeypatch):
     from ndbsim.errors import InputError

@@ -194,7 +194,7 @@ def _snapshot(path, waves, after_secs):
 
     rows = {n: {"node_id": n, "phases": dict(PHASES), "total_restart_secs": 65.0} for w in waves for n in w}
     start = 1_800_000_000.0
-    path.write_text(snapshot_text(rows, waves, start, start + after_secs))
+    path.write_text(snapshot_text(rows, waves, start, start + after_secs, release="8.4.3"))  # the cluster's
     return str(path)
 
 

@@ -16,7 +16,7 @@ from conftest import ROOT
 from ndbsim.errors import InputError
 from ndbsim.input.snapshot.read import parse_snapshot
 from ndbsim.input.snapshot.status import STATES, state_of
-from ndbsim.studies.eta.replay import read_rows, replay, snapshot_text
+from ndbsim.studies.eta.replay import cut_times, read_rows, replay, snapshot_text
 from ndbsim.studies.eta.session import open_session
 
 DATA = ROOT / "tests" / "data" / "rolling-8.0.35"
@@ -77,6 +77,9 @@ def test_error_shrinks_as_phases_complete_and_is_within_10pct_after_restore(clus
 def test_in_the_first_wave_the_error_shrinks_as_the_phases_finish(cluster):
     # no complete row yet: the ETA starts as run's (hosts faster than the rows) and closes in
     cuts = replay(open_session(cluster["scenario"], None, None, []), cluster["rows"], 0, START)
+    # every phase boundary answers, with the nodes of wave 2 up 90 days (replay.UP_BEFORE)
+    assert len(cuts) == len(cut_times(cluster["rows"], [[11, 13], [12, 14]], 0, START))
+    assert all(c["window_p5"] <= c["window_p50"] <= c["window_p95"] < math.inf for c in cuts), cuts
     first, last = cuts[0], cuts[-1]
     assert first["fit_nodes"] == 0 and first["fit_phases"] == 0 and first["error"] < -0.15
     restored = next(i for i, c in enumerate(cuts) if c["phase"] == "secs_index_rebuild")

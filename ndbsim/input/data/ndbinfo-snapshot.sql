@@ -17,6 +17,10 @@ SELECT 'ndbsim-ndbinfo 1' AS ndbsim_export, @@ndb_version_string AS sql_node_ndb
 SELECT 'snapshot' AS ndbsim_table;
 SELECT UNIX_TIMESTAMP(NOW(6)) AS sampled_at;
 
+-- each node's release, checked against the scenario's (an upgrade shows two)
+SELECT 'processes' AS ndbsim_table;
+SELECT node_id, node_type, node_version FROM ndbinfo.processes ORDER BY node_id;
+
 -- data nodes: status (STARTING, STARTED, ...), start phase and seconds since the process started
 SELECT 'nodes' AS ndbsim_table;
 SELECT node_id, uptime, status, start_phase, config_generation FROM ndbinfo.nodes ORDER BY node_id;

@@ -10,15 +10,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ndbsim.errors import InputError
-from ndbsim.input.ndbinfo import SNAPSHOT_BLOCKS, Export, number, parse_export, read_export
+from ndbsim.input.ndbinfo import (
+    DATA_NODE_TYPE,
+    SNAPSHOT_BLOCKS,
+    Export,
+    number,
+    parse_export,
+    read_export,
+    release_of,
+    seconds,
+)
 from ndbsim.input.restart_info import COLUMNS
 from ndbsim.input.snapshot.status import State, state_of
 
 STATUS_COLUMNS = ("node_restart_status", "node_restart_status_int")
 """restart_info's status columns: which state each node has reached."""
-
-MAX_SECS = 1e6
-"""The largest seconds value a snapshot may hold (about 11.6 days), as for restart_info exports."""
 
 
 @dataclass
@@ -45,15 +51,28 @@ class Snapshot:
     sampled_at: float
     """Seconds since the epoch, the SQL node's clock."""
     nodes: dict[int, NodeRow] = field(default_factory=dict)
+    sql_node_version: str = ""
+    """``sql_node_ndb_version`` as the SQL node printed it (``ndb-8.4.3``; "" when not exported)."""
+    node_releases: dict[int, str] = field(default_factory=dict)
+    """Each data node's release (``8.4.3``) from ``processes.node_version``, where the export has it."""
 
 
 def _secs(ex: Export, table: str, row: dict[str, str | None], col: str, node: int) -> float:
-    x = number(ex, table, row, col)
-    if math.isnan(x):
-        return 0.0
-    if not 0 <= x <= MAX_SECS:
-        raise ex.fail(table, f"node {node}: {col}={x:g} is not a number of seconds 0-{MAX_SECS:.0f}; export again")
-    return x
+    """A seconds value within what NDB's column holds (``ndbinfo.seconds``); NULL is 0."""
+    x = seconds(ex, table, row, col, node)
+    return 0.0 if math.isnan(x) else x
+
+
+def _releases(ex: Export) -> dict[int, str]:
+    """The data nodes' releases in the export's ``processes`` block (the full script has it)."""
+    out = {}
+    for row in ex.rows("processes"):
+        if row.get("node_type") == DATA_NODE_TYPE:
+            release = release_of(row.get("node_version") or "")
+            if release is None:
+                raise ex.fail("processes", f"node_version {row.get('node_version')!r} names no release; export again")
+            out[_node_id(ex, "processes", row)] = release
+    return out
 
 
 def _node_id(ex: Export, table: str, row: dict[str, str | None]) -> int:
@@ -70,7 +89,7 @@ def snapshot_from_export(ex: Export) -> Snapshot:
     at = number(ex, "snapshot", stamp[0], "sampled_at") if stamp else math.nan
     if not math.isfinite(at) or at <= 0:
         raise ex.fail("snapshot", "sampled_at is not a time; export again with `ndbsim ndbinfo-sql --snapshot`")
-    snap = Snapshot(ex.source, at)
+    snap = Snapshot(ex.source, at, sql_node_version=ex.sql_node_version, node_releases=_releases(ex))
     for row in ex.rows("nodes"):
         n = _node_id(ex, "nodes", row)
         phase = row.get("start_phase")

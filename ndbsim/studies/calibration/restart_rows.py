@@ -25,12 +25,15 @@ from typing import Any
 
 from ndbsim.errors import InputError
 from ndbsim.input import restart_info as ri
+from ndbsim.input.ndbinfo import NUMBER_MAX
 from ndbsim.input.restart_info import COLUMN_PHASES, COLUMNS, check_header, check_row, column_name, without_comments
 from ndbsim.input.safe_load import MAX_TEXT_BYTES, read_limited
 
-MAX_SECS = 1e6
-"""The largest published or measured time ndbsim accepts, in seconds (about 11.6 days): far
-above any real restart, low enough to catch a wrong unit or a corrupt export."""
+MAX_SECS = NUMBER_MAX
+"""The largest published or measured time ndbsim accepts, in seconds: what restart_info's columns
+hold (``ndbsim.input.ndbinfo.NUMBER_MAX``, about 136 years), the bound ``init --ndbinfo`` and
+``eta`` hold the same columns to. A node down for weeks before its restart shows those weeks in
+``secs_to_allocate_node_id``."""
 
 COMPARED: tuple[str, ...] = ri.COLUMNS
 """The columns an imported row is compared on, with ``total_restart_secs`` (that node's own restart,
@@ -68,8 +71,8 @@ def _seconds(text: str, col: str, line: int, src: str) -> float:
         raise InputError(f"{text!r} on line {line} is negative; a duration is 0 or more: {FIX}", field=col, source=src)
     if x > MAX_SECS:
         raise InputError(
-            f"{text!r} on line {line} is more than {MAX_SECS:.0f} s ({MAX_SECS / 86400:.1f} days), "
-            f"not a restart time; {FIX}",
+            f"{text!r} on line {line} is more than {MAX_SECS:.0f} s, the most restart_info's unsigned 32-bit "
+            f"column holds; {FIX}",
             field=col,
             source=src,
         )

@@ -14,6 +14,14 @@ from typing import Any
 from ndbsim.input.restart_info import COLUMNS, TO_ALLOCATE_NODE_ID
 from ndbsim.input.snapshot.status import STATES
 
+UP_BEFORE = 90 * 86400
+"""``nodes.uptime`` of a node not yet restarted in the replayed restart: 90 days, as a production
+cluster's data nodes show between two rolling restarts (the column holds years,
+``ndbsim.input.ndbinfo.NUMBER64_MAX``)."""
+
+RELEASE = "8.0.35"
+"""The shipped rolling restart's release (tests/data/rolling-8.0.35)."""
+
 HEADER = ("node_id", "node_restart_status", "node_restart_status_int", *COLUMNS, "total_restart_secs")
 _BY_FINISHED = {s.finished: s for s in STATES if not s.coarse}
 
@@ -44,22 +52,32 @@ def _row_at(row: dict[str, Any], began: float, at: float) -> tuple[list[str], fl
     return cells, (at - process if at >= process else None)
 
 
-def snapshot_text(rows: dict[int, dict[str, Any]], waves: list[list[int]], start: float, at: float) -> str:
-    """The snapshot script's output at ``at`` for a restart of ``waves`` that began at ``start``."""
+def snapshot_text(
+    rows: dict[int, dict[str, Any]],
+    waves: list[list[int]],
+    start: float,
+    at: float,
+    up_before: float = UP_BEFORE,
+    release: str = RELEASE,
+) -> str:
+    """The snapshot script's output at ``at`` for a restart of ``waves`` that began at ``start``: the
+    nodes not restarted yet up ``up_before`` seconds, every node and the SQL node on ``release``."""
     starts = wave_starts(rows, waves, start)
     info, nodes = [], []
     for began, w in zip(starts, waves):
         for n in w:
             if at < began:
-                nodes.append([str(n), "100000", "STARTED", "0", "1"])  # not restarted yet in this restart
+                nodes.append([str(n), f"{up_before:.0f}", "STARTED", "0", "1"])  # not restarted yet
                 continue
             cells, uptime = _row_at(rows[n], began, at)
             info.append(cells)
             if uptime is not None:
                 started = cells[1] == "Restart completed"
                 nodes.append([str(n), f"{uptime:.0f}", "STARTED" if started else "STARTING", "0", "1"])
-    lines = ["ndbsim_export\tsql_node_ndb_version", "ndbsim-ndbinfo 1\t8.0.35"]
+    lines = ["ndbsim_export\tsql_node_ndb_version", f"ndbsim-ndbinfo 1\tndb-{release}"]
     lines += ["ndbsim_table", "snapshot", "sampled_at", f"{at:.6f}"]
+    lines += ["ndbsim_table", "processes", "node_id\tnode_type\tnode_version"]
+    lines += [f"{r[0]}\tNDB\t{release}" for r in sorted(nodes, key=lambda r: int(r[0]))]
     lines += ["ndbsim_table", "nodes", "node_id\tuptime\tstatus\tstart_phase\tconfig_generation"]
     lines += ["\t".join(r) for r in sorted(nodes, key=lambda r: int(r[0]))]
     lines += ["ndbsim_table", "restart_info"]

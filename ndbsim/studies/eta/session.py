@@ -13,6 +13,7 @@ from ndbsim.input.snapshot.read import Snapshot
 from ndbsim.studies.eta.predict import Eta, predict
 from ndbsim.studies.eta.progress import RESTARTING, check_nodes, check_plan, progress
 from ndbsim.studies.eta.refit import Refit, refit
+from ndbsim.studies.eta.release import check_release
 
 ETA_REPLICATIONS = 10
 """Replications of what is left when neither ``-n`` nor the scenario asks for more: enough for a
@@ -28,6 +29,10 @@ class Session:
     data_nodes: list[int]
     replications: int
     seed: int | None
+    version: str = ""
+    """The scenario's release (``version``)."""
+    upgrade_to: str | None = None
+    """The release its restart upgrades to (``restart.upgrade_to``; None: no upgrade)."""
     last: Refit | None = None
     last_at: float | None = None
     first_seen: dict[tuple[int, str], float] = field(default_factory=dict)
@@ -42,6 +47,7 @@ class Session:
         """The ETA of one more snapshot; one line (``InputError``) for a snapshot that cannot be this
         restart's next one."""
         check_nodes(snap, self.data_nodes, self.name)
+        check_release(snap, self.version, self.upgrade_to, self.data_nodes)
         check_plan(snap, self.waves, self.name)
         if self.last_at is not None and snap.sampled_at < self.last_at:
             raise InputError(
@@ -84,4 +90,4 @@ def open_session(scenario: Path, replications: int | None, seed: int | None, set
     waves = [list(w["nodes"]) for w in schedule["waves"]]
     n = replications or max(s.simulation.replications, ETA_REPLICATIONS)
     ids = list(s.cluster.node_ids or range(1, s.cluster.data_nodes + 1))
-    return Session(loaded.raw, str(scenario), waves, ids, n, seed)
+    return Session(loaded.raw, str(scenario), waves, ids, n, seed, s.version, s.restart.upgrade_to)

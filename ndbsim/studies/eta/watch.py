@@ -1,6 +1,11 @@
 """``ndbsim eta --watch``: the snapshot script run through the ``mysql`` client every interval, one
 ETA per snapshot, until the restart completes (exit 0) or overruns (exit 4).
 
+A snapshot the client fails to take (a refused connection, an SQL node restarting, a timeout) is
+one line on stderr with the client's message, and the next interval tries again: a rolling
+restart of the SQL nodes, or a network blip, should not end the watch. ``max_failures`` failures
+in a row end it with exit 2 and the client's last message.
+
 The client's options pass through unchanged (``-- --defaults-file=FILE -h HOST``) and are never
 printed; a password on the command line is refused, as ``ps`` would show it to every user of
 the host. The client runs as a child that dies with ndbsim: it is killed when interrupted, and
@@ -29,6 +34,10 @@ EXIT_OVERRUN = 4
 judged is the one predicted when the cluster last showed something new (a phase finished, a
 node done): a phase that hangs shows nothing new, so its deadline stays where it was set, while
 every finished phase resets it with what the fit has learnt."""
+
+MAX_FAILURES = 5
+"""Snapshots in a row the client may fail before ``--watch`` stops (``--max-failures``'s default): at 30 s a
+snapshot, two and a half minutes without an answer, longer than a mysqld restart takes."""
 
 PASSWORD_FLAGS = ("-p", "--password")
 """The client's password options: refused (use --defaults-file or a login path)."""
@@ -70,14 +79,22 @@ def take_snapshot(client: str, args: list[str], timeout: float, n: int) -> Snaps
         )
     except FileNotFoundError:
         raise InputError(f"{client!r} not found; install the mysql client or give its path", field="--mysql") from None
-    except subprocess.TimeoutExpired:
+    except OSError as e:
         raise InputError(
+            f"cannot run {client!r}: {e.strerror or e}; give the mysql client's path", field="--mysql"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise SnapshotFailed(
             f"the mysql client did not answer within {timeout:.0f} s (killed); check the SQL node", field="--mysql"
         ) from None
     if done.returncode != 0:
         first = (done.stderr.strip().splitlines() or ["no message"])[0][:200]
-        raise InputError(f"the mysql client exited with {done.returncode}: {first}", field="--mysql")
+        raise SnapshotFailed(f"the mysql client exited with {done.returncode}: {first}", field="--mysql")
     return parse_snapshot(done.stdout, f"snapshot {n}")
+
+
+class SnapshotFailed(InputError):
+    """The client ran but gave no snapshot (its error, or no answer in time): ``watch`` tries again."""
 
 
 @dataclass
@@ -92,20 +109,47 @@ def watch(
     interval: float,
     show: Callable[[Eta], None],
     sleep: Callable[[float], None] = time.sleep,
+    max_failures: int = MAX_FAILURES,
+    publish: Callable[[Eta, bool, int], None] | None = None,
+    warn: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
 ) -> Outcome:
-    """Snapshot, predict, show, until the restart completes or overruns."""
+    """Snapshot, predict, show, until the restart completes or overruns; ``publish`` gets each ETA,
+    whether it overran, and the failed snapshots since (again after each failure)."""
     deadline, key = math.nan, None
-    n = 0
+    n = failures = 0
+    last: tuple[Eta, bool] | None = None
     while True:
         n += 1
-        eta = session.update(take(n))
+        try:
+            snap = take(n)
+        except SnapshotFailed as e:
+            failures += 1
+            if failures >= max_failures:
+                raise InputError(
+                    f"{failures} snapshot(s) in a row failed (--max-failures {max_failures}); the last: {e.message}",
+                    field="--mysql",
+                ) from None
+            warn(
+                f"ndbsim: snapshot {n} failed ({failures} of {max_failures} in a row): {e.message}; "
+                f"trying again in {interval:g} s"
+            )
+            if publish is not None and last is not None:
+                publish(*last, failures)
+            sleep(interval)
+            continue
+        failures = 0
+        eta = session.update(snap)
         show(eta)
         prog = eta.progress
-        if prog.complete and session.seen_running:
-            return Outcome(0, f"the restart completed after {prog.spent:.0f} s")
         if not prog.complete and (math.isnan(deadline) or eta.refit.key != key):
             deadline, key = MARGIN * eta.window["p99"], eta.refit.key
-        if not prog.complete and prog.spent > deadline:
+        overrun = not prog.complete and prog.spent > deadline
+        last = (eta, overrun)
+        if publish is not None:
+            publish(eta, overrun, 0)
+        if prog.complete and session.seen_running:
+            return Outcome(0, f"the restart completed after {prog.spent:.0f} s")
+        if overrun:
             return Outcome(
                 EXIT_OVERRUN,
                 f"the restart has run {prog.spent:.0f} s, past {MARGIN:g} x the predicted p99 window "

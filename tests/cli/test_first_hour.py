@@ -437,9 +437,29 @@ def test_base_install_leaves_the_optional_paths_to_extras():
     for heavy in ("scipy", "pyarrow", "dask"):
         assert heavy not in base
     test = text.split("test = [", 1)[1].split("]\n", 1)[0]
-    assert '"ndbsim[calibrate,parquet,cluster]"' in test
+    assert '"ndbsim[calibrate,parquet,cluster,notebooks]"' in test
     assert 'requires-python = ">=3.10"' in text
     assert "Python 3.10 or newer" in (ROOT / "README.md").read_text()
+
+
+def test_the_notebooks_extra_installs_what_they_import_and_the_readme_says_so():
+    """The notebooks need a kernel and ``jupyter execute``: an extra installs them, README says how."""
+    import json
+    import re
+
+    text = (ROOT / "pyproject.toml").read_text()
+    extra = re.search(r"^notebooks = \[(.*)\]$", text, re.M)
+    assert extra is not None and all(p in extra.group(1) for p in ("ipykernel", "nbclient", "nbformat"))
+    readme = (ROOT / "README.md").read_text()
+    assert 'pip install -e ".[notebooks]"' in readme and "jupyter execute" in readme
+    imported = set()
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        for cell in json.loads(nb.read_text())["cells"]:
+            imported |= set(re.findall(r"^(?:from|import) (\w+)", "".join(cell["source"]), re.M))
+    base = text.split("dependencies = [", 1)[1].split("]", 1)[0]
+    stdlib = {"os", "_common", "ndbsim", "math", "json", "re", "itertools"}
+    assert imported - stdlib <= {"matplotlib", "pandas", "numpy", "yaml"}
+    assert all(p in base for p in ("matplotlib", "pandas", "numpy", "pyyaml"))
 
 
 @pytest.mark.parametrize(

@@ -206,3 +206,21 @@ def test_init_takes_a_host_that_holds_the_cpus_thread_config_binds(tmp_path):
     assert "host: 32 cores × 2 threads" in run.stdout and "hardware threads" not in run.stderr
     given = cli("init", "--config-ini", str(ini), "--version", "8.4.3", "--set", "host.cpu_cores=48")
     assert "\n  cpu_cores: 48\n" in given.stdout and "binds CPUs up to" not in given.stdout
+
+
+def test_params_lays_set_over_the_config_ini_as_run_does(tmp_path):
+    ini = tmp_path / "config.ini"
+    ini.write_text(FOUR_REPLICA_INI)
+    p = cli(
+        "params",
+        "--config-ini",
+        str(ini),
+        "--set",
+        "version=8.4.3",
+        "--set",
+        "cluster.config.ThreadConfig=ldm={count=4}",
+    )
+    assert p.returncode == 0, p.stderr
+    assert "(release from --set)" in p.stdout and "threads per data node: 4 LDM, 0 query" in p.stdout
+    alone = cli("params", "--set", "host.cpu_cores=32")
+    assert alone.returncode == 2 and "add --config-ini FILE, or drop --set" in alone.stderr

@@ -107,9 +107,15 @@ def _layout_check(resolved: object, started: list[int]) -> list[str]:
     ]
 
 
-def print_layout(config_ini: Path, version: str | None, sets: list[str] | None = None) -> None:
+def print_layout(config_ini: Path | None, version: str | None, sets: list[str] | None = None) -> None:
     """``params --config-ini FILE --version V [--set K=V]``: the thread layout NDB starts each data
     node with (``sets`` laid over the config.ini, as ``run`` does)."""
+    if config_ini is None:
+        raise InputError(
+            "--set changes a scenario, and params reads one only with --config-ini (the thread layout of that "
+            "config.ini with your --set); add --config-ini FILE, or drop --set",
+            field="--set",
+        )
     from ndbsim.input.threads import layout
     from ndbsim.models.load import prepare, read, release_needed
     from ndbsim.models.registry import NDB

@@ -113,17 +113,11 @@ def params(
     from ndbsim.input.config.params import PARAMS, show
     from ndbsim.input.profiles import parse_version, unused_params
 
-    if config_ini is not None:
+    if config_ini is not None or set_:
         from ndbsim.cli.ndbinfo import print_layout
 
         print_layout(config_ini, version, set_)
         return
-    if set_:
-        raise InputError(
-            "--set changes a scenario, and params reads one only with --config-ini (the thread layout of that "
-            "config.ini with your --set); add --config-ini FILE, or drop --set",
-            field="--set",
-        )
     version = "7.6.6" if version is None else version  # given empty, it is refused like any unknown release
     prof = _profile(version, "--version")
     if diff is not None:

@@ -16,10 +16,12 @@ from ndbsim.studies.runs import resolve_variant
 def other_starts(loaded: Any, restart_type: str, seed: int, replications: int) -> dict[str, list[float] | str]:
     """Per other restart type, its slowest node's start per replication, or why it cannot run (the
     input error of the scenario with that type). A multi-node run's variants restart one node (the
-    default, the highest NodeId); a node or initial restart's keep its nodes."""
+    default, the highest NodeId); a node or initial restart's keep its nodes. An upgrade's variants
+    restart the cluster at the release it runs (each start of an upgrade is the run's own)."""
     out: dict[str, list[float] | str] = {}
     for kind in other_start_types(restart_type):
-        sets = [f"restart.type={kind}"] + ([] if restart_type in NODE_STARTS else ["restart.nodes=null"])
+        sets = [f"restart.type={kind}", "restart.upgrade_to=null"]
+        sets += [] if restart_type in NODE_STARTS else ["restart.nodes=null"]
         try:
             variant = resolve_variant(copy.deepcopy(loaded.raw), sets, loaded.source)
         except InputError as e:

@@ -198,12 +198,13 @@ def _parse_duration(value: object) -> float:
 
 
 def format_bytes(n: float) -> str:
-    """Binary, NDB style: 64424509440 -> '60.0G'; an unbounded amount -> 'unbounded'. The unit is
-    chosen after rounding, so a size a hair under 1T reads ``1.0T``, never ``1024.0G``."""
+    """Binary, NDB style: 64424509440 -> '60.0G'; an unbounded amount -> 'unbounded'. A size a hair
+    under a unit, that the smaller unit would show as ``1024.0``, reads ``1.0`` of it (``1.0T``,
+    never ``1024.0G``); 1000G stays ``1000.0G``."""
     if n != n or n in (float("inf"), float("-inf")):
         return "unbounded"
-    for unit in ("P", "T", "G", "M", "K"):
-        if abs(round(n / _BINARY[unit], 1)) >= 1:
+    for unit, smaller in (("P", "T"), ("T", "G"), ("G", "M"), ("M", "K"), ("K", "")):
+        if abs(n) >= _BINARY[unit] - 0.05 * _BINARY[smaller]:
             return f"{n / _BINARY[unit]:.1f}{unit}"
     return f"{n:.0f}B"
 

@@ -149,7 +149,9 @@ def timeouts(
             not_run[RESTART_NAMES.get(kind, kind)] = secs
         else:
             types.append(start_figures(kind, secs, this_run=False))
-    longest = max(types, key=lambda t: t["bound_secs"])
+    # the longest start that finishes; one that never does is said, no timeout makes it
+    finishing = [t for t in types if math.isfinite(t["bound_secs"])]
+    longest = max(finishing, key=lambda t: t["bound_secs"]) if finishing else own
     cover = longest["bound_secs"]
     finite = math.isfinite(cover)
     threshold = math.ceil(cover / PROBE_PERIOD_SECS) if finite else None
@@ -225,6 +227,11 @@ def timeout_lines(t: dict[str, Any]) -> list[str]:
         )
     for name, why in t.get("not_run", {}).items():
         out.append(f"  {name}: not simulated ({why}); the values below do not cover it")
+    out.extend(
+        f"  the {r['name']} would not finish: no timeout makes it (ndbsim run --set restart.type={r['type']})"
+        for r in t["restart_types"]
+        if not math.isfinite(r["bound_secs"]) and math.isfinite(t["covering_bound_secs"])
+    )
     if n < FEW_REPLICATIONS:
         out.append(f"  few replications: the p99 of {n} is about its largest; rerun with -n 100 for a steadier p99")
     if not math.isfinite(t["covering_bound_secs"]):

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from ndbsim.input.units import format_secs
+from ndbsim.output.timeouts import names_text
 
 DOMINANT_MAX = 3
 """Phases the summary names at most: the two or three a reader acts on."""
@@ -244,7 +245,7 @@ def _timeouts(t: dict[str, Any] | None) -> str:
     node = next((c for c in t["config_ini"] if c["value_ms"] is not None), None)
     parts = []
     if node is not None:
-        covers = _e(" and ".join(node["covers"]))
+        covers = _e(names_text(node["covers"]))
         parts.append(
             f"<code>{_e(node['parameter'])}={node['value_ms']}</code> ({_e(format_secs(node['value_ms'] / 1000))}, "
             f"covers the {covers})"

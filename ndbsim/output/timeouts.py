@@ -262,10 +262,15 @@ def timeout_lines(t: dict[str, Any]) -> list[str]:
     return out
 
 
+def names_text(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
+
+
 def _config_lines(c: dict[str, Any], covering: str) -> list[str]:
     if c["value_ms"] is None:
         return [f"  config.ini {c['parameter']}: {c['why']}"]
-    covers = " and ".join(c["covers"])
+    covers = names_text(c["covers"])
     out = [f"  config.ini {c['parameter']}={c['value_ms']}: covers the {covers} (the {covering} needs the most)"]
     out[0] += f"; {c['why']}"
     if not c["stops"]:

@@ -117,6 +117,7 @@ def print_layout(config_ini: Path | None, version: str | None, sets: list[str] |
             field="--set",
         )
     from ndbsim.input.threads import layout
+    from ndbsim.input.threads import threads_text as counted
     from ndbsim.models.load import prepare, read, release_needed
     from ndbsim.models.registry import NDB
     from ndbsim.output.header import threads_text
@@ -138,9 +139,7 @@ def print_layout(config_ini: Path | None, version: str | None, sets: list[str] |
     typer.echo(f"NDB {r.scenario.version} (release from {origin}) · {config_ini}{changes}")
     typer.echo(f"threads per data node: {threads_text({**counts, 'source': t.source})}")
     typer.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
-    typer.echo(
-        f"restore threads (LDM + query + recover): {t.restore_threads}; execution threads: {t.execution_threads}"
-    )
+    typer.echo(f"restore threads (LDM + query + recover): {t.restore_threads}; {counted(t)}")
     if mech.query_threads and r.config.get("AutomaticThreadConfig") and not r.config.get("NumCPUs"):
         typer.echo(f"NumCPUs=0: NDB counts the host's CPUs; ndbsim takes host.cpu_cores × threads_per_core = {hw}")
     for note in loaded.notes:

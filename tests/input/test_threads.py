@@ -222,5 +222,7 @@ def test_params_lays_set_over_the_config_ini_as_run_does(tmp_path):
     )
     assert p.returncode == 0, p.stderr
     assert "(release from --set)" in p.stdout and "threads per data node: 4 LDM, 0 query" in p.stdout
+    full = cli("params", "--config-ini", str(ini), "--version", "8.4.3")
+    assert "; 52 threads of which 4 recover, running only while the node restores" in full.stdout
     alone = cli("params", "--set", "host.cpu_cores=32")
     assert alone.returncode == 2 and "add --config-ini FILE, or drop --set" in alone.stderr

@@ -16,6 +16,7 @@ import pandas as pd
 import ndbsim
 from ndbsim.errors import InputError
 from ndbsim.input.scenario import DEFAULT_SCENARIO
+from ndbsim.input.units import exact_size_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
@@ -87,6 +88,29 @@ def size_overrides(gb: float, headroom: float = 1.25) -> list[str]:
     return [f"data.size={gb:g}G", "data.rows=null", f"cluster.config.DataMemory={dm}G"]
 
 
+def data_overrides(facts: dict, gb: float) -> list[str]:
+    """The scenario's data at ``gb`` GiB per node, changed no more than that needs: nothing at its
+    own size (``PER_NODE_GB`` rounds to 0.1 GiB); else ``data.size``, ``data.rows`` scaled with it
+    (the row size kept) unless the rows already come from ``data.row_size``, and DataMemory grown
+    in proportion only when the data grows (the scenario's own headroom kept; less data fits the
+    DataMemory configured)."""
+    d = facts["data"]
+    ratio = gb * GiB / d["size"]
+    if abs(gb * GiB - d["size"]) < 0.05 * GiB:
+        return []
+    out = [f"data.size={gb:g}G"]
+    if not d["rows_from_row_size"]:
+        out.append(f"data.rows={round(d['rows'] * ratio)}")
+    if ratio > 1:
+        out.append(f"cluster.config.DataMemory={exact_size_text(math.ceil(d['DataMemory'] * ratio / MiB) * MiB)}")
+    return out
+
+
+def sets_text(overrides: list[str]) -> str:
+    """Overrides as the ``--set`` options of ``ndbsim run`` that make the same run."""
+    return " ".join(f"--set {o}" for o in overrides)
+
+
 MAX_NODE_ID = 144
 """NDB's largest data-node NodeId (config.ini [ndbd] NodeId: 1-144)."""
 
@@ -148,6 +172,7 @@ __all__ = [
     "InputError",
     "MiB",
     "cluster_overrides",
+    "data_overrides",
     "default_scenario",
     "files_per_unit",
     "grouped_phases",
@@ -159,5 +184,6 @@ __all__ = [
     "pd",
     "scenario_facts",
     "scenario_path",
+    "sets_text",
     "size_overrides",
 ]

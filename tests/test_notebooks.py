@@ -93,3 +93,46 @@ def test_a_notebook_answers_for_the_scenario_it_is_pointed_at(small_env, monkeyp
     monkeypatch.setenv("NDBSIM_NOTEBOOK_SCENARIO", str(mine))
     text = _text(_execute(NOTEBOOKS_DIR / "05_rolling_restart_window.ipynb"))
     assert "at 20 GB per node" in text and "for 40 GB in total" in text, text[-600:]
+
+
+def test_the_rolling_notebook_on_your_scenario_agrees_with_ndbsim_run(small_env, monkeypatch, tmp_path):
+    """Issue 41: on a user's scenario (NodeIds 141-144, 100 GB per node in 300M rows under a
+    DataMemory of 128G, its own seed 3) notebook 05 prints every change it makes, runs the cluster's
+    own size as the scenario has it (no DataMemory of 1.6 × the data, no data.rows=null, not seed 5),
+    and its figures for it are the ones ``ndbsim run`` prints with the --set it names."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    import yaml
+
+    raw = yaml.safe_load((NOTEBOOKS_DIR.parent / "scenarios" / "rolling-4-nodes-8.0.yaml").read_text())
+    raw["cluster"]["node_ids"] = [141, 142, 143, 144]
+    raw["cluster"]["config"]["DataMemory"] = "128G"
+    raw["data"] = {**raw["data"], "size": "100G", "rows": "300M"}
+    raw["data"].pop("row_size", None)
+    raw["simulation"] = {"replications": 5, "seed": 3}
+    mine = tmp_path / "my.yaml"
+    mine.write_text(yaml.safe_dump(raw))
+    monkeypatch.setenv("NDBSIM_NOTEBOOK_SCENARIO", str(mine))
+    text = _text(_execute(NOTEBOOKS_DIR / "05_rolling_restart_window.ipynb"))
+    assert "seed 3, 3 replications" in text and "4 data nodes, scale-out (100 GB per node): your cluster" in text
+    assert "data.rows=null" not in text and "DataMemory=160G" not in text
+    assert "same data (200 GB total): --set cluster.data_nodes=2" in text  # 200G on one node group
+    assert "--set data.size=200G --set data.rows=600000000 --set cluster.config.DataMemory=256G" in text
+    line = next(x for x in text.splitlines() if x.startswith("your cluster as it is:"))
+    window, one, node = re.search(r"window ([\d.]+) s.* restart ([\d.]+) s.*restart\.nodes=\[(\d+)\]", line).groups()
+
+    def run(*sets):
+        args = [a for s in sets for a in ("--set", s)]
+        p = subprocess.run(
+            [sys.executable, "-m", "ndbsim", "run", str(mine), "-n", "3", *args, "-f", "json"],
+            capture_output=True,
+            text=True,
+        )
+        assert p.returncode == 0, p.stderr
+        return f"{json.loads(p.stdout)['total_restart_secs']:.1f}"
+
+    assert window == run("restart.type=rolling", "restart.nodes=null", "restart.plan=per-node-group")
+    assert one == run("restart.type=node", f"restart.nodes=[{node}]")

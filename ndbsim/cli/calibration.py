@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from ndbsim.cli.help import SET_HELP
 from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, add_commands, use_constants
 from ndbsim.errors import InputError
 
@@ -110,6 +111,9 @@ def calibrate(
     accept_worse: bool = typer.Option(
         False, "--accept-worse", help="Write a constants fit even when it puts a published case out of tolerance."
     ),
+    set_: list[str] = typer.Option(
+        [], "--set", "-s", metavar="KEY=VALUE", help=f"With --scenario: {SET_HELP[0].lower()}{SET_HELP[1:]}"
+    ),
 ) -> None:
     """With --restart-info: your rows, node by node, fit your cluster's host figures (core speed,
     disks, latency, network, memory touch), written beside your scenario (my.yaml ->
@@ -124,7 +128,7 @@ def calibrate(
 
     tty = sys.stderr.isatty()
     args = (cases, restart_info, scenario, node, output, replace_packaged, fit, accept_worse, tty, Path(USER_CONSTANTS))
-    report = run(Options(*args))
+    report = run(Options(*args, sets=tuple(set_)))
     typer.echo(report.text, nl=False)
     for line in report.files:
         typer.echo(line, err=True)

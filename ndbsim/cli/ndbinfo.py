@@ -107,29 +107,39 @@ def _layout_check(resolved: object, started: list[int]) -> list[str]:
     ]
 
 
-def print_layout(config_ini: Path, version: str | None) -> None:
-    """``params --config-ini FILE --version V``: the thread layout NDB starts each data node with."""
+def print_layout(config_ini: Path | None, version: str | None, sets: list[str] | None = None) -> None:
+    """``params --config-ini FILE --version V [--set K=V]``: the thread layout NDB starts each data
+    node with (``sets`` laid over the config.ini, as ``run`` does)."""
+    if config_ini is None:
+        raise InputError(
+            "--set changes a scenario, and params reads one only with --config-ini (the thread layout of that "
+            "config.ini with your --set); add --config-ini FILE, or drop --set",
+            field="--set",
+        )
     from ndbsim.input.threads import layout
+    from ndbsim.input.threads import threads_text as counted
     from ndbsim.models.load import prepare, read, release_needed
     from ndbsim.models.registry import NDB
     from ndbsim.output.header import threads_text
 
-    if version is None:
+    given = [a.split("=", 1)[1].strip() for a in sets or [] if a.partition("=")[0].strip() == "version"]
+    if version is None and not given:
         raise InputError(release_needed(), field="--version")
     from dataclasses import replace
 
-    loaded = prepare(replace(read(config_ini=config_ini, neutral=True, version=version), model=NDB))
+    raw = read(config_ini=config_ini, overrides=sets or [], neutral=True, version=version)
+    loaded = prepare(replace(raw, model=NDB))
     r = loaded.prepared
     mech, h = r.profile.mechanisms, r.scenario.host
     hw = h.cpu_cores * h.threads_per_core
     t = layout(r.config, mech.multithreaded, mech.query_threads, hw)
     counts = {k: v for k, v in t.counts().items() if k != "requested"}
-    typer.echo(f"NDB {r.scenario.version} (release from --version) · {config_ini}")
+    changes = "".join(f" --set {a.strip()}" for a in sets or [])
+    origin = "--version" if version is not None else "--set"
+    typer.echo(f"NDB {r.scenario.version} (release from {origin}) · {config_ini}{changes}")
     typer.echo(f"threads per data node: {threads_text({**counts, 'source': t.source})}")
     typer.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
-    typer.echo(
-        f"restore threads (LDM + query + recover): {t.restore_threads}; execution threads: {t.execution_threads}"
-    )
+    typer.echo(f"restore threads (LDM + query + recover): {t.restore_threads}; {counted(t)}")
     if mech.query_threads and r.config.get("AutomaticThreadConfig") and not r.config.get("NumCPUs"):
         typer.echo(f"NumCPUs=0: NDB counts the host's CPUs; ndbsim takes host.cpu_cores × threads_per_core = {hw}")
     for note in loaded.notes:

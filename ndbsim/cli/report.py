@@ -85,7 +85,13 @@ def report(
     changes += ([f"--config-ini {config_ini}"] if config_ini else []) + [f"--set {a.strip()}" for a in set_]
     loaded.model.annotate(result, loaded.prepared, loaded.origins, loaded.notes, changes)
     advice = None if no_advise else _advice(loaded, lever, result.seed, advise_replications, workers)
-    _write(result, advice, _command(scenario, config_ini, release, set_, n, result.seed, output), output)
+    _write(
+        result,
+        advice,
+        _timeouts(loaded, result),
+        _command(scenario, config_ini, release, set_, n, result.seed, output),
+        output,
+    )
     warn([*result.warnings, *loaded.notes])
     if result.status != "ok":
         raise typer.Exit(EXIT_NOT_MADE_IT)
@@ -110,13 +116,21 @@ def _advice(loaded: Loaded, levers: list[str], seed: int, n: int, workers: int |
     return a.to_dict()
 
 
-def _write(result: Any, advice: dict[str, Any] | None, command: str, output: Path) -> None:
+def _timeouts(loaded: Loaded, result: Any) -> dict[str, Any]:
+    """The timeouts to set, covering every restart type a node can start with (as run --timeouts)."""
+    from ndbsim.output.timeouts import timeouts
+    from ndbsim.studies.starts import configured_timeouts, other_starts
+
+    starts = other_starts(loaded, result.restart_type, result.seed, len(result.node_start_secs()))
+    return timeouts(result, starts, configured_timeouts(loaded))
+
+
+def _write(result: Any, advice: dict[str, Any] | None, timeouts: dict[str, Any], command: str, output: Path) -> None:
     from ndbsim.cli.help import package_version
     from ndbsim.output.io import atomic_write_text
     from ndbsim.output.report import chart_uri, render
-    from ndbsim.output.timeouts import timeouts
 
-    page = render(result, advice, timeouts(result), chart_uri(result), command, package_version())
+    page = render(result, advice, timeouts, chart_uri(result), command, package_version())
     atomic_write_text(output, page)
     wrote(output)
 

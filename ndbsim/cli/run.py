@@ -122,8 +122,8 @@ def run(
     text = _render(result, loaded, format, config_ini, set_)
     text = _with_why(text, result) if why and format == "table" else text
     if timeouts:
-        text = _with_timeouts(text, result, format)
-    warn([*result.warnings, *loaded.notes])
+        text = _with_timeouts(text, result, format, loaded)
+    warn([*result.warnings, *loaded.notes, *_start_timeout_warning(result, loaded)])
     if gantt is not None:
         from ndbsim.output.plot import gantt as draw
 
@@ -173,12 +173,18 @@ def _render(result: Any, loaded: Loaded, format: str, config_ini: Path | None, s
     return loaded.model.table(result, loaded.notes, sets, ini, warnings=False)
 
 
-def _with_timeouts(text: str, result: Any, format: str) -> str:
-    """The run's output with the timeouts to set: lines under the table, or a ``timeouts`` field."""
+def _with_timeouts(text: str, result: Any, format: str, loaded: Loaded) -> str:
+    """The run's output with the timeouts to set: lines under the table, or a ``timeouts`` field;
+    they cover every restart type a node can start with (the others run with the same seed)."""
+    from ndbsim.input.budget import showing_progress
     from ndbsim.output.timeouts import timeout_lines
     from ndbsim.output.timeouts import timeouts as figures
+    from ndbsim.studies.starts import configured_timeouts, other_starts
 
-    t = figures(result)
+    figures(result)  # an InnoDB scenario has no data node start: refused before the other runs
+    with showing_progress(sys.stderr.isatty()):
+        starts = other_starts(loaded, result.restart_type, result.seed, len(result.node_start_secs()))
+    t = figures(result, starts, configured_timeouts(loaded))
     if format == "json":
         import json
 
@@ -186,6 +192,15 @@ def _with_timeouts(text: str, result: Any, format: str) -> str:
 
         return json.dumps({**json.loads(text), "timeouts": json_clean(t)}, indent=2) + "\n"
     return text + "\n".join(timeout_lines(t)) + "\n"
+
+
+def _start_timeout_warning(result: Any, loaded: Loaded) -> list[str]:
+    """A StartFailureTimeout from the config.ini that this run's start outlasts (error 6100)."""
+    from ndbsim.output.timeouts import stopped_by_start_failure_timeout
+    from ndbsim.studies.starts import configured_timeouts
+
+    warning = stopped_by_start_failure_timeout(result, configured_timeouts(loaded))
+    return [warning] if warning else []
 
 
 def _changes(config_ini: Path | None, sets: list[str]) -> list[str]:

@@ -106,15 +106,17 @@ def params(
     config_ini: Path | None = typer.Option(
         None, "--config-ini", metavar="config.ini", help="Print the thread layout NDB starts this config.ini with."
     ),
+    set_: list[str] = typer.Option([], "--set", "-s", metavar="KEY=VALUE", help=SET_HELP),
 ) -> None:
-    """List the config.ini parameters ndbsim models, with this version's defaults and thread layout."""
+    """List the config.ini parameters ndbsim models, with this version's defaults and thread layout;
+    with --config-ini (and --set, as run lays them over it) the layout that cluster starts with."""
     from ndbsim.input.config.params import PARAMS, show
     from ndbsim.input.profiles import parse_version, unused_params
 
-    if config_ini is not None:
+    if config_ini is not None or set_:
         from ndbsim.cli.ndbinfo import print_layout
 
-        print_layout(config_ini, version)
+        print_layout(config_ini, version, set_)
         return
     version = "7.6.6" if version is None else version  # given empty, it is refused like any unknown release
     prof = _profile(version, "--version")

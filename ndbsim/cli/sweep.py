@@ -58,7 +58,7 @@ def sweep(
     With an output file the finished chunks are kept beside it as they come, so an interrupted
     sweep continues with --resume; they are removed once the output is written."""
     from ndbsim.input.scenario import check_run_counts
-    from ndbsim.studies.sweep import check_scheduler, load_sweep, parse_shard, write_frame
+    from ndbsim.studies.sweep import check_scheduler, load_sweep, parse_shard
     from ndbsim.studies.sweep.resume import ChunkStore
 
     check_run_counts(seed, None)
@@ -82,13 +82,30 @@ def sweep(
     keep = ChunkStore(target) if target is not None else None
     df = _run_points(spec, set_, seed, workers, scheduler, shard, keep, resume)
     if target is not None:
-        write_frame(df, target)
-        if keep is not None:
-            keep.discard()
+        _write(df, target, keep)
         bad = int((df["status"] != "ok").sum())
         wrote(target, f" ({len(df)} rows, {bad} not ok)")
     else:
         sys.stdout.write(df.to_csv(index=False))
+
+
+def _write(df: Any, target: Path, keep: Any) -> None:
+    """The sweep's rows to ``target``, then its kept chunks removed; a file system that refuses the
+    file (full, over quota, read-only) leaves the chunks for ``--resume`` and says so."""
+    from ndbsim.output.io import WriteError
+    from ndbsim.studies.sweep import write_frame
+
+    try:
+        write_frame(df, target)
+    except WriteError as e:
+        if keep is None or not keep.points_kept:
+            raise
+        raise InputError(
+            f"cannot write {e.path!r}: {e.reason}; nothing was written there; {keep.kept_text('', all_done=True)}",
+            field=e.field,
+        ) from None
+    if keep is not None:
+        keep.discard()
 
 
 def _sweep_target(

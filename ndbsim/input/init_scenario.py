@@ -69,6 +69,47 @@ def disk_data_note(raw: dict[str, Any], notes: list[str]) -> None:
     )
 
 
+def host_from_thread_config(raw: dict[str, Any], notes: list[str]) -> set[str]:
+    """When ``raw`` gives no ``host.cpu_cores`` and its ThreadConfig binds CPUs beyond the default
+    host's hardware threads (cpubind/cpuset up to CPU 63: at least 64), take the fewest cores that
+    hold them at ``host.threads_per_core``, say so in ``notes`` and return the keys set. A
+    ThreadConfig naming CPU ids the host lacks is one written for a larger host: NDB binds threads to
+    the ids as given (thr_config.cpp ``THRConfig::do_bind``)."""
+    config = _config_section(raw)
+    text = next((str(v) for k, v in config.items() if config_params.canonical_name(str(k)) == "ThreadConfig"), "")
+    host = raw.get("host", {})
+    if not isinstance(host, dict) or host.get("cpu_cores") is not None or not text.strip():
+        return set()
+    from ndbsim.input.config.thread_config import highest_cpu
+    from ndbsim.input.scenario.sections import Host
+
+    try:
+        top = highest_cpu(text)
+    except ValueError:  # a bad ThreadConfig is reported by the validation that follows
+        return set()
+    per_core = host.get("threads_per_core", Host.model_fields["threads_per_core"].default)
+    if top is None or not isinstance(per_core, int) or per_core < 1:
+        return set()
+    default_cores = Host.model_fields["cpu_cores"].default
+    if top + 1 <= default_cores * per_core:
+        return set()
+    cores = -(-(top + 1) // per_core)
+    raw["host"] = {**host, "cpu_cores": cores}
+    notes.append(
+        f"host.cpu_cores not given: ThreadConfig binds CPUs up to {top}, so the host has at least {top + 1} "
+        f"hardware threads; host.cpu_cores={cores} × host.threads_per_core={per_core} taken (the default "
+        f"{default_cores} × {per_core} could not hold them); give the real figures with --set host.cpu_cores=… "
+        "(lscpu's 'Core(s) per socket' × 'Socket(s)')"
+    )
+    return {"host.cpu_cores"}
+
+
+def _config_section(raw: dict[str, Any]) -> dict[str, Any]:
+    cluster = raw.get("cluster")
+    config = cluster.get("config") if isinstance(cluster, dict) else None
+    return config if isinstance(config, dict) else {}
+
+
 def _datamemory(raw: dict[str, Any], version: str | None) -> str | None:
     cluster = raw.get("cluster")
     config = cluster.get("config") if isinstance(cluster, dict) else None

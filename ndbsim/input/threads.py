@@ -321,11 +321,23 @@ def oversubscribed(t: ThreadLayout, hw_threads: int) -> str | None:
     asked = t.requested or t.execution_threads
     if asked > hw_threads:
         return (
-            f"the thread layout ({t.source}: {asked} execution threads) asks for more threads "
+            f"the thread layout ({t.source}: {threads_text(t)}) asks for more threads "
             f"than the host's {hw_threads} hardware threads; they share cores, so fewer threads or a larger "
             "host (host.cpu_cores) would restart no slower"
         )
     return None
+
+
+def threads_text(t: ThreadLayout) -> str:
+    """A layout's threads as a DBA counts a ThreadConfig's entries: ``52 threads of which 4 recover,
+    running only while the node restores``; io, watchdog and index-build threads are not counted
+    (NDB gives each type one thread whatever its count, thr_config.cpp ``m_entries``)."""
+    if t.requested:
+        return f"{t.requested} execution threads"
+    if not t.recover:
+        return f"{t.execution_threads} execution threads"
+    total = t.execution_threads + t.recover
+    return f"{total} threads of which {t.recover} recover, running only while the node restores"
 
 
 def ldm_threads(max_execution_threads: int, thread_config: str = "", multithreaded: bool = True) -> int:

@@ -198,13 +198,35 @@ def _parse_duration(value: object) -> float:
 
 
 def format_bytes(n: float) -> str:
-    """Binary, NDB style: 64424509440 -> '60.0G'; an unbounded amount -> 'unbounded'."""
+    """Binary, NDB style: 64424509440 -> '60.0G'; an unbounded amount -> 'unbounded'. A size a hair
+    under a unit, that the smaller unit would show as ``1024.0``, reads ``1.0`` of it (``1.0T``,
+    never ``1024.0G``); 1000G stays ``1000.0G``."""
     if n != n or n in (float("inf"), float("-inf")):
         return "unbounded"
-    for unit in ("P", "T", "G", "M", "K"):
-        if abs(n) >= _BINARY[unit]:
+    for unit, smaller in (("P", "T"), ("T", "G"), ("G", "M"), ("M", "K"), ("K", "")):
+        if abs(n) >= _BINARY[unit] - 0.05 * _BINARY[smaller]:
             return f"{n / _BINARY[unit]:.1f}{unit}"
     return f"{n:.0f}B"
+
+
+_COUNT_UNITS = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3))
+"""The suffixes a DBA writes a count with (thousand, million, billion, trillion), largest first;
+``parse_count`` reads each back (``B`` = billion, as for row counts)."""
+
+
+def format_count(x: float | None) -> str:
+    """A count or an event rate as a DBA writes it: ``1.0B`` rows, ``300M``, ``2.5M``, ``20K``, ``500``.
+    Three significant figures, at least one decimal below 10 (``1.0B``); the suffix is chosen after
+    rounding, so 999,999,999 reads ``1.0B``, never ``1e+03M``."""
+    x = x or 0.0
+    if x != x or x in (float("inf"), float("-inf")):
+        return "unbounded"
+    for unit, mult in _COUNT_UNITS:
+        scaled = float(f"{abs(x) / mult:.3g}")
+        if scaled >= 1:
+            sign = "-" if x < 0 else ""
+            return f"{sign}{scaled:.1f}{unit}" if scaled < 10 else f"{sign}{scaled:.3g}{unit}"
+    return f"{x:.3g}"
 
 
 def exact_size_text(n: float) -> str:

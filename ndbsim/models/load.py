@@ -100,6 +100,8 @@ def read(
     notes += sc.repeated_notes(overrides, ini_keys, varied, where)
     _release(raw, version, needed=neutral and config_ini is not None)
     derived = neutral and _size_from_datamemory(raw, notes)
+    if neutral:
+        ini_keys |= _host_from_thread_config(raw, notes)
     if rows_fix is not None:
         notes += _rows_note(raw, {*varied, *override_keys}, rows_fix)
     origins = provenance.origins(
@@ -210,6 +212,14 @@ def _size_from_datamemory(raw: dict[str, Any], notes: list[str]) -> bool:
     derived = data_size_from_datamemory(raw, raw.get("version"), notes)
     disk_data_note(raw, notes)
     return derived
+
+
+def _host_from_thread_config(raw: dict[str, Any], notes: list[str]) -> set[str]:
+    """A neutral base whose ThreadConfig binds CPUs the default host lacks takes a host that holds
+    them, and says so; the keys it set (from the config.ini's ThreadConfig)."""
+    from ndbsim.input.init_scenario import host_from_thread_config
+
+    return host_from_thread_config(raw, notes)
 
 
 def prepare(loaded: Loaded) -> Loaded:

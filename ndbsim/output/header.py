@@ -8,21 +8,15 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from ndbsim.input.units import format_bytes, format_secs
+from ndbsim.input.units import format_bytes, format_count, format_secs
 
 RATE_KEYS = ("updates_per_s", "inserts_per_s", "deletes_per_s", "bytes_per_change")
 """The rate keys of a workload period (``workload``, ``during_restart``, ``before_restart``)."""
 
 
 def short_rate(x: float | None) -> str:
-    x = x or 0.0
-    if x >= 1e9:
-        return f"{x / 1e9:.3g}G"
-    if x >= 1e6:
-        return f"{x / 1e6:.3g}M"
-    if x >= 1e3:
-        return f"{x / 1e3:.3g}k"
-    return f"{x:.3g}"
+    """A count or rate in a DBA's units (``1.0B``, ``300M``, ``20K``): ``units.format_count``."""
+    return format_count(x)
 
 
 def rates_text(r: dict[str, Any] | None) -> str:

@@ -5,6 +5,7 @@ work is done (``check_output_path``), so bad ones fail at once with exit 2."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Callable
@@ -15,6 +16,34 @@ from ndbsim.errors import InputError
 STDOUT_NAME = "-"
 """An output path that means standard output, as for cat, tar -f and curl -o: ``-o -`` writes
 there. A file of that name is ``./-``."""
+
+
+FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+"""Write failures that more room fixes: a full file system, a used-up disk quota, a file larger
+than the file system or the process's limit allows."""
+
+
+class WriteError(InputError):
+    """A file that could not be written, for a reason of the file system (full, over quota,
+    read-only): one line naming the file, the reason and the fix; ``reason`` alone for a caller
+    that says more (what a sweep keeps for ``--resume``)."""
+
+    def __init__(self, shown: str, e: OSError, option: str, fix: str | None = None) -> None:
+        self.path = shown
+        self.reason = e.strerror or str(e)
+        self.full = e.errno in FULL_ERRNOS
+        if fix is None:
+            fix = write_fix(e)
+        super().__init__(f"cannot write {shown!r}: {self.reason}; nothing was written there; {fix}", field=option)
+
+
+def write_fix(e: OSError) -> str:
+    """What to do about a failed write, by its errno."""
+    if e.errno in FULL_ERRNOS:
+        return "free space on that file system (or raise the quota), or choose another output path"
+    if e.errno == errno.EROFS:
+        return "the file system is mounted read-only; choose an output path on a writable one"
+    return "choose another output path"
 
 
 def stdout_if_dash(path: str | Path | None) -> str | Path | None:
@@ -40,9 +69,7 @@ def check_output_path(path: str | Path | None, option: str = "--output") -> Path
     try:
         return _checked(Path(path), shown, option)
     except OSError as e:  # e.g. a name too long for the file system
-        raise InputError(
-            f"cannot write {shown!r}: {e.strerror or e}; choose another output path", field=option
-        ) from None
+        raise InputError(f"cannot write {shown!r}: {e.strerror or e}; {write_fix(e)}", field=option) from None
 
 
 def _checked(path: Path, shown: str, option: str) -> Path:
@@ -66,9 +93,7 @@ def _checked(path: Path, shown: str, option: str) -> Path:
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise InputError(
-            f"cannot write {shown!r}: {e.strerror or e}; choose another output path", field=option
-        ) from None
+        raise InputError(f"cannot write {shown!r}: {e.strerror or e}; {write_fix(e)}", field=option) from None
     return real
 
 
@@ -80,9 +105,7 @@ def atomic_write(path: str | Path, writer: Callable[[str], None], option: str = 
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
         os.close(fd)
     except OSError as e:
-        raise InputError(
-            f"cannot write {str(path)!r}: {e.strerror or e}; choose another output path", field=option
-        ) from None
+        raise WriteError(str(path), e, option) from None
     try:
         writer(tmp)
         # mkstemp makes the file private (0600); give it the mode a plain open() would
@@ -92,9 +115,7 @@ def atomic_write(path: str | Path, writer: Callable[[str], None], option: str = 
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         if isinstance(e, OSError):
-            raise InputError(
-                f"cannot write {str(path)!r}: {e.strerror or e}; choose another output path", field=option
-            ) from None
+            raise WriteError(str(path), e, option) from None
         raise
 
 

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from ndbsim.input.units import format_secs
+from ndbsim.output.timeouts import names_text
 
 DOMINANT_MAX = 3
 """Phases the summary names at most: the two or three a reader acts on."""
@@ -239,16 +240,21 @@ def _lever(advice: dict[str, Any] | None) -> str:
 def _timeouts(t: dict[str, Any] | None) -> str:
     if t is None:
         return "not computed."
-    if not math.isfinite(t["bound_secs"]):
-        return "none: the restart would not finish; fix the cause first."
+    if not math.isfinite(t["covering_bound_secs"]):
+        return f"none: the {_e(t['covering_type'])} would not finish; fix the cause first."
     node = next((c for c in t["config_ini"] if c["value_ms"] is not None), None)
     parts = []
     if node is not None:
-        parts.append(f"<code>{_e(node['parameter'])}={node['value_ms']}</code> ({_e(format_secs(t['bound_secs']))})")
-    parts.append(f"<code>ndb_waiter --timeout={t['ndb_waiter_timeout_secs']:.0f}</code>")
+        covers = _e(names_text(node["covers"]))
+        parts.append(
+            f"<code>{_e(node['parameter'])}={node['value_ms']}</code> ({_e(format_secs(node['value_ms'] / 1000))}, "
+            f"covers the {covers})"
+        )
+    if t["ndb_waiter_timeout_secs"] is not None:
+        parts.append(f"<code>ndb_waiter --timeout={t['ndb_waiter_timeout_secs']:.0f}</code> after this restart")
     probe = t["startup_probe"]
     parts.append(f"startupProbe failureThreshold {probe['failureThreshold']} × {probe['periodSeconds']} s")
     return (
-        " · ".join(parts) + f": the slowest node's p99 start ({_e(format_secs(t['node_start_p99_secs']))}) "
-        f"× {t['margin']:g}, rounded up to a minute."
+        " · ".join(parts) + f": the slowest node's p99 start of the {_e(t['covering_type'])} × {t['margin']:g}, "
+        "rounded up to a minute."
     )

@@ -192,3 +192,20 @@ def test_validate_takes_the_release_options_and_no_scenario_as_run_does(tmp_path
     for command in ("validate", "run"):
         p = ndbsim(command, "--config-ini", str(ini))
         assert p.returncode == 2 and "--version" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_every_command_that_reads_a_scenario_takes_set_as_run_does():
+    """A command given a scenario or a config.ini (params, calibrate too) takes ``--set``/``-s``:
+    the restart type of a calibration's rows is a --set, not an edited copy of the scenario."""
+    import typer
+
+    from ndbsim.cli.app import app
+
+    readers = {}
+    for name, command in typer.main.get_command(app).commands.items():
+        params = {p.name: p for p in command.params}
+        if {"scenario", "scenarios", "config_ini", "sweep_file"} & set(params):
+            readers[name] = params.get("set_")
+    assert {"params", "calibrate", "run", "init", "sweep"} <= set(readers)
+    lacking = sorted(name for name, option in readers.items() if option is None or "-s" not in option.opts)
+    assert lacking == []

@@ -110,7 +110,7 @@ def test_csv_carries_the_simulated_fields_and_warnings(ini):
 def test_set_rate_overridden_during_restart_is_warned_in_every_format():
     args = ("run", "--set", "workload.updates_per_s=200000")
     table = ndbsim(*args)
-    assert "ndbsim: warning: workload.updates_per_s=200k (--set) runs before the restart only" in table.stderr
+    assert "ndbsim: warning: workload.updates_per_s=200K (--set) runs before the restart only" in table.stderr
     d = json.loads(ndbsim(*args, "-f", "json").stdout)
     assert any("workload.during_restart.updates_per_s=0 replaces it" in w for w in d["warnings"])
     rows = list(csv.DictReader(io.StringIO(ndbsim(*args, "-f", "csv").stdout)))
@@ -423,7 +423,7 @@ def test_billions_and_days_are_read():
     assert parse_duration("1d") == 86400 and parse_duration("1d12h") == 129600
     p = ndbsim("run", "--set", "data.rows=1.2B", "--set", "data.size=250G", "--set", "cluster.config.DataMemory=260G")
     assert p.returncode == 0, p.stderr
-    assert "1.2G rows" in p.stdout
+    assert "1.2B rows" in p.stdout
     p = ndbsim("run", "--set", "restart.downtime=1d", "-f", "json")
     assert json.loads(p.stdout)["simulated"]["restart"]["downtime"] == 86400
 
@@ -437,9 +437,29 @@ def test_base_install_leaves_the_optional_paths_to_extras():
     for heavy in ("scipy", "pyarrow", "dask", "prometheus"):
         assert heavy not in base
     test = text.split("test = [", 1)[1].split("]\n", 1)[0]
-    assert '"ndbsim[calibrate,parquet,cluster,prometheus]"' in test
+    assert '"ndbsim[calibrate,parquet,cluster,prometheus,notebooks]"' in test
     assert 'requires-python = ">=3.10"' in text
     assert "Python 3.10 or newer" in (ROOT / "README.md").read_text()
+
+
+def test_the_notebooks_extra_installs_what_they_import_and_the_readme_says_so():
+    """The notebooks need a kernel and ``jupyter execute``: an extra installs them, README says how."""
+    import json
+    import re
+
+    text = (ROOT / "pyproject.toml").read_text()
+    extra = re.search(r"^notebooks = \[(.*)\]$", text, re.M)
+    assert extra is not None and all(p in extra.group(1) for p in ("ipykernel", "nbclient", "nbformat"))
+    readme = (ROOT / "README.md").read_text()
+    assert 'pip install -e ".[notebooks]"' in readme and "jupyter execute" in readme
+    imported = set()
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        for cell in json.loads(nb.read_text())["cells"]:
+            imported |= set(re.findall(r"^(?:from|import) (\w+)", "".join(cell["source"]), re.M))
+    base = text.split("dependencies = [", 1)[1].split("]", 1)[0]
+    stdlib = {"os", "_common", "ndbsim", "math", "json", "re", "itertools"}
+    assert imported - stdlib <= {"matplotlib", "pandas", "numpy", "yaml"}
+    assert all(p in base for p in ("matplotlib", "pandas", "numpy", "pyyaml"))
 
 
 @pytest.mark.parametrize(

@@ -32,9 +32,9 @@ def test_the_table_says_what_was_simulated():
     head = out.split("\n\n")[0].splitlines()
     assert head[2] == "with --set server.buffer_pool_size=144G"
     assert head[3].startswith("simulated: InnoDB 5.5.7-percona crash recovery · buffer pool 144.0G · redo log 2 × 4.0G")
-    assert head[4].startswith("storage: flash, 100k read IOPS, 50k write IOPS, sequential read 800.0M/s")
-    assert "2.9M/s of redo (1k txn/s × 3.0K) for 30m00s, 75% dirty pages" in head[5]
-    assert head[6].startswith("data 100.0G, 5k uncommitted rows")
+    assert head[4].startswith("storage: flash, 100K read IOPS, 50K write IOPS, sequential read 800.0M/s")
+    assert "2.9M/s of redo (1.0K txn/s × 3.0K) for 30m00s, 75% dirty pages" in head[5]
+    assert head[6].startswith("data 100.0G, 5.0K uncommitted rows")
     # the shipped case gives every input but the jitter
     assert head[7] == "defaulted (ndbsim default): simulation.jitter=0.05"
 

@@ -190,3 +190,70 @@ def test_a_thread_config_without_ldm_threads_starts_only_as_ndb_allows_it():
     assert t.check_layout(t.from_thread_config("ldm={count=0},main,rep={count=0},recv"), True) is None
     assert "gives no LDM thread" in t.check_layout(t.from_thread_config("ldm={count=0},main,recv"), True)
     assert "gives no LDM thread" in t.check_layout(t.from_thread_config("ldm={count=0},rep={count=0},tc"), True)
+
+
+FOUR_REPLICA_INI = """\
+[ndbd default]
+NoOfReplicas=4
+DataMemory=128G
+ThreadConfig=main={cpubind=0},rep={cpubind=1},recv={count=4,cpubind=2-5},send={count=2,cpubind=6-7},\
+tc={count=8,cpubind=8-15},ldm={count=16,cpubind=16-31},query={count=16,cpubind=32-47},recover={count=4,cpubind=60-63}
+[ndbd]
+NodeId=141
+NodeGroup=0
+[ndbd]
+NodeId=142
+NodeGroup=0
+[ndbd]
+NodeId=143
+NodeGroup=0
+[ndbd]
+NodeId=144
+NodeGroup=0
+"""
+"""A 4-replica 8.4 node group whose ThreadConfig names 52 threads (4 of them recover threads) bound
+to CPUs up to 63."""
+
+
+def test_a_thread_config_of_52_threads_is_said_as_52_with_its_recover_threads(tmp_path):
+    ini = tmp_path / "config.ini"
+    ini.write_text(FOUR_REPLICA_INI)
+    p = cli("run", "--config-ini", str(ini), "--version", "8.4.3", "--set", "host.cpu_cores=8")
+    assert p.returncode == 0, p.stderr
+    assert "ThreadConfig: 52 threads of which 4 recover, running only while the node restores" in p.stderr
+
+
+def test_init_takes_a_host_that_holds_the_cpus_thread_config_binds(tmp_path):
+    """CPUs bound up to 63: init writes 32 cores × 2 (not the default 8 × 2) and says why; a host
+    given with --set stays the user's."""
+    ini = tmp_path / "config.ini"
+    ini.write_text(FOUR_REPLICA_INI)
+    out = tmp_path / "four.yaml"
+    p = cli("init", "--config-ini", str(ini), "--version", "8.4.3", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    text = out.read_text()
+    assert "\n  cpu_cores: 32\n" in text and "ThreadConfig binds CPUs up to 63" in text
+    run = cli("run", str(out))
+    assert "host: 32 cores × 2 threads" in run.stdout and "hardware threads" not in run.stderr
+    given = cli("init", "--config-ini", str(ini), "--version", "8.4.3", "--set", "host.cpu_cores=48")
+    assert "\n  cpu_cores: 48\n" in given.stdout and "binds CPUs up to" not in given.stdout
+
+
+def test_params_lays_set_over_the_config_ini_as_run_does(tmp_path):
+    ini = tmp_path / "config.ini"
+    ini.write_text(FOUR_REPLICA_INI)
+    p = cli(
+        "params",
+        "--config-ini",
+        str(ini),
+        "--set",
+        "version=8.4.3",
+        "--set",
+        "cluster.config.ThreadConfig=ldm={count=4}",
+    )
+    assert p.returncode == 0, p.stderr
+    assert "(release from --set)" in p.stdout and "threads per data node: 4 LDM, 0 query" in p.stdout
+    full = cli("params", "--config-ini", str(ini), "--version", "8.4.3")
+    assert "; 52 threads of which 4 recover, running only while the node restores" in full.stdout
+    alone = cli("params", "--set", "host.cpu_cores=32")
+    assert alone.returncode == 2 and "add --config-ini FILE, or drop --set" in alone.stderr

@@ -59,3 +59,39 @@ def test_format_secs_keeps_the_sign_of_a_loss():
     assert format_secs(-0.84) == "-1s"
     assert format_secs(-75) == "-1m15s"
     assert format_secs(3725) == "1h02m05s"
+
+
+def test_counts_read_in_a_dbas_units():
+    """1.0B rows, never ``1e+03M``: the suffix is chosen after rounding (999,999,999 rows from
+    data.size / data.row_size), K for thousands, and each text reads back to the count it shows."""
+    from ndbsim.input.units import format_bytes, format_count
+
+    assert format_count(999_999_999.6) == format_count(1e9) == "1.0B"
+    assert [format_count(x) for x in (1.2e9, 300e6, 5.7e6, 20_000, 999_950, 500)] == [
+        "1.2B",
+        "300M",
+        "5.7M",
+        "20K",
+        "1.0M",
+        "500",
+    ]
+    assert parse_count(format_count(1.2e9)) == 1.2e9 and parse_count(format_count(20_000)) == 20_000
+    assert format_bytes(2**40 - 1) == "1.0T" and format_bytes(1024 * G - 2**20) == "1.0T"
+
+
+def test_a_billion_rows_in_the_run_header():
+    from _helpers import ndbsim
+
+    p = ndbsim(
+        "run",
+        "--set",
+        "data.size=1000G",
+        "--set",
+        "data.row_size=1074",
+        "--set",
+        "data.rows=null",
+        "--set",
+        "cluster.config.DataMemory=1100G",
+    )
+    assert p.returncode == 0, p.stderr
+    assert "in 1.0B rows (from data.row_size)" in p.stdout, p.stdout

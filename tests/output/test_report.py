@@ -98,9 +98,10 @@ def test_timeouts_follow_the_runs_p99_with_the_margin():
     assert t["startup_probe"]["failureThreshold"] * t["startup_probe"]["periodSeconds"] >= bound
     assert t["ndb_waiter_timeout_secs"] == bound
     by_name = {c["parameter"]: c for c in t["config_ini"]}
-    assert by_name["StartFailureTimeout"]["applies_to"] == "node"
-    assert by_name["StartFailureTimeout"]["value_ms"] == bound * 1000
-    assert by_name["StartPartialTimeout"]["applies_to"] == by_name["StartPartitionedTimeout"]["applies_to"] == "system"
+    assert by_name["StartFailureTimeout"]["applies_to"] == "every start"
+    assert by_name["StartFailureTimeout"]["value_ms"] == t["covering_bound_secs"] * 1000 >= bound * 1000
+    for name in ("StartPartialTimeout", "StartPartitionedTimeout", "StartNoNodeGroupTimeout"):
+        assert by_name[name]["applies_to"] == "system" and by_name[name]["value_ms"] is None
     # more data, a longer start, a longer timeout
     bigger = _timeouts(
         BASE,
@@ -114,6 +115,56 @@ def test_timeouts_follow_the_runs_p99_with_the_margin():
         "cluster.config.DataMemory=160G",
     )["timeouts"]
     assert bigger["bound_secs"] > bound
+
+
+INITIAL_55M = """\
+[ndbd default]
+NoOfReplicas=4
+DataMemory=1100G
+AutomaticThreadConfig=true
+StartFailureTimeout=900000
+[ndbd]
+NodeId=141
+NodeGroup=0
+[ndbd]
+NodeId=142
+NodeGroup=0
+[ndbd]
+NodeId=143
+NodeGroup=0
+[ndbd]
+NodeId=144
+NodeGroup=0
+"""
+"""A 4-replica node group with a terabyte per node (its node restart about 13 minutes on 32 cores)
+and StartFailureTimeout at 15 minutes, the value the manual's "10−15 minutes … to perform a node
+restart" leads to."""
+
+
+def test_timeouts_cover_the_initial_node_restart_and_say_error_6100(tmp_path):
+    """A node restart's run: StartFailureTimeout and the probe are sized on the initial node restart
+    (the longest start of a node), each type's figures named; the 15 minutes configured would stop
+    the initial node restart, and the lines say so with error 6100."""
+    ini = tmp_path / "config.ini"
+    ini.write_text(INITIAL_55M)
+    sets = ("data.size=1000G", "data.rows=1.0B", "host.cpu_cores=32", "host.disk_read=4G/s", "host.disk_write=2G/s")
+    args = ("--config-ini", str(ini), "--version", "8.4.3", *(x for kv in sets for x in ("--set", kv)))
+    p = ndbsim("run", *args, "--timeouts", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    t = json.loads(p.stdout)["timeouts"]
+    kinds = {r["type"]: r for r in t["restart_types"]}
+    assert set(kinds) == {"node", "initial"} and kinds["node"]["this_run"] and not kinds["initial"]["this_run"]
+    initial = ndbsim("run", *args, "--set", "restart.type=initial", "--format", "json")
+    assert kinds["initial"]["node_start_p99_secs"] == json.loads(initial.stdout)["total_restart_secs"]
+    assert kinds["initial"]["bound_secs"] > 900 and t["covering_type"] == "initial node restart"
+    sft = next(c for c in t["config_ini"] if c["parameter"] == "StartFailureTimeout")
+    assert sft["value_ms"] == kinds["initial"]["bound_secs"] * 1000
+    assert sft["configured_ms"] == 900000 and [s["type"] for s in sft["stops"]] == ["initial"]
+    text = ndbsim("run", *args, "--timeouts").stdout
+    assert "initial node restart: p95" in text and "node restart (this run): p95" in text
+    assert "StartFailureTimeout is 900000 (15m00s) now: the initial node restart takes" in text
+    assert "error 6100" in text and "after an initial node restart" in text
+    assert "error 6100" in initial.stderr  # the initial restart's own run warns too
 
 
 def test_timeouts_in_the_table_name_the_margin_and_every_value():

@@ -134,3 +134,84 @@ def test_a_lost_dask_scheduler_keeps_the_chunks_for_resume(sweep_dir, monkeypatc
     code, err = _cli(["sweep", "sw.yaml", "-w", "1", "-o", "out.csv", "--resume"], capsys)
     assert code == 0, err
     assert (sweep_dir / "out.csv").read_bytes() == (sweep_dir / "whole.csv").read_bytes()
+
+
+def _full_after(monkeypatch, chunks: int) -> None:
+    """The file system fills up once ``chunks`` chunks are kept: the next chunk's rename fails with
+    ENOSPC, as on a full disk."""
+    import errno
+
+    replace = os.replace
+    done: list[str] = []
+
+    def replacing(src, dst, *a, **kw):
+        if Path(dst).name.startswith("chunk-") and len(done) >= chunks:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        replace(src, dst, *a, **kw)
+        done.append(str(dst))
+
+    monkeypatch.setattr(resume.os, "replace", replacing)
+
+
+def test_a_full_disk_mid_sweep_is_one_line_that_says_what_stays_for_resume(sweep_dir, monkeypatch, capsys):
+    """ENOSPC while keeping a chunk: exit 2, one line naming the directory, the reason and the points
+    kept for --resume (never an internal error); the resumed sweep writes the same bytes."""
+    code, err = _cli(["sweep", "sw.yaml", "-w", "1", "-o", "whole.csv"], capsys)
+    assert code == 0, err
+    with monkeypatch.context() as m:
+        _full_after(m, 1)
+        code, err = _cli(["sweep", "sw.yaml", "-w", "1", "-o", "out.csv"], capsys)
+    kept = _chunks(sweep_dir)
+    done = sum(len(p.read_text().splitlines()) for p in kept)
+    line = err.strip().splitlines()[-1]
+    assert code == 2 and "internal error" not in err, err
+    assert line.startswith("ndbsim: error: --output: cannot keep the sweep's finished chunk in ")
+    assert "No space left on device" in line and f"the {done} points finished are kept in " in line
+    assert "run the same command with --resume" in line and not (sweep_dir / "out.csv").exists()
+    assert len(kept) == 1 and 0 < done < 100 and not list(sweep_dir.glob(".out.csv.*.chunks/.chunk-*.part"))
+    code, err = _cli(["sweep", "sw.yaml", "-w", "1", "-o", "out.csv", "--resume"], capsys)
+    assert code == 0, err
+    assert (sweep_dir / "out.csv").read_bytes() == (sweep_dir / "whole.csv").read_bytes()
+
+
+def test_a_full_disk_at_the_output_keeps_every_point_for_resume(sweep_dir, monkeypatch, capsys):
+    """ENOSPC writing the output itself: no partial file, exit 2, one line saying that all the
+    points stay in the chunks and --resume only writes the file."""
+    import errno
+
+    import pandas as pd
+
+    def full(self, *a, **kw):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with monkeypatch.context() as m:
+        m.setattr(pd.DataFrame, "to_csv", full)
+        code, err = _cli(["sweep", "sw.yaml", "-w", "1", "-o", "out.csv"], capsys)
+    line = err.strip().splitlines()[-1]
+    assert code == 2 and "internal error" not in err, err
+    assert line.startswith("ndbsim: error: --output: cannot write ") and "out.csv" in line
+    assert "No space left on device" in line and "the 100 points finished are kept in " in line
+    assert "run the same command with --resume, which only writes the file" in line
+    assert not (sweep_dir / "out.csv").exists() and not list(sweep_dir.glob(".out.csv.*.part"))
+    code, err = _cli(["sweep", "sw.yaml", "-w", "1", "-o", "out.csv", "--resume"], capsys)
+    assert code == 0 and "100 of 100 points already done" in err, err
+
+
+def test_a_read_only_or_full_file_system_is_named_with_its_fix(tmp_path, monkeypatch):
+    """The atomic writer's one-line errors by errno: full or over quota -> free space; read-only
+    -> a writable file system; no partial file either way."""
+    import errno
+
+    from ndbsim.errors import InputError
+    from ndbsim.output.io import atomic_write
+
+    for code, fix in ((errno.ENOSPC, "free space"), (errno.EDQUOT, "free space"), (errno.EROFS, "read-only")):
+
+        def failing(tmp, code=code):
+            raise OSError(code, os.strerror(code))
+
+        with pytest.raises(InputError) as e:
+            atomic_write(tmp_path / "r.csv", failing)
+        assert os.strerror(code) in e.value.message and fix in e.value.message
+        assert "nothing was written there" in e.value.message
+        assert list(tmp_path.iterdir()) == []

@@ -226,3 +226,22 @@ def test_cross_refits_without_each_fit_case(monkeypatch, capsys):
     innodb = out.split("InnoDB, seed 002")[1]  # the InnoDB cases held out as well, one at a time
     assert all(f"innodb-tpcc1000-{n}" in innodb for n in ("bp52g-flash", "bp144g-flash", "bp144g-raid10"))
     assert "leave-one-out" in out and all(f"\n{h} " in out for h in held)
+
+
+def test_calibrate_takes_set_for_the_restart_its_rows_are_of(tmp_path):
+    """Rows of node 1 against a scenario that restarts node 2: --set restart.nodes=[1] matches them
+    without an edited copy; the case holds the scenario as fitted and the --set, the user's scenario
+    and the calibrated file keep the scenario's own restart."""
+    (tmp_path / "ri.csv").write_text(ONE_NODE_CSV.replace("\n2,", "\n1,"))
+    shutil.copy(ROOT / "scenarios" / "dbt2-600wh-7.6.6.yaml", tmp_path / "s.yaml")
+    args = ("calibrate", "--restart-info", "ri.csv", "--scenario", "s.yaml")
+    assert ndbsim(*args, cwd=tmp_path).returncode == 2
+    p = ndbsim(*args, "--set", "restart.nodes=[1]", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    case = yaml.safe_load((tmp_path / "ndbsim-cases" / "user-ri.yaml").read_text())
+    assert case["source"]["set"] == ["restart.nodes=[1]"] and case["scenario"]["restart"]["nodes"] == [1]
+    assert "keeps the scenario's own values of those keys" in p.stderr
+    own = yaml.safe_load((tmp_path / "s.yaml").read_text())["restart"].get("nodes")
+    assert yaml.safe_load((tmp_path / "s.calibrated.yaml").read_text())["restart"].get("nodes") == own != [1]
+    wrong = ndbsim("calibrate", "--set", "restart.nodes=[1]", cwd=tmp_path)
+    assert wrong.returncode == 2 and "--set is only used with --restart-info" in wrong.stderr

@@ -129,3 +129,16 @@ def with_count(text: str, kind: str, count: int) -> str:
 def check_thread_config(text: str) -> None:
     """Raise ``ValueError`` unless ``text`` follows ThreadConfig's syntax (see ``parse_thread_config``)."""
     parse_thread_config(text)
+
+
+def highest_cpu(text: str) -> int | None:
+    """The highest CPU id a ThreadConfig's cpubind/cpuset lists name (``ldm={cpubind=0-31},tc={cpubind=63}``
+    -> 63), None when it binds none: the host has at least one more hardware thread than that."""
+    ids = [
+        int(n)
+        for _, props in parse_thread_config(text)
+        for key in CPU_KEYS
+        if key in props
+        for n in re.findall(r"\d+", props[key])
+    ]
+    return max(ids) if ids else None

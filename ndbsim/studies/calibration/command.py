@@ -41,11 +41,13 @@ class Options:
     accept_worse: bool
     progress: bool
     user_constants: Path
+    sets: tuple[str, ...] = ()
+    """``--set`` assignments laid over ``--scenario`` before its rows are matched and fitted."""
 
 
 def _check_import_options(o: Options) -> None:
     if o.restart_info is None:
-        for given, name in ((o.scenario, "--scenario"), (o.node, "--node")):
+        for given, name in ((o.scenario, "--scenario"), (o.node, "--node"), (o.sets or None, "--set")):
             if given is not None:
                 raise InputError(
                     f"{name} is only used with --restart-info; add --restart-info CSV or drop {name}", field=name
@@ -143,7 +145,7 @@ def run(o: Options) -> Report:
             )
         if directory.is_dir():
             check_output_path(directory / "user-x.yaml", "--cases")
-        imported = import_rows(o.restart_info, o.scenario, o.node, directory)
+        imported = import_rows(o.restart_info, o.scenario, o.node, directory, o.sets)
     if mode == "host":
         assert imported is not None and o.scenario is not None
         out = Path(o.output) if o.output is not None else calibrated_path(o.scenario)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -301,13 +302,24 @@ def restarted_nodes(raw: dict[str, Any], source: str) -> list[int]:
     return sorted(set(loaded.run(None, 1, explained=False).node_ids()))
 
 
-def case_from_restart_info(csv_path: Path, scenario_path: Path, node_id: int | None = None) -> dict[str, Any]:
+def case_from_restart_info(
+    csv_path: Path, scenario_path: Path, node_id: int | None = None, sets: Sequence[str] = ()
+) -> dict[str, Any]:
     """A ``fit`` case from a CSV export of ``SELECT * FROM ndbinfo.restart_info``: every finished
-    row (or ``node_id``'s), each matched to that node of the scenario by NodeId; the scenario is
-    carried inside the case. Every value used is a finite number of seconds ≥ 0."""
+    row (or ``node_id``'s), each matched to that node of the scenario by NodeId; the scenario, with
+    the ``--set`` assignments ``sets`` laid over it as ``run`` does, is carried inside the case.
+    Every value used is a finite number of seconds ≥ 0."""
     from ndbsim.input import scenario as sc
 
     rows = observations(Path(csv_path), node_id)
     raw, _ = sc.raw_from(Path(scenario_path))
+    for i, assignment in enumerate(sets):
+        try:
+            sc.set_override(raw, assignment)
+        except InputError as e:
+            raise InputError(e.message, field=f"--set[{i}]") from None
     check_nodes(rows, restarted_nodes(sc.copy_raw(raw), str(scenario_path)), str(csv_path), str(scenario_path))
-    return case_from_rows(rows, Path(csv_path), Path(scenario_path), raw)
+    case = case_from_rows(rows, Path(csv_path), Path(scenario_path), raw)
+    if sets:
+        case["source"]["set"] = [a.strip() for a in sets]
+    return case

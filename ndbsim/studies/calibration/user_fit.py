@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,10 +73,11 @@ def _same_rows(a: Any, b: Any) -> bool:
     return bool(rows(a)) and rows(a) == rows(b)
 
 
-def import_rows(csv: Path, scenario: Path, node: int | None, directory: Path) -> Imported:
-    """The case of ``csv``'s rows, to be written as ``directory/user-<csv name>.yaml``; an
-    existing case of the same rows (or the same file name) is the one it replaces."""
-    data = case_from_restart_info(csv, scenario, node)
+def import_rows(csv: Path, scenario: Path, node: int | None, directory: Path, sets: Sequence[str] = ()) -> Imported:
+    """The case of ``csv``'s rows (its scenario with ``sets`` laid over it), to be written as
+    ``directory/user-<csv name>.yaml``; an existing case of the same rows (or the same file name) is
+    the one it replaces."""
+    data = case_from_restart_info(csv, scenario, node, sets)
     path = directory / f"user-{csv.stem}.yaml"
     replaces, why = None, ""
     for other in sorted(directory.glob("*.yaml")) if directory.is_dir() else []:
@@ -128,6 +130,12 @@ def host_fit(imported: Imported, scenario: Path, output: Path, progress: bool) -
     write_host(scenario, {n: result.after[n] for n in result.fitted}, output, record)
     fitted = ", ".join(f"{n}={host_text(n, result.after[n])}" for n in result.fitted) or "nothing to change"
     report.wrote(f"wrote {output} (its fitted host figures: {fitted})")
+    sets = imported.data["source"].get("set")
+    if sets:
+        report.wrote(
+            f"ndbsim: note: the fit ran {scenario} with --set {' --set '.join(sets)}; {output} keeps the scenario's "
+            "own values of those keys (the case holds the scenario as fitted)"
+        )
     report.add("the packaged model constants are untouched, so every published case is as it was")
     return report
 

@@ -60,6 +60,8 @@ class ChunkStore:
     def __init__(self, output: str | Path) -> None:
         self.output = Path(output)
         self.directory: Path | None = None
+        self.points_kept = 0
+        """Points whose rows the directory holds (resumed ones and those saved since)."""
 
     def open(self, key: str, resume: bool) -> tuple[list[SweepRow], set[int]]:
         """The rows and points already done when resuming (none otherwise: a sweep run afresh
@@ -70,7 +72,9 @@ class ChunkStore:
         rows: list[SweepRow] = []
         for path in sorted(self.directory.glob("chunk-*.jsonl")) if self.directory.is_dir() else []:
             rows.extend(self._read(path))
-        return rows, {r[0] for r in rows}
+        done = {r[0] for r in rows}
+        self.points_kept = len(done)
+        return rows, done
 
     def _read(self, path: Path) -> Iterator[SweepRow]:
         try:
@@ -95,19 +99,41 @@ class ChunkStore:
             self.directory.mkdir(exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".chunk-", suffix=".part", dir=self.directory)
         except OSError as e:
-            raise InputError(
-                f"cannot keep the sweep's finished chunks in {str(self.directory)!r}: {e.strerror or e}; "
-                "choose another output path",
-                field="--output",
-            ) from None
+            raise self._failed(e) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text)
             os.replace(tmp, self.directory / f"chunk-{first:012d}-{len(rows)}.jsonl")
-        except BaseException:
+        except BaseException as e:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+            if isinstance(e, OSError):  # a full disk, a quota, a read-only remount: what stays, and how on
+                raise self._failed(e) from None
             raise
+        self.points_kept += len({r[0] for r in rows})
+
+    def _failed(self, e: OSError) -> InputError:
+        """The one-line error of a chunk that could not be kept: why, and what stays for ``--resume``
+        (a directory left empty is removed: nothing to resume from)."""
+        from ndbsim.output.io import write_fix
+
+        assert self.directory is not None
+        head = f"cannot keep the sweep's finished chunk in {str(self.directory)!r}: {e.strerror or e}"
+        return InputError(f"{head}; {self.kept_text(write_fix(e))}", field="--output")
+
+    def kept_text(self, fix: str, all_done: bool = False) -> str:
+        """What a failed sweep leaves for ``--resume`` and what to do (``all_done``: every point ran,
+        only the output is missing); ``fix`` when nothing is kept."""
+        if self.directory is not None and self.points_kept:
+            rest = "which only writes the file" if all_done else "to run only the others"
+            return (
+                f"the {self.points_kept:,} points finished are kept in {str(self.directory)!r}: free space on that "
+                f"file system and run the same command with --resume, {rest}"
+            )
+        if self.directory is not None:
+            with contextlib.suppress(OSError):
+                self.directory.rmdir()
+        return f"no point was kept; {fix}"
 
     def discard(self) -> None:
         """Remove the chunks (the output is written, or the sweep starts afresh)."""

@@ -240,3 +240,24 @@ def interval_lines(iv: dict[str, Any]) -> list[str]:
 
     line = interval_line(iv)
     return textwrap.wrap(line, width=HEADER_WIDTH, subsequent_indent="  ") if line else []
+
+
+def phase_sds(version: str, scenario: dict[str, Any], defaulted: list[dict[str, Any]], partial: bool = True) -> dict[str, float]:
+    """Each phase's own log sd before any of it is measured: the model's error, the constants that
+    scale it and the defaulted inputs that move it (what ``ndbsim eta`` narrows as phases finish)."""
+    from ndbsim.input.restart_info import PHASES
+
+    m_sd, _ = model_sd(version)
+    out = {}
+    for p in PHASES:
+        one = {p: 1.0}
+        var = m_sd**2 + constants_sd(one, scenario, partial) ** 2 + defaults_sd(one, defaulted)[1] ** 2
+        out[p] = math.sqrt(var)
+    return out
+
+
+def result_priors(result: Any) -> dict[str, float]:
+    """``phase_sds`` for a ``Result`` (run with ``explained``)."""
+    cp = result.first.checkpoint or {}
+    defaulted = list(result.explained.get("defaulted") or [])
+    return phase_sds(result.version, result.scenario, defaulted, cp.get("policy") == "partial")

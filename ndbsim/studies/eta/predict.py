@@ -43,6 +43,8 @@ class Eta:
     """Each wave after the running one: its simulated seconds (median)."""
     status: str = "ok"
     warnings: list[str] = field(default_factory=list)
+    crash_left: dict[str, float] = field(default_factory=dict)
+    """What is left of the plan over the replications alone (the crash moment's spread)."""
 
     @property
     def window(self) -> dict[str, float]:
@@ -65,8 +67,12 @@ def _node_left(p: Any, cols: dict[str, float]) -> float:
     return max(cols[p.phase] - p.in_phase, 0.0) + sum(cols[c] for c in COLUMNS[i + 1 :])
 
 
-def predict(prog: Progress, fit: Refit, replications: int, seed: int | None) -> Eta:
-    """The ends of the running node(s), their wave and the plan, simulated from the running wave."""
+def predict(
+    prog: Progress, fit: Refit, replications: int, seed: int | None, priors: dict[str, float] | None = None
+) -> Eta:
+    """The ends of the running node(s), their wave and the plan, simulated from the running wave;
+    with ``priors`` (each phase's log sd before it is measured), their predictive intervals
+    (``eta.window``), the replications' spread kept in ``crash_left``."""
     eta = Eta(prog, fit, replications, seed)
     if prog.current is None:
         zero = dict.fromkeys(QUANTILES, 0.0)
@@ -106,4 +112,12 @@ def predict(prog: Progress, fit: Refit, replications: int, seed: int | None) -> 
     eta.node_left = {n: _spread(xs) for n, xs in per_node.items()}
     eta.wave_left, eta.plan_left = _spread(waves), _spread(plan)
     eta.later_waves = [{"wave": prog.current + 2 + k, "secs": quantile(xs, 0.5)} for k, xs in enumerate(later)]
+    eta.crash_left = dict(eta.plan_left)
+    if priors:
+        from ndbsim.studies.eta.window import column_sds, predictive
+
+        sds = column_sds(priors, fit.rows)
+        found = predictive(list(result.replications), plan, running, left[1:], sds)
+        if found is not None:
+            eta.node_left, eta.wave_left, eta.plan_left = found
     return eta

@@ -160,6 +160,7 @@ def _side(side: Side) -> dict[str, Any]:
         "restart_type": r.restart_type,
         "total_restart_secs": r.total_restart_secs,
         "replications": r.spread(),
+        "interval": r.interval(),
         "status": r.status,
         "reason": r.reason,
         "warnings": r.warnings,
@@ -238,6 +239,9 @@ def table(cmp: dict[str, Any]) -> str:
         f"restart total: A {format_secs(t['a'])} · B {format_secs(t['b'])} · B − A "
         + (f"{t['diff']:+.1f} s" if math.isfinite(t["diff"]) else "n/a")
     )
+    from ndbsim.output.interval import range_text
+
+    out.append(f"predictive p5–p95: A {range_text(a.get('interval'))} · B {range_text(b.get('interval'))}")
     out.extend(f"status {x['label']}: {x['status']} — {x['reason']}" for x in (a, b) if x["status"] != "ok")
     return "\n".join(out) + "\n"
 

@@ -3,7 +3,7 @@ sources taken as independent and combined in log space (a duration's error is a 
 
 - **crash moment**: the replications' spread over where in the LCP cycle the crash lands;
 - **constants**: the free constants' covariance from the fit itself
-  (``input/data/constants_uncertainty.yaml``, ``studies.calibration.uncertainty``), carried to the
+  (``input/data/constants_uncertainty.yaml``, ``studies.uncertainty.covariance``), carried to the
   total by each constant's phase: a constant scales its phase's term (``CONSTANT_PHASES``), so
   ``d ln(total) / d ln(k)`` is the share of the total that phase holds;
 - **defaults**: the inputs the user left at ndbsim's defaults, each over a range fixed beforehand in
@@ -82,8 +82,9 @@ def _elasticity(shares: dict[str, float], phases: dict[str, float]) -> float:
     return sum(shares.get(p, 0.0) * e for p, e in phases.items())
 
 
-def _constant_elasticities(shares: dict[str, float], scenario: dict[str, Any], partial: bool) -> list[float]:
-    data = constants_uncertainty()
+def _constant_elasticities(
+    shares: dict[str, float], scenario: dict[str, Any], partial: bool, data: dict[str, Any]
+) -> list[float]:
     names = list((data.get("constants") or {}).keys())
     host = scenario.get("host") or {}
     out = []
@@ -100,15 +101,18 @@ def _constant_elasticities(shares: dict[str, float], scenario: dict[str, Any], p
     return out
 
 
-def constants_sd(shares: dict[str, float], scenario: dict[str, Any], partial: bool = True) -> float:
-    """The total's log sd from the constants' covariance, through their phases' shares."""
-    data = constants_uncertainty()
+def constants_sd(
+    shares: dict[str, float], scenario: dict[str, Any], partial: bool = True, data: dict[str, Any] | None = None
+) -> float:
+    """The total's log sd from the constants' covariance (``data``: the packaged one unless given),
+    through their phases' shares."""
+    data = constants_uncertainty() if data is None else data
     consts = data.get("constants") or {}
     if not consts:
         return 0.0
     sd = [float(c["sd_log"]) for c in consts.values()]
     corr = data.get("correlation") or [[float(i == j) for j in range(len(sd))] for i in range(len(sd))]
-    e = _constant_elasticities(shares, scenario, partial)
+    e = _constant_elasticities(shares, scenario, partial, data)
     var = sum(e[i] * e[j] * sd[i] * sd[j] * corr[i][j] for i in range(len(sd)) for j in range(len(sd)))
     return math.sqrt(max(var, 0.0))
 
@@ -177,9 +181,11 @@ def combine(
     scenario: dict[str, Any],
     defaulted: list[dict[str, Any]],
     partial: bool = True,
+    constants_data: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The interval around ``p50`` (the replications' median total): p5, p50, p95 of the total and
-    each source's own band and share of the variance, with where it comes from."""
+    each source's own band and share of the variance, with where it comes from. ``constants_data``:
+    a covariance of constants other than the packaged ones (``check --cross``'s refits)."""
     if not (math.isfinite(p50) and p50 > 0):
         return {"p5": p50, "p50": p50, "p95": p50, "sources": {}}
     total = sum(v for v in phases.values() if math.isfinite(v)) or p50
@@ -188,11 +194,12 @@ def combine(
     crash_sd = sd_of(lo, hi) if math.isfinite(hi) else 0.0
     d_shift, d_sd, keys = defaults_sd(shares, defaulted)
     m_sd, m_from = model_sd(version)
-    weak = [n for n, c in (constants_uncertainty().get("constants") or {}).items() if c.get("weakly_determined")]
+    cdata = constants_uncertainty() if constants_data is None else constants_data
+    weak = [n for n, c in (cdata.get("constants") or {}).items() if c.get("weakly_determined")]
     sources = {
         "crash_moment": (crash_sd, f"{int(crash.get('n', 1))} replications over the crash's moment in the LCP cycle"),
         "constants": (
-            constants_sd(shares, scenario, partial),
+            constants_sd(shares, scenario, partial, cdata),
             "the fit's covariance of the free constants"
             + (f" (weakly determined: {', '.join(weak)})" if weak else ""),
         ),
@@ -261,3 +268,12 @@ def result_priors(result: Any) -> dict[str, float]:
     cp = result.first.checkpoint or {}
     defaulted = list(result.explained.get("defaulted") or [])
     return phase_sds(result.version, result.scenario, defaulted, cp.get("policy") == "partial")
+
+
+def range_text(iv: dict[str, Any] | None) -> str:
+    """``12m50s–17m10s``: an interval's p5–p95 (``-`` when there is none)."""
+    from ndbsim.input.units import format_secs
+
+    if not iv or not iv.get("sources"):
+        return "-"
+    return f"{format_secs(iv['p5'])}–{format_secs(iv['p95'])}"

@@ -54,10 +54,10 @@ cores' equivalent (``input.threads.core_equivalents``): elasticity ``-g/(1+g)`` 
 a core, computed in ``_constant_elasticities``."""
 
 UNPUBLISHED_WIDENING = 1.0
-"""A major release with no published restart has no measured model error: its sd is the
-published restarts' root-mean-square log error plus, in quadrature, this many times the largest
-single error seen on any of them (an unmeasured family is taken to be as far off, at one sd, as
-the worst restart measured: one family's mean error has differed from another's by about that)."""
+"""A release family with no published restart has no measured model error: its sd adds, in
+quadrature, this many times the largest error seen on any published restart, and a major release
+with none adds it again (an unmeasured family is taken to be as far off, at one sd, as the worst
+restart measured: one family's mean error has differed from another's by about that)."""
 
 
 @cache
@@ -150,22 +150,29 @@ def _rms(xs: list[float]) -> float:
 
 
 def model_sd(version: str) -> tuple[float, str]:
-    """The model's log sd on restarts it was not fitted on, and where that figure comes from."""
+    """The model's log sd on restarts it was not fitted on, and where that figure comes from: the
+    root-mean-square error on the nearest family's published validation restarts (with the
+    all-family figure over their count, for a family of one or two), widened by the worst error
+    seen (``UNPUBLISHED_WIDENING``) once when the run's own family has no published restart and
+    once more when its major release has none."""
     family = profile_for(version).name
     families = published_errors()
     every = _log_errors([c for cs in families.values() for c in cs])
-    major = family.split(".")[0]
-    if not any(f.split(".")[0] == major for f in families):
-        worst = max((abs(x) for x in every), default=0.0)
-        sd = math.sqrt(_rms(every) ** 2 + (UNPUBLISHED_WIDENING * worst) ** 2)
-        return sd, (
-            f"no published {major}.x restart: the {len(every)} published validation restarts' error, "
-            f"widened by the worst of them"
-        )
+    if not every:
+        return 0.0, "no published restart to measure the model's error on"
     nearest = nearest_family(family, list(families)) or family
     own = _log_errors(families.get(nearest, []))
-    sd = math.sqrt(_rms(own) ** 2 + _rms(every) ** 2 / max(len(own), 1)) if own else _rms(every)
-    return sd, f"the model's error on {len(own)} published {nearest} restart(s) it was not fitted on"
+    var = _rms(own) ** 2 + _rms(every) ** 2 / max(len(own), 1)
+    worst = UNPUBLISHED_WIDENING * max(abs(x) for x in every)
+    major = family.split(".")[0]
+    text = f"the model's error on {len(own)} published {nearest} restart(s) it was not fitted on"
+    if nearest != family:
+        var += worst**2
+        text += f", widened: no published {family} restart"
+    if not any(f.split(".")[0] == major for f in families):
+        var += worst**2
+        text += f", widened again: no published {major}.x restart" if family != f"{major}.x" else " (twice)"
+    return math.sqrt(var), text
 
 
 def _band(p50: float, sd: float, shift: float = 0.0) -> dict[str, float]:

@@ -222,8 +222,22 @@ def combine(
     return out
 
 
-def result_interval(result: Any) -> dict[str, Any]:
-    """``combine`` for a ``Result``."""
+def defaulted_of(scenario: Any, origins: dict[str, str]) -> list[dict[str, Any]]:
+    """The inputs of ``default_ranges`` no input gave, as ``defaulted`` lists them, from a loaded
+    scenario's origins (for a run made without its header: advise's and solve's variants)."""
+    from ndbsim.input.scenario.provenance import GIVEN
+    from ndbsim.output.origins import origin_of, value_at
+
+    out = []
+    for key in default_ranges():
+        origin = origin_of(key, set(), origins)
+        if origin not in GIVEN:
+            out.append({"key": key, "value": value_at(scenario, key), "from": origin})
+    return out
+
+
+def result_interval(result: Any, defaulted: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """``combine`` for a ``Result``; ``defaulted``: its ``explained`` list unless given."""
     cp = result.first.checkpoint or {}
     return combine(
         result.total_restart_secs,
@@ -231,7 +245,7 @@ def result_interval(result: Any) -> dict[str, Any]:
         result.phases(),
         result.version,
         result.scenario,
-        list(result.explained.get("defaulted") or []),
+        list(result.explained.get("defaulted") or []) if defaulted is None else defaulted,
         cp.get("policy") == "partial",
     )
 

@@ -78,9 +78,12 @@ def advice_table(a: Advice) -> str:
     t = sorted(b.totals)
     from ndbsim.output.result import quantile
 
+    from ndbsim.output.interval import range_text
+
+    shown = f"predictive p5–p95 {range_text(b.interval)}; crash-moment " if b.interval else ""
     lines = [
         f"{a.name} — {a.title}: {format_secs(b.median)} "
-        f"(p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
+        f"({shown}p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
         f"{a.replications} replications, seed {a.seed}){'' if b.status == 'ok' else ' ' + b.status}",
     ]
     bp = prices(b)

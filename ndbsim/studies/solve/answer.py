@@ -50,7 +50,13 @@ class Answer:
         def o(x: VariantRun | None) -> dict[str, Any] | None:
             if x is None:
                 return None
-            return {"set": list(x.sets), "total_restart_secs": x.median, "status": x.status, "reason": x.reason}
+            return {
+                "set": list(x.sets),
+                "total_restart_secs": x.median,
+                "interval": x.interval or None,
+                "status": x.status,
+                "reason": x.reason,
+            }
 
         return json_clean(
             {

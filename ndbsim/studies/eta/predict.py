@@ -57,6 +57,15 @@ def _spread(xs: list[float]) -> dict[str, float]:
     return {k: quantile(xs, q) for k, q in QUANTILES.items()}
 
 
+def _centred(predictive: dict[str, float], spread: dict[str, float]) -> dict[str, float]:
+    """``predictive`` moved to the replications' median (the median replication's decomposition
+    gives the spread; an even count's median lies between two replications)."""
+    shift = spread["p50"] - predictive["p50"]
+    if not math.isfinite(shift):
+        return spread
+    return {k: max(v + shift, 0.0) for k, v in predictive.items()}
+
+
 def _node_left(p: Any, cols: dict[str, float]) -> float:
     """Seconds until node ``p`` ends, with its simulated columns ``cols``."""
     if p.status == DONE:
@@ -119,5 +128,7 @@ def predict(
         sds = column_sds(priors, fit.rows)
         found = predictive(list(result.replications), plan, running, left[1:], sds)
         if found is not None:
-            eta.node_left, eta.wave_left, eta.plan_left = found
+            nodes, wave, plan_q = found
+            eta.node_left = {n: _centred(q, eta.node_left[n]) for n, q in nodes.items() if n in eta.node_left}
+            eta.wave_left, eta.plan_left = _centred(wave, eta.wave_left), _centred(plan_q, eta.plan_left)
     return eta

@@ -23,14 +23,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eta_cuts import DATA, START, scenario  # noqa: E402
+from eta_cuts import DATA, START, scenario
 
-from ndbsim.input import scenario as sc  # noqa: E402
-from ndbsim.input.restart_info import COLUMNS, node_phases  # noqa: E402
-from ndbsim.models.load import load  # noqa: E402
-from ndbsim.studies.calibration.restart_rows import node_columns  # noqa: E402
-from ndbsim.studies.eta.replay import read_rows, replay  # noqa: E402
-from ndbsim.studies.eta.session import open_session  # noqa: E402
+from ndbsim.input import scenario as sc
+from ndbsim.input.restart_info import COLUMNS, node_phases
+from ndbsim.models.load import load
+from ndbsim.studies.calibration.restart_rows import node_columns
+from ndbsim.studies.eta.replay import read_rows, replay
+from ndbsim.studies.eta.session import open_session
 
 PERTURBED = {
     "slower hosts": {"host.core_speed": 0.75, "host.memory_touch_rate": 0.7, "host.disk_read": 0.5},

@@ -64,7 +64,8 @@ def line(m: dict[str, Any]) -> str:
         worst = max(worst, r)
         parts.append(f"{name} {t['with'] * 1e3:.1f} ms vs {t['without'] * 1e3:.1f} ms ({r:.2f}x)")
     verdict = "ok" if worst <= target else "MISSED"
-    return f"run's default output with the predictive interval (CPU): {'; '.join(parts)} [target <= {target:g}x: {verdict}]"
+    shown = "; ".join(parts)
+    return f"run's default output with the predictive interval (CPU): {shown} [target <= {target:g}x: {verdict}]"
 
 
 if __name__ == "__main__":

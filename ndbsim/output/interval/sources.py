@@ -137,12 +137,12 @@ def defaults_sd(shares: dict[str, float], defaulted: list[dict[str, Any]]) -> tu
 
 
 def _log_errors(cases: list[dict[str, Any]]) -> list[float]:
-    out = []
-    for c in cases:
-        for f in c["figures"]:
-            if f["figure"] == TOTAL and f["published"] > 0 and f["predicted"] > 0:
-                out.append(math.log(f["predicted"] / f["published"]))
-    return out
+    return [
+        math.log(f["predicted"] / f["published"])
+        for c in cases
+        for f in c["figures"]
+        if f["figure"] == TOTAL and f["published"] > 0 and f["predicted"] > 0
+    ]
 
 
 def _rms(xs: list[float]) -> float:
@@ -207,16 +207,15 @@ def combine(
         "crash_moment": (crash_sd, f"{int(crash.get('n', 1))} replications over the crash's moment in the LCP cycle"),
         "constants": (
             constants_sd(shares, scenario, partial, cdata),
-            "the fit's covariance of the free constants"
-            + (f" (weakly determined: {', '.join(weak)})" if weak else ""),
+            "the fit's covariance of the free constants" + (f" (weakly determined: {', '.join(weak)})" if weak else ""),
         ),
         "defaults": (d_sd, "inputs left at defaults: " + (", ".join(keys) if keys else "none with a declared range")),
         "model": (m_sd, m_from),
     }
     var = sum(sd * sd for sd, _ in sources.values())
-    out = _band(p50, math.sqrt(var), d_shift)
+    out: dict[str, Any] = dict(_band(p50, math.sqrt(var), d_shift))
     out["sources"] = {
-        k: {**_band(p50, sd, d_shift if k == "defaults" else 0.0), "share": (sd * sd / var if var else 0.0), "from": text}
+        k: {**_band(p50, sd, d_shift if k == "defaults" else 0.0), "share": sd * sd / var if var else 0.0, "from": text}
         for k, (sd, text) in sources.items()
     }
     return out
@@ -270,7 +269,9 @@ def interval_lines(iv: dict[str, Any]) -> list[str]:
     return textwrap.wrap(line, width=HEADER_WIDTH, subsequent_indent="  ") if line else []
 
 
-def phase_sds(version: str, scenario: dict[str, Any], defaulted: list[dict[str, Any]], partial: bool = True) -> dict[str, float]:
+def phase_sds(
+    version: str, scenario: dict[str, Any], defaulted: list[dict[str, Any]], partial: bool = True
+) -> dict[str, float]:
     """Each phase's own log sd before any of it is measured: the model's error, the constants that
     scale it and the defaulted inputs that move it (what ``ndbsim eta`` narrows as phases finish)."""
     from ndbsim.input.restart_info import PHASES

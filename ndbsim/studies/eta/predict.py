@@ -128,7 +128,7 @@ def predict(
         sds = column_sds(priors, fit.rows)
         found = predictive(list(result.replications), plan, running, left[1:], sds)
         if found is not None:
-            nodes, wave, plan_q = found
+            nodes, wave_q, plan_q = found
             eta.node_left = {n: _centred(q, eta.node_left[n]) for n, q in nodes.items() if n in eta.node_left}
-            eta.wave_left, eta.plan_left = _centred(wave, eta.wave_left), _centred(plan_q, eta.plan_left)
+            eta.wave_left, eta.plan_left = _centred(wave_q, eta.wave_left), _centred(plan_q, eta.plan_left)
     return eta

@@ -118,8 +118,7 @@ def render(data: dict[str, Any]) -> str:
     """The file's text: the header, then stable lines (diff-friendly)."""
     lines = [HEADER.rstrip("\n")]
     lines.append(f"fitted_on: [{', '.join(data['fitted_on'])}]")
-    for key in ("residuals", "degrees_of_freedom", "residual_sd"):
-        lines.append(f"{key}: {data[key]}")
+    lines.extend(f"{key}: {data[key]}" for key in ("residuals", "degrees_of_freedom", "residual_sd"))
     lines.append("constants:")
     for n, c in data["constants"].items():
         weak = "true" if c["weakly_determined"] else "false"

@@ -53,6 +53,9 @@ restore (seed 003, 7.6); a full LCP has none. ``hyperthread_gain`` divides the C
 cores' equivalent (``input.threads.core_equivalents``): elasticity ``-g/(1+g)`` with two threads
 a core, computed in ``_constant_elasticities``."""
 
+SHOWN_SHARE = 0.1
+"""The table names where a source comes from when it holds at least this share of the variance."""
+
 UNPUBLISHED_WIDENING = 1.0
 """A release family with no published restart has no measured model error: its sd adds, in
 quadrature, this many times the largest error seen on any published restart, and a major release
@@ -266,7 +269,13 @@ def interval_lines(iv: dict[str, Any]) -> list[str]:
     from ndbsim.output.header import HEADER_WIDTH
 
     line = interval_line(iv)
-    return textwrap.wrap(line, width=HEADER_WIDTH, subsequent_indent="  ") if line else []
+    if not line:
+        return []
+    out = textwrap.wrap(line, width=HEADER_WIDTH, subsequent_indent="  ")
+    for k, src in iv["sources"].items():
+        if k != "crash_moment" and src["share"] >= SHOWN_SHARE:
+            out += textwrap.wrap(f"  {k}: {src['from']}", width=HEADER_WIDTH, subsequent_indent="    ")
+    return out
 
 
 def phase_sds(

@@ -124,3 +124,22 @@ def test_check_cross_ends_with_its_held_out_coverage():
     assert lines[-1] == "held-out coverage: 1 of 2"
     assert any("inside" in line for line in lines) and any("outside" in line for line in lines)
     assert math.isfinite(found[0].interval["p95"])
+
+
+def test_advise_and_solve_variants_and_compare_sides_carry_the_interval():
+    from ndbsim.input import scenario as sc
+    from ndbsim.studies.runs import evaluate
+
+    v = evaluate(sc.copy_raw(sc.DEFAULT_SCENARIO), ("host.cpu_cores=16",), 1, 3)
+    iv = v.interval
+    # the median moves only by the defaults' ranges not centred on their values (a faster disk
+    # than 0.1 ms is rarer than a slower one)
+    assert iv["p5"] < iv["p50"] < iv["p95"] and iv["p50"] == pytest.approx(v.median, rel=0.05)
+    assert iv["sources"]["model"]["p50"] == pytest.approx(v.median)
+    # a variant runs without its header: its defaulted inputs come from the scenario's origins
+    assert "host.core_speed" in iv["sources"]["defaults"]["from"]
+    assert "host.cpu_cores" not in iv["sources"]["defaults"]["from"]  # the --set gave it
+    p = ndbsim("compare", "scenarios/rolling-4-nodes-8.0.yaml", "-s", "host.core_speed=1.5", "-f", "json", cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["a"]["interval"]["p95"] > d["b"]["interval"]["p95"] > d["b"]["interval"]["p5"]

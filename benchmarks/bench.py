@@ -14,6 +14,7 @@ processes' load inflates it; the least CPU time is the cost of the work itself).
   * whole-process medians of ``ndbsim --help`` and ``ndbsim run`` (cold start)
   * memory: of one restart, of the sweeps, of ``ndbsim run`` at a small and a large ``-n``
   * ``ndbsim eta``'s re-prediction of a 24-node rolling restart per snapshot (``eta_speed.py``)
+  * what the predictive interval adds to ``run``'s default output (``interval_speed.py``)
 against the targets of issue 18 (and issue 33's for eta). ``--profile`` adds a cProfile of the 144-node loaded restart.
 """
 
@@ -33,6 +34,8 @@ import simpy
 from anchors import closed_form, toy_restart
 from eta_speed import line as eta_line
 from eta_speed import measure as eta_measure
+from interval_speed import line as interval_line
+from interval_speed import measure as interval_measure
 
 import ndbsim
 from ndbsim.input import scenario as sc
@@ -253,9 +256,13 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="1,000-run sweeps and fewer rounds")
     ap.add_argument("--profile", action="store_true", help="cProfile the 144-node loaded rolling restart")
     ap.add_argument("--eta", action="store_true", help="only the eta row (24-node rolling restart)")
+    ap.add_argument("--interval", action="store_true", help="only the predictive interval's row (run's output)")
     a = ap.parse_args()
     if a.eta:
         print(eta_line(eta_measure()))
+        return
+    if a.interval:
+        print(interval_line(interval_measure()))
         return
     n_sweep = 1_000 if a.quick else 10_000
     rounds = 5 if a.quick else 11

@@ -155,6 +155,12 @@ PROSE = [
         },
         doc="calibration/README.md",
     ),
+    Prose(
+        CROSS,
+        r"held-out coverage: (?P<k>\d+) of (?P<n>\d+)",
+        {"k": r"^held-out coverage: (\d+) of \d+", "n": r"^held-out coverage: \d+ of (\d+)"},
+        doc="calibration/README.md",
+    ),
 ]
 
 BLOCK = re.compile(r"```text\n\$ ndbsim ((?:[^\n]*\\\n)*[^\n]*)\n(.*?)```", re.S)

@@ -42,7 +42,10 @@ def check(
     ),
     no_claims: bool = typer.Option(False, "--no-claims", help="Skip the variance and qualitative checks."),
     cross: bool = typer.Option(
-        False, "--cross", help="Also refit the constants without each fit case and predict it (leave-one-out)."
+        False,
+        "--cross",
+        help="Also refit the constants without each fit case and predict it (leave-one-out); ends with "
+        "'held-out coverage: K of N', the held-out totals inside their predictive p5–p95.",
     ),
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:

@@ -162,8 +162,14 @@ def _what_restarts(d: dict[str, Any]) -> str:
 
 
 def _window(d: dict[str, Any], words: str) -> str:
+    from ndbsim.output.interval import range_text
+
     rep = d["replications"]
     text = f"<b>{_e(format_secs(d['total_restart_secs']))}</b> {_e(words)}"
+    iv = d.get("interval") or {}
+    if iv.get("sources"):
+        parts = ", ".join(f"{k.replace('_', ' ')} {100 * v['share']:.0f}%" for k, v in iv["sources"].items())
+        text += f", predictive p5–p95 {_e(range_text(iv))} (of its variance: {_e(parts)})"
     if rep["n"] > 1:
         text += (
             f" (median of {rep['n']} runs; p5–p95 {_e(format_secs(rep['p5']))}–{_e(format_secs(rep['p95']))}: "

@@ -272,6 +272,12 @@ class Result(ReplicatedSummary):
 
         return accuracy(self.version, self.scenario, self.changes)
 
+    def interval(self) -> dict[str, Any]:
+        """The predictive interval (``output.interval``): p5, p50, p95 of the total and its sources."""
+        from ndbsim.output.interval import result_interval
+
+        return result_interval(self)
+
     # -- serialisation ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         nodes = []
@@ -312,6 +318,7 @@ class Result(ReplicatedSummary):
             "warnings": self.warnings,
             "replications": self.spread(),
             "accuracy": self.accuracy(),
+            "interval": self.interval(),
             "seed": self.seed,
             "events": self.first.events,
             "simulated": self.explained.get("simulated"),

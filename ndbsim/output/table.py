@@ -55,15 +55,16 @@ def phase_table(
     if result.multi_node:
         out.extend(schedule_lines(result))
     t = result.total_restart_secs
-    out.append(
-        "restart total: "
-        + (f"{format_secs(t)} ({t:.0f} s)" if math.isfinite(t) else stopped_text(result))
-        + (
-            f"   p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · p95 {format_secs(rep['p95'])}"
-            if rep["n"] > 1
-            else ""
+    from ndbsim.output.interval import interval_lines
+
+    out.append("restart total: " + (f"{format_secs(t)} ({t:.0f} s)" if math.isfinite(t) else stopped_text(result)))
+    if math.isfinite(t):
+        out.extend(interval_lines(result.interval()))
+    if rep["n"] > 1:
+        out.append(
+            f"crash-moment spread: p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · "
+            f"p95 {format_secs(rep['p95'])}"
         )
-    )
     from ndbsim.output.accuracy import accuracy_lines
 
     out.extend(accuracy_lines(result.accuracy(), rep["n"] > 1))

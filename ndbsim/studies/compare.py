@@ -165,6 +165,7 @@ def _side(side: Side) -> dict[str, Any]:
         "total_restart_secs": r.total_restart_secs,
         **(r.stopped() or {}),
         "replications": r.spread(),
+        "interval": r.interval(),
         "status": r.status,
         "reason": r.reason,
         "warnings": r.warnings,
@@ -242,6 +243,9 @@ def table(cmp: dict[str, Any]) -> str:
         f"restart total: A {_total(t['a'], a)} · B {_total(t['b'], b)} · B − A "
         + (f"{t['diff']:+.1f} s" if math.isfinite(t["diff"]) else "n/a")
     )
+    from ndbsim.output.interval import range_text
+
+    out.append(f"predictive p5–p95: A {range_text(a.get('interval'))} · B {range_text(b.get('interval'))}")
     out.extend(f"status {x['label']}: {x['status']} — {x['reason']}" for x in (a, b) if x["status"] != "ok")
     return "\n".join(out) + "\n"
 

@@ -53,6 +53,8 @@ class VariantRun:
     single_replica: tuple[dict[str, Any], ...] = ()
     """The node groups its median-window replication left on one live node, per wave and for
     how long (``Replication.single_replica``; NDB rolling and node restarts)."""
+    interval: dict[str, Any] = field(default_factory=dict)
+    """The total's predictive interval (``output.interval``; NDB restarts)."""
 
     @property
     def status_flag(self) -> str:
@@ -111,6 +113,9 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         out.single_replica = tuple(res.replications[res.schedule_replication()].single_replica)
         r = loaded.prepared
         out.ignored = tuple(ignored_settings(r.scenario.cluster.config, r.profile.mechanisms.query_threads))
+        from ndbsim.output.interval.sources import defaulted_of, result_interval
+
+        out.interval = result_interval(res, defaulted_of(loaded.prepared.scenario, loaded.origins))
     return out
 
 

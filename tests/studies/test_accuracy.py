@@ -97,7 +97,9 @@ def test_table_and_json_show_the_band_beside_p5_p95(tmp_path):
     table = ndbsim("run", ROLLING, "-n", "3")
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
-    at = next(i for i, ln in enumerate(lines) if ln.startswith("restart total:"))
+    # the predictive interval first (issue 43), then the crash moment's spread and what it is
+    assert lines[next(i for i, ln in enumerate(lines) if ln.startswith("restart total:")) + 1].startswith("predictive")
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("crash-moment spread:"))
     assert "p5" in lines[at] and "precision, not accuracy" in lines[at + 1]
     assert lines[at + 2].startswith("accuracy: no published 8.x restart")
     d = json.loads(ndbsim("run", ROLLING, "-n", "3", "--format", "json").stdout)

@@ -115,11 +115,13 @@ def advice_table(a: Advice) -> str:
     """The ranked levers as text, with the base, the best combination and how to reproduce."""
     b = a.base
     t = sorted(b.totals)
+    from ndbsim.output.interval import range_text
     from ndbsim.output.result import quantile
 
+    shown = f"predictive p5–p95 {range_text(b.interval)}; crash-moment " if b.interval else ""
     lines = [
         f"{a.name} — {a.title}: {format_secs(b.median)} "
-        f"(p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
+        f"({shown}p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
         f"{a.replications} replications, seed {a.seed}){'' if b.status == 'ok' else ' ' + b.status}",
     ]
     bp = prices(b)

@@ -44,6 +44,8 @@ COLUMNS = (
     "saving_p5",
     "saving_p95",
     "total_secs",
+    "total_interval_p5",
+    "total_interval_p95",
     "flag",
     *PRICE_COLUMNS,
     "worst_value",
@@ -51,7 +53,8 @@ COLUMNS = (
     "flagged",
 )
 """advise's DataFrame columns, one row per lever (its best candidate); ``set`` is the
-``--set`` text, prices are the candidate's steady checkpoint figures per node; ``flagged``
+``--set`` text, ``total_interval_p5``/``_p95`` the total's predictive interval (``output.interval``),
+prices are the candidate's steady checkpoint figures per node; ``flagged``
 lists the lever's other candidates that end flagged (``value: flag``) where the base does not."""
 
 
@@ -133,6 +136,7 @@ class Advice:
                 "levers": self.combination_levers,
                 "set": list(self.combination.sets),
                 "total_restart_secs": self.combination.median,
+                "interval": self.combination.interval or None,
                 "saving_secs": s,
                 "saving_p5": p5,
                 "saving_p95": p95,
@@ -151,6 +155,7 @@ class Advice:
                     "total_restart_secs": self.base.median,
                     "p5": quantile(t, 0.05),
                     "p95": quantile(t, 0.95),
+                    "interval": self.base.interval or None,
                     "status": self.base.status,
                     **prices(self.base),
                 },
@@ -298,6 +303,8 @@ def _row(lv: Lever, tried: list[tuple[Any, VariantRun]], base: VariantRun) -> di
         "saving_p5": p5,
         "saving_p95": p95,
         "total_secs": o.median,
+        "total_interval_p5": o.interval.get("p5"),
+        "total_interval_p95": o.interval.get("p95"),
         "flag": o.flag,
         "added_flag": added_flag(base, o),
         **prices(o),

@@ -43,6 +43,8 @@ class Eta:
     """Each wave after the running one: its simulated seconds (median)."""
     status: str = "ok"
     warnings: list[str] = field(default_factory=list)
+    crash_left: dict[str, float] = field(default_factory=dict)
+    """What is left of the plan over the replications alone (the crash moment's spread)."""
 
     @property
     def window(self) -> dict[str, float]:
@@ -55,6 +57,15 @@ def _spread(xs: list[float]) -> dict[str, float]:
     return {k: quantile(xs, q) for k, q in QUANTILES.items()}
 
 
+def _centred(predictive: dict[str, float], spread: dict[str, float]) -> dict[str, float]:
+    """``predictive`` moved to the replications' median (the median replication's decomposition
+    gives the spread; an even count's median lies between two replications)."""
+    shift = spread["p50"] - predictive["p50"]
+    if not math.isfinite(shift):
+        return spread
+    return {k: max(v + shift, 0.0) for k, v in predictive.items()}
+
+
 def _node_left(p: Any, cols: dict[str, float]) -> float:
     """Seconds until node ``p`` ends, with its simulated columns ``cols``."""
     if p.status == DONE:
@@ -65,8 +76,12 @@ def _node_left(p: Any, cols: dict[str, float]) -> float:
     return max(cols[p.phase] - p.in_phase, 0.0) + sum(cols[c] for c in COLUMNS[i + 1 :])
 
 
-def predict(prog: Progress, fit: Refit, replications: int, seed: int | None) -> Eta:
-    """The ends of the running node(s), their wave and the plan, simulated from the running wave."""
+def predict(
+    prog: Progress, fit: Refit, replications: int, seed: int | None, priors: dict[str, float] | None = None
+) -> Eta:
+    """The ends of the running node(s), their wave and the plan, simulated from the running wave;
+    with ``priors`` (each phase's log sd before it is measured), their predictive intervals
+    (``eta.window``), the replications' spread kept in ``crash_left``."""
     eta = Eta(prog, fit, replications, seed)
     if prog.current is None:
         zero = dict.fromkeys(QUANTILES, 0.0)
@@ -106,4 +121,14 @@ def predict(prog: Progress, fit: Refit, replications: int, seed: int | None) -> 
     eta.node_left = {n: _spread(xs) for n, xs in per_node.items()}
     eta.wave_left, eta.plan_left = _spread(waves), _spread(plan)
     eta.later_waves = [{"wave": prog.current + 2 + k, "secs": quantile(xs, 0.5)} for k, xs in enumerate(later)]
+    eta.crash_left = dict(eta.plan_left)
+    if priors:
+        from ndbsim.studies.eta.window import column_sds, predictive
+
+        sds = column_sds(priors, fit.rows)
+        found = predictive(list(result.replications), plan, running, left[1:], sds)
+        if found is not None:
+            nodes, wave_q, plan_q = found
+            eta.node_left = {n: _centred(q, eta.node_left[n]) for n, q in nodes.items() if n in eta.node_left}
+            eta.wave_left, eta.plan_left = _centred(wave_q, eta.wave_left), _centred(plan_q, eta.plan_left)
     return eta

@@ -59,7 +59,9 @@ def format_text(eta: Eta, scenario: str) -> str:
     lines.append(f"wave {prog.current + 1} ends in {_spread(at, eta.wave_left)}")  # type: ignore[operator]
     lines.append(f"the plan ends in {_spread(at, eta.plan_left)}")
     w = eta.window
-    lines.append(f"whole window: {_d(w['p50'])} (p5-p95 {_d(w['p5'])}-{_d(w['p95'])}) from the first node's stop")
+    lines.append(
+        f"whole window: {_d(w['p50'])} (predictive p5-p95 {_d(w['p5'])}-{_d(w['p95'])}) from the first node's stop"
+    )
     if fit.nodes or fit.phases:
         moved = ", ".join(f"{n} {fit.values[n] / fit.start[n] - 1:+.0%}" for n in fit.fitted) or "none"
         lines.append(
@@ -146,6 +148,7 @@ def to_dict(eta: Eta) -> dict[str, Any]:
             "plan_end": {k: at + v for k, v in eta.plan_left.items()},
             "plan_left_secs": eta.plan_left,
             "window_secs": eta.window,
+            "crash_moment_plan_left_secs": eta.crash_left,
             "later_waves": eta.later_waves,
             "replications": eta.replications,
             "seed": eta.seed,

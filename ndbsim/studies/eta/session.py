@@ -38,6 +38,8 @@ class Session:
     first_seen: dict[tuple[int, str], float] = field(default_factory=dict)
     seen: set[int] = field(default_factory=set)
     """The nodes this session has seen restarting."""
+    priors: dict[str, float] = field(default_factory=dict)
+    """Each phase's log sd before the cluster shows it (``output.interval.phase_sds``)."""
 
     @property
     def seen_running(self) -> bool:
@@ -63,7 +65,7 @@ class Session:
         prog = progress(snap, self.waves, self.first_seen if self.seen else None, self.seen)
         self.seen |= {n for n, p in prog.nodes.items() if p.status == RESTARTING}
         self.last = refit(self.raw, prog, self.last)
-        return predict(prog, self.last, self.replications, self.seed)
+        return predict(prog, self.last, self.replications, self.seed, self.priors)
 
 
 def open_session(scenario: Path, replications: int | None, seed: int | None, sets: list[str]) -> Session:
@@ -86,8 +88,14 @@ def open_session(scenario: Path, replications: int | None, seed: int | None, set
             field="restart.type",
             source=str(scenario),
         )
-    schedule = loaded.run(None, 1, explained=False).schedule()
+    first = loaded.run(None, 1, explained=False)
+    loaded.model.annotate(first, loaded.prepared, loaded.origins, loaded.notes, [])
+    schedule = first.schedule()
     waves = [list(w["nodes"]) for w in schedule["waves"]]
     n = replications or max(s.simulation.replications, ETA_REPLICATIONS)
     ids = list(s.cluster.node_ids or range(1, s.cluster.data_nodes + 1))
-    return Session(loaded.raw, str(scenario), waves, ids, n, seed, s.version, s.restart.upgrade_to)
+    from ndbsim.output.interval import result_priors
+
+    return Session(
+        loaded.raw, str(scenario), waves, ids, n, seed, s.version, s.restart.upgrade_to, priors=result_priors(first)
+    )

@@ -58,6 +58,7 @@ class Answer:
                 "set": list(x.sets),
                 "total_restart_secs": x.median,
                 "quantile_total_secs": quantile_total(x, self.quantile),
+                "interval": x.interval or None,
                 "status": x.status,
                 "reason": x.reason,
             }

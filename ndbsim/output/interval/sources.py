@@ -1,0 +1,310 @@
+"""The predictive interval of an answer: the range its true value is expected in, from four
+sources taken as independent and combined in log space (a duration's error is a factor):
+
+- **crash moment**: the replications' spread over where in the LCP cycle the crash lands;
+- **constants**: the free constants' covariance from the fit itself
+  (``input/data/constants_uncertainty.yaml``, ``studies.uncertainty.covariance``), carried to the
+  total by each constant's phase: a constant scales its phase's term (``CONSTANT_PHASES``), so
+  ``d ln(total) / d ln(k)`` is the share of the total that phase holds;
+- **defaults**: the inputs the user left at ndbsim's defaults, each over a range fixed beforehand in
+  ``input/data/default_ranges.yaml`` (with the phases it moves and why), carried the same way;
+- **model**: the model's error on published restarts it was not fitted on (``input/data/accuracy.yaml``,
+  the validation cases), of the run's release family or the nearest; widened for a major release
+  with no published restart (``UNPUBLISHED_WIDENING``).
+
+No source adds a simulation: the per-phase decomposition of the run already made is the
+sensitivity (a few microseconds beside the run). The price is linearity: a constant that moves a
+phase past a threshold (a REDO log that stops fitting) moves the total more than its share says.
+Each source's log sd is ``ln(p95 / p5) / (2 × 1.645)`` of a range read as its p5–p95; the total's
+is the root of the sum of squares around the crash moment's median.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from typing import Any
+
+from ndbsim.input.profiles.lookup import profile_for
+from ndbsim.input.safe_load import load_yaml
+from ndbsim.output.accuracy import TOTAL, nearest_family, published_errors
+from ndbsim.paths import CONSTANTS_UNCERTAINTY_FILE, DEFAULT_RANGES_FILE
+
+Z90 = 1.645
+"""The standard normal's 95th percentile: p5–p95 is ±Z90 sd."""
+
+RESTORE, REDO, UNDO = "secs_restore_fragments", "secs_exec_redo_log", "secs_undo_disk_data"
+INDEX, COPY, SUMA = "secs_index_rebuild", "secs_to_synchronize_starting_node", "secs_wait_subscription_handover"
+CPU_PHASES = (RESTORE, REDO, INDEX)
+
+CONSTANT_PHASES: dict[str, dict[str, float]] = {
+    "restore_row_secs": {RESTORE: 1.0},
+    "change_row_secs": {RESTORE: 0.5},
+    "redo_byte_secs": {REDO: 1.0, UNDO: 1.0},
+    "index_entry_secs": {INDEX: 1.0},
+    "copy_row_secs": {COPY: 1.0},
+    "suma_handover_gcps": {SUMA: 1.0},
+}
+"""Each constant's phases and its elasticity there: the per-row, per-byte and per-entry costs are
+the work terms of ``engine/restart/local_recovery.py`` (restore, REDO, UNDO, index rebuild),
+``engine/restart/copy.py`` (the copy) and ``engine/restart/end.py`` (the handover in GCPs).
+``change_row_secs`` prices the CHANGE rows of a partial LCP, about half the rows applied at
+restore (seed 003, 7.6); a full LCP has none. ``hyperthread_gain`` divides the CPU phases by the
+cores' equivalent (``input.threads.core_equivalents``): elasticity ``-g/(1+g)`` with two threads
+a core, computed in ``_constant_elasticities``."""
+
+SHOWN_SHARE = 0.1
+"""The table names where a source comes from when it holds at least this share of the variance."""
+
+UNPUBLISHED_WIDENING = 1.0
+"""A release family with no published restart has no measured model error: its sd adds, in
+quadrature, this many times the largest error seen on any published restart, and a major release
+with none adds it again (an unmeasured family is taken to be as far off, at one sd, as the worst
+restart measured: one family's mean error has differed from another's by about that)."""
+
+
+@cache
+def constants_uncertainty() -> dict[str, Any]:
+    if not CONSTANTS_UNCERTAINTY_FILE.exists():
+        return {}
+    return dict(load_yaml(CONSTANTS_UNCERTAINTY_FILE.read_text(encoding="utf-8")) or {})
+
+
+@cache
+def default_ranges() -> dict[str, dict[str, Any]]:
+    data = load_yaml(DEFAULT_RANGES_FILE.read_text(encoding="utf-8")) or {}
+    return {str(k): dict(v) for k, v in (data.get("inputs") or {}).items()}
+
+
+def sd_of(lo: float, hi: float) -> float:
+    """The log sd of a range read as p5–p95 (factors or values)."""
+    return math.log(hi / lo) / (2 * Z90) if lo > 0 and hi > 0 else 0.0
+
+
+def _elasticity(shares: dict[str, float], phases: dict[str, float]) -> float:
+    return sum(shares.get(p, 0.0) * e for p, e in phases.items())
+
+
+def _constant_elasticities(
+    shares: dict[str, float], scenario: dict[str, Any], partial: bool, data: dict[str, Any]
+) -> list[float]:
+    names = list((data.get("constants") or {}).keys())
+    host = scenario.get("host") or {}
+    out = []
+    for n in names:
+        if n == "hyperthread_gain":
+            g = float(data["constants"][n]["value"])
+            extra = max(int(host.get("threads_per_core", 2)) - 1, 0)
+            e = -g * extra / (1 + g * extra)
+            out.append(_elasticity(shares, dict.fromkeys(CPU_PHASES, e)))
+        elif n == "change_row_secs" and not partial:
+            out.append(0.0)
+        else:
+            out.append(_elasticity(shares, CONSTANT_PHASES.get(n, {})))
+    return out
+
+
+def constants_sd(
+    shares: dict[str, float], scenario: dict[str, Any], partial: bool = True, data: dict[str, Any] | None = None
+) -> float:
+    """The total's log sd from the constants' covariance (``data``: the packaged one unless given),
+    through their phases' shares."""
+    data = constants_uncertainty() if data is None else data
+    consts = data.get("constants") or {}
+    if not consts:
+        return 0.0
+    sd = [float(c["sd_log"]) for c in consts.values()]
+    corr = data.get("correlation") or [[float(i == j) for j in range(len(sd))] for i in range(len(sd))]
+    e = _constant_elasticities(shares, scenario, partial, data)
+    var = sum(e[i] * e[j] * sd[i] * sd[j] * corr[i][j] for i in range(len(sd)) for j in range(len(sd)))
+    return math.sqrt(max(var, 0.0))
+
+
+def defaults_sd(shares: dict[str, float], defaulted: list[dict[str, Any]]) -> tuple[float, float, list[str]]:
+    """The total's log shift and log sd from the defaulted inputs with a declared range (a range
+    not centred on the value moves the median: DataMemory bounds the data from above), and those
+    inputs."""
+    ranges = default_ranges()
+    var, shift, keys = 0.0, 0.0, []
+    for d in defaulted:
+        r = ranges.get(str(d.get("key")))
+        if r is None or not d.get("value") or (r.get("from") and d.get("from") not in r["from"]):
+            continue
+        lo, hi = (float(x) for x in r["range"])
+        e = _elasticity(shares, {str(p): float(x) for p, x in (r.get("phases") or {}).items()})
+        if e:
+            var += (e * sd_of(lo, hi)) ** 2
+            shift += e * 0.5 * math.log(lo * hi)
+            keys.append(str(d["key"]))
+    return shift, math.sqrt(var), keys
+
+
+def _log_errors(cases: list[dict[str, Any]]) -> list[float]:
+    return [
+        math.log(f["predicted"] / f["published"])
+        for c in cases
+        for f in c["figures"]
+        if f["figure"] == TOTAL and f["published"] > 0 and f["predicted"] > 0
+    ]
+
+
+def _rms(xs: list[float]) -> float:
+    return math.sqrt(sum(x * x for x in xs) / len(xs)) if xs else 0.0
+
+
+def model_sd(version: str) -> tuple[float, str]:
+    """The model's log sd on restarts it was not fitted on, and where that figure comes from: the
+    root-mean-square error on the nearest family's published validation restarts (with the
+    all-family figure over their count, for a family of one or two), widened by the worst error
+    seen (``UNPUBLISHED_WIDENING``) once when the run's own family has no published restart and
+    once more when its major release has none."""
+    family = profile_for(version).name
+    families = published_errors()
+    every = _log_errors([c for cs in families.values() for c in cs])
+    if not every:
+        return 0.0, "no published restart to measure the model's error on"
+    nearest = nearest_family(family, list(families)) or family
+    own = _log_errors(families.get(nearest, []))
+    var = _rms(own) ** 2 + _rms(every) ** 2 / max(len(own), 1)
+    worst = UNPUBLISHED_WIDENING * max(abs(x) for x in every)
+    major = family.split(".")[0]
+    text = f"the model's error on {len(own)} published {nearest} restart(s) it was not fitted on"
+    if nearest != family:
+        var += worst**2
+        text += f", widened: no published {family} restart"
+    if not any(f.split(".")[0] == major for f in families):
+        var += worst**2
+        text += f", widened again: no published {major}.x restart" if family != f"{major}.x" else " (twice)"
+    return math.sqrt(var), text
+
+
+def _band(p50: float, sd: float, shift: float = 0.0) -> dict[str, float]:
+    mid = p50 * math.exp(shift)
+    return {"p5": mid * math.exp(-Z90 * sd), "p50": mid, "p95": mid * math.exp(Z90 * sd), "sd_log": sd}
+
+
+def combine(
+    p50: float,
+    crash: dict[str, float],
+    phases: dict[str, float],
+    version: str,
+    scenario: dict[str, Any],
+    defaulted: list[dict[str, Any]],
+    partial: bool = True,
+    constants_data: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The interval around ``p50`` (the replications' median total): p5, p50, p95 of the total and
+    each source's own band and share of the variance, with where it comes from. ``constants_data``:
+    a covariance of constants other than the packaged ones (``check --cross``'s refits)."""
+    if not (math.isfinite(p50) and p50 > 0):
+        return {"p5": p50, "p50": p50, "p95": p50, "sources": {}}
+    total = sum(v for v in phases.values() if math.isfinite(v)) or p50
+    shares = {k: v / total for k, v in phases.items() if math.isfinite(v)}
+    lo, hi = crash.get("p5", p50), crash.get("p95", p50)
+    crash_sd = sd_of(lo, hi) if math.isfinite(hi) else 0.0
+    d_shift, d_sd, keys = defaults_sd(shares, defaulted)
+    m_sd, m_from = model_sd(version)
+    cdata = constants_uncertainty() if constants_data is None else constants_data
+    weak = [n for n, c in (cdata.get("constants") or {}).items() if c.get("weakly_determined")]
+    sources = {
+        "crash_moment": (crash_sd, f"{int(crash.get('n', 1))} replications over the crash's moment in the LCP cycle"),
+        "constants": (
+            constants_sd(shares, scenario, partial, cdata),
+            "the fit's covariance of the free constants" + (f" (weakly determined: {', '.join(weak)})" if weak else ""),
+        ),
+        "defaults": (d_sd, "inputs left at defaults: " + (", ".join(keys) if keys else "none with a declared range")),
+        "model": (m_sd, m_from),
+    }
+    var = sum(sd * sd for sd, _ in sources.values())
+    out: dict[str, Any] = dict(_band(p50, math.sqrt(var), d_shift))
+    out["sources"] = {
+        k: {**_band(p50, sd, d_shift if k == "defaults" else 0.0), "share": sd * sd / var if var else 0.0, "from": text}
+        for k, (sd, text) in sources.items()
+    }
+    return out
+
+
+def defaulted_of(scenario: Any, origins: dict[str, str]) -> list[dict[str, Any]]:
+    """The inputs of ``default_ranges`` no input gave, as ``defaulted`` lists them, from a loaded
+    scenario's origins (for a run made without its header: advise's and solve's variants)."""
+    from ndbsim.input.scenario.provenance import GIVEN
+    from ndbsim.output.origins import origin_of, value_at
+
+    out = []
+    for key in default_ranges():
+        origin = origin_of(key, set(), origins)
+        if origin not in GIVEN:
+            out.append({"key": key, "value": value_at(scenario, key), "from": origin})
+    return out
+
+
+def result_interval(result: Any, defaulted: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """``combine`` for a ``Result``; ``defaulted``: its ``explained`` list unless given."""
+    cp = result.first.checkpoint or {}
+    return combine(
+        result.total_restart_secs,
+        result.spread(),
+        result.phases(),
+        result.version,
+        result.scenario,
+        list(result.explained.get("defaulted") or []) if defaulted is None else defaulted,
+        cp.get("policy") == "partial",
+    )
+
+
+def interval_line(iv: dict[str, Any]) -> str:
+    """The range in one line, with each source's share (the table's first range)."""
+    from ndbsim.input.units import format_secs
+
+    if not iv.get("sources"):
+        return ""
+    parts = ", ".join(f"{k.replace('_', ' ')} {100 * s['share']:.0f}%" for k, s in iv["sources"].items())
+    return f"predictive p5–p95: {format_secs(iv['p5'])}–{format_secs(iv['p95'])} (of its variance: {parts})"
+
+
+def interval_lines(iv: dict[str, Any]) -> list[str]:
+    """``interval_line`` wrapped at the header's width."""
+    import textwrap
+
+    from ndbsim.output.header import HEADER_WIDTH
+
+    line = interval_line(iv)
+    if not line:
+        return []
+    out = textwrap.wrap(line, width=HEADER_WIDTH, subsequent_indent="  ")
+    for k, src in iv["sources"].items():
+        if k != "crash_moment" and src["share"] >= SHOWN_SHARE:
+            out += textwrap.wrap(f"  {k}: {src['from']}", width=HEADER_WIDTH, subsequent_indent="    ")
+    return out
+
+
+def phase_sds(
+    version: str, scenario: dict[str, Any], defaulted: list[dict[str, Any]], partial: bool = True
+) -> dict[str, float]:
+    """Each phase's own log sd before any of it is measured: the model's error, the constants that
+    scale it and the defaulted inputs that move it (what ``ndbsim eta`` narrows as phases finish)."""
+    from ndbsim.input.restart_info import PHASES
+
+    m_sd, _ = model_sd(version)
+    out = {}
+    for p in PHASES:
+        one = {p: 1.0}
+        var = m_sd**2 + constants_sd(one, scenario, partial) ** 2 + defaults_sd(one, defaulted)[1] ** 2
+        out[p] = math.sqrt(var)
+    return out
+
+
+def result_priors(result: Any) -> dict[str, float]:
+    """``phase_sds`` for a ``Result`` (run with ``explained``)."""
+    cp = result.first.checkpoint or {}
+    defaulted = list(result.explained.get("defaulted") or [])
+    return phase_sds(result.version, result.scenario, defaulted, cp.get("policy") == "partial")
+
+
+def range_text(iv: dict[str, Any] | None) -> str:
+    """``12m50s–17m10s``: an interval's p5–p95 (``-`` when there is none)."""
+    from ndbsim.input.units import format_secs
+
+    if not iv or not iv.get("sources"):
+        return "-"
+    return f"{format_secs(iv['p5'])}–{format_secs(iv['p95'])}"

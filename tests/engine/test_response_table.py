@@ -296,11 +296,12 @@ ROWS = [
         "cluster.config.NoOfFragmentLogFiles",
         "16",
         "3",
-        "none",
+        "up",
+        by=1.0,
         why=(
             "80 MB/s of REDO fills the log: EnableRedoControl holds it at an alert level (Backup.cpp "
-            "change_alert_state_redo_percent); at 3 files it overflows (error 410, the run's status): the REDO "
-            "applied shrinks by what the restart's LCP wait grows"
+            "change_alert_state_redo_percent); at 3 files it overflows (error 410): the restart does not "
+            "complete, and a restart that stops has no total that could rank as faster"
         ),
     ),
     Row(

@@ -171,10 +171,14 @@ def model_sd(version: str) -> tuple[float, str]:
     text = f"the model's error on {len(own)} published {nearest} restart(s) it was not fitted on"
     if nearest != family:
         var += worst**2
-        text += f", widened: no published {family} restart"
+        text += f", widened: no published {family} restart it was not fitted on"
     if not any(f.split(".")[0] == major for f in families):
         var += worst**2
-        text += f", widened again: no published {major}.x restart" if family != f"{major}.x" else " (twice)"
+        text += (
+            f", widened again: no published {major}.x restart it was not fitted on"
+            if family != f"{major}.x"
+            else " (twice)"
+        )
     return math.sqrt(var), text
 
 

@@ -118,12 +118,18 @@ def advice_table(a: Advice) -> str:
     from ndbsim.output.interval import range_text
     from ndbsim.output.result import quantile
 
+    import textwrap
+
+    from ndbsim.output.header import HEADER_WIDTH
+
     shown = f"predictive p5–p95 {range_text(b.interval)}; crash-moment " if b.interval else ""
-    lines = [
+    lines = textwrap.wrap(
         f"{a.name} — {a.title}: {format_secs(b.median)} "
         f"({shown}p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
         f"{a.replications} replications, seed {a.seed}){'' if b.status == 'ok' else ' ' + b.status}",
-    ]
+        width=HEADER_WIDTH,
+        subsequent_indent="  ",
+    )
     bp = prices(b)
     priced = a.priced
     if priced:

@@ -98,7 +98,7 @@ def init(
 
 def params(
     version: str | None = typer.Option(
-        None, "--version", metavar="X.Y.Z", help="NDB version (default 7.6.6; needed with --config-ini)."
+        None, "--version", metavar="X.Y.Z", help="NDB release, as NDB prints it (ndb-8.4.3) or bare (default 7.6.6; needed with --config-ini)."
     ),
     diff: str | None = typer.Option(
         None, "--diff", metavar="X.Y.Z", help="Another NDB version: list what differs, with sources."
@@ -111,18 +111,20 @@ def params(
     """List the config.ini parameters ndbsim models, with this version's defaults and thread layout;
     with --config-ini (and --set, as run lays them over it) the layout that cluster starts with."""
     from ndbsim.input.config.params import PARAMS, show
-    from ndbsim.input.profiles import parse_version, unused_params
+    from ndbsim.input.profiles import canonical_release, parse_version, unused_params
 
     if config_ini is not None or set_:
         from ndbsim.cli.ndbinfo import print_layout
 
         print_layout(config_ini, version, set_)
         return
-    version = "7.6.6" if version is None else version  # given empty, it is refused like any unknown release
+    # given empty, it is refused like any unknown release; ndb-8.4.3 is shown as 8.4.3, as a run shows it
+    version = str(canonical_release("7.6.6" if version is None else version))
     prof = _profile(version, "--version")
     if diff is not None:
         from ndbsim.input.profiles import differences
 
+        diff = str(canonical_release(diff))
         other = _profile(diff, "--diff")
         (old_v, old), (new_v, new) = sorted(((version, prof), (diff, other)), key=lambda x: parse_version(x[0]))
         rows = differences(old, new)

@@ -9,6 +9,7 @@ from pydantic import BeforeValidator, Field
 
 from ndbsim.errors import InputError
 from ndbsim.input.fields import ByteRate, Duration, StrictModel
+from ndbsim.input.profiles import canonical_release
 from ndbsim.input.units import parse_bytes
 
 
@@ -44,8 +45,9 @@ class Host(StrictModel):
 
 
 def version_text(v: Any) -> Any:
-    """A version written as a YAML number (``8.0``), read as the text it was written as."""
-    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    """A release as the user wrote it (``ndb-8.4.3``, ``mysql-8.0.35 ndb-8.0.35``, ``8.4.3``, a YAML
+    number ``8.0``), in the one form the rest of ndbsim reads (``8.4.3``): ``canonical_release``."""
+    return canonical_release(v)
 
 
 PLANS = ("per-node-group", "one-at-a-time")

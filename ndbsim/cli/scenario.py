@@ -98,7 +98,10 @@ def init(
 
 def params(
     version: str | None = typer.Option(
-        None, "--version", metavar="X.Y.Z", help="NDB release, as NDB prints it (ndb-8.4.3) or bare (default 7.6.6; needed with --config-ini)."
+        None,
+        "--version",
+        metavar="X.Y.Z",
+        help="NDB release, as NDB prints it (ndb-8.4.3) or bare (default 7.6.6; needed with --config-ini).",
     ),
     diff: str | None = typer.Option(
         None, "--diff", metavar="X.Y.Z", help="Another NDB version: list what differs, with sources."

@@ -91,8 +91,8 @@ class Restart(StrictModel):
     heartbeats, 4–5 × HeartbeatIntervalDbDb (reference §9). Default planned: seed 003 performed
     its node restarts by hand."""
     upgrade_to: Annotated[str | None, BeforeValidator(version_text)] = None
-    """The NDB release each restarted node comes back on (an online upgrade, ``ndbsim.upgrade``).
-    Default None: the nodes restart on ``version``."""
+    """The NDB release each restarted node comes back on (an online upgrade, ``ndbsim.upgrade``),
+    written as ``version`` is. Default None: the nodes restart on ``version``."""
     plan: Annotated[Literal["per-node-group", "one-at-a-time"] | list[list[int]], BeforeValidator(plan_value)] = (
         "per-node-group"
     )

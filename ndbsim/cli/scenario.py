@@ -114,21 +114,19 @@ def params(
     """List the config.ini parameters ndbsim models, with this version's defaults and thread layout;
     with --config-ini (and --set, as run lays them over it) the layout that cluster starts with."""
     from ndbsim.input.config.params import PARAMS, show
-    from ndbsim.input.profiles import canonical_release, parse_version, unused_params
+    from ndbsim.input.profiles import parse_version, unused_params
 
     if config_ini is not None or set_:
         from ndbsim.cli.ndbinfo import print_layout
 
         print_layout(config_ini, version, set_)
         return
-    # given empty, it is refused like any unknown release; ndb-8.4.3 is shown as 8.4.3, as a run shows it
-    version = str(canonical_release("7.6.6" if version is None else version))
-    prof = _profile(version, "--version")
+    # given empty, it is refused like any unknown release
+    version, prof = _profile("7.6.6" if version is None else version, "--version")
     if diff is not None:
         from ndbsim.input.profiles import differences
 
-        diff = str(canonical_release(diff))
-        other = _profile(diff, "--diff")
+        diff, other = _profile(diff, "--diff")
         (old_v, old), (new_v, new) = sorted(((version, prof), (diff, other)), key=lambda x: parse_version(x[0]))
         rows = differences(old, new)
         for note in (*prof.notes, *other.notes):
@@ -170,11 +168,12 @@ def _default_layout(prof: Profile) -> str:
     return f"{lay.describe()} ({lay.source}; restore threads {lay.restore_threads})"
 
 
-def _profile(version: str, option: str) -> Any:
-    """The profile of ``version``, its error naming the option that gave it."""
-    from ndbsim.input.profiles import profile_for
+def _profile(version: str, option: str) -> tuple[str, Any]:
+    """``version`` as every output shows it (``ndb-8.4.3`` reads ``8.4.3``) and its profile, its error
+    naming the option that gave it."""
+    from ndbsim.input.profiles import canonical_release, profile_for
 
     try:
-        return profile_for(version)
+        return str(canonical_release(version)), profile_for(version)
     except InputError as e:
         raise InputError(e.message, field=option) from None

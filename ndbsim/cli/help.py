@@ -23,7 +23,8 @@ help states it: ``studies.advise.study.ADVISE_REPLICATIONS`` (a test holds the t
 does not import the studies, so that ``ndbsim -h`` loads none of the simulation's libraries)."""
 
 RELEASE_HELP = (
-    "The NDB release the cluster runs (X.Y.Z): a config.ini names none, so --config-ini with no scenario needs it."
+    "The NDB release the cluster runs, as NDB prints it (ndb-8.4.3) or bare (8.4.3): a config.ini names none, "
+    "so --config-ini with no scenario needs it."
 )
 """``--version`` of run, validate, init, advise, solve, sweep and report (params has its own)."""
 

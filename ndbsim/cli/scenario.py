@@ -98,7 +98,10 @@ def init(
 
 def params(
     version: str | None = typer.Option(
-        None, "--version", metavar="X.Y.Z", help="NDB version (default 7.6.6; needed with --config-ini)."
+        None,
+        "--version",
+        metavar="X.Y.Z",
+        help="NDB release, as NDB prints it (ndb-8.4.3) or bare (default 7.6.6; needed with --config-ini).",
     ),
     diff: str | None = typer.Option(
         None, "--diff", metavar="X.Y.Z", help="Another NDB version: list what differs, with sources."
@@ -118,12 +121,12 @@ def params(
 
         print_layout(config_ini, version, set_)
         return
-    version = "7.6.6" if version is None else version  # given empty, it is refused like any unknown release
-    prof = _profile(version, "--version")
+    # given empty, it is refused like any unknown release
+    version, prof = _profile("7.6.6" if version is None else version, "--version")
     if diff is not None:
         from ndbsim.input.profiles import differences
 
-        other = _profile(diff, "--diff")
+        diff, other = _profile(diff, "--diff")
         (old_v, old), (new_v, new) = sorted(((version, prof), (diff, other)), key=lambda x: parse_version(x[0]))
         rows = differences(old, new)
         for note in (*prof.notes, *other.notes):
@@ -165,11 +168,12 @@ def _default_layout(prof: Profile) -> str:
     return f"{lay.describe()} ({lay.source}; restore threads {lay.restore_threads})"
 
 
-def _profile(version: str, option: str) -> Any:
-    """The profile of ``version``, its error naming the option that gave it."""
-    from ndbsim.input.profiles import profile_for
+def _profile(version: str, option: str) -> tuple[str, Any]:
+    """``version`` as every output shows it (``ndb-8.4.3`` reads ``8.4.3``) and its profile, its error
+    naming the option that gave it."""
+    from ndbsim.input.profiles import canonical_release, profile_for
 
     try:
-        return profile_for(version)
+        return str(canonical_release(version)), profile_for(version)
     except InputError as e:
         raise InputError(e.message, field=option) from None

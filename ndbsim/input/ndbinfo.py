@@ -92,8 +92,16 @@ DATA_NODE_TYPE = "NDB"
 """processes.node_type of a data node (the manual's ndbinfo processes page: NDB, MGM, API)."""
 
 
-def release_of(text: str) -> str | None:
-    """The release ``8.4.3`` a version text names, or None."""
+_PRINTED = re.compile(r"\s*(?:(?:mysql-\d+\.\d+\.\d+\s+)?ndb-)?(\d+\.\d+\.\d+)\s*")
+"""The whole of a release as NDB prints it (the forms of ``_RELEASE``, nothing around them)."""
+
+
+def release_of(text: str, whole: bool = False) -> str | None:
+    """The release ``8.4.3`` a version text names, or None. ``whole``: only when the whole text is
+    one of the forms NDB prints (a release a user gives), not a line that mentions one."""
+    if whole:
+        w = _PRINTED.fullmatch(text)
+        return w.group(1) if w else None
     m = _RELEASE.search(text)
     return (m.group(1) or m.group(2)) if m else None
 

@@ -23,7 +23,7 @@ from ndbsim.input.config.thread_config import with_count
 from ndbsim.input.profiles import parse_version, unused_params
 from ndbsim.input.scenario.model import Resolved
 from ndbsim.input.threads import LDM_TABLE, from_thread_config, ldm_threads
-from ndbsim.input.units import exact_size_text
+from ndbsim.input.units import exact_size_text, format_count
 
 SPEED_FACTORS = (0.5, 2.0, 4.0)
 """Multiples of the current value tried for write speeds, REDO sizes and host resources: half,
@@ -75,7 +75,14 @@ def _bits_text(x: float) -> str:
 
 
 def _count_text(x: float) -> str:
-    return f"{x:g}"
+    """A count or an event rate as advise shows it: ``1.5M``, ``200K``, ``500`` (``format_count``)."""
+    return format_count(x)
+
+
+def _exact_count(x: float) -> str:
+    """A count or an event rate as a ``--set`` value that reads back exactly (``1500000``; a
+    shown ``1.5M`` is rounded to three figures)."""
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 def _scaled(current: float, lo: float, hi: float, step: float = M) -> list[float]:
@@ -123,7 +130,7 @@ def _param_levers(r: Resolved) -> list[Lever]:
     values["MaxNoOfExecutionThreads"] = [str(t) for t in dict.fromkeys([*lower[-1:], *higher[:1], *higher[-1:]])]
     files = cfg["NoOfFragmentLogFiles"]
     values["NoOfFragmentLogFiles"] = [
-        _count_text(v) for v in _scaled(files, PARAMS["NoOfFragmentLogFiles"].lo or 3, 2**31, 1)
+        _exact_count(v) for v in _scaled(files, PARAMS["NoOfFragmentLogFiles"].lo or 3, 2**31, 1)
     ]
     p = PARAMS["FragmentLogFileSize"]
     values["FragmentLogFileSize"] = [
@@ -217,7 +224,7 @@ def _operations_levers(r: Resolved) -> list[Lever]:
     ups = restart_update_rate(r)
     if ups > 0 and s.restart.type != "system":
         key = "workload.during_restart.updates_per_s"
-        cands = tuple(Candidate(key, _count_text(v), (f"{key}={v:g}",)) for v in (ups / 2, 0.0))
+        cands = tuple(Candidate(key, _count_text(v), (f"{key}={_exact_count(v)}",)) for v in (ups / 2, 0.0))
         out.append(Lever(key, "operations", _count_text(ups), cands))
     if s.restart.downtime > 0:
         key = "restart.downtime"
@@ -285,8 +292,12 @@ def innodb_levers(s: Any) -> list[Lever]:
         ("storage.write_iops", st.write_iops, SPEED_FACTORS[1:], _count_text),
         ("storage.seq_read", st.seq_read, SPEED_FACTORS[1:], exact_size_text),
     ):
-        vals = [text(round(now * f / M) * M if text is exact_size_text else now * f) for f in factors]
-        cands = tuple(Candidate(key, v, (f"{key}={v}",)) for v in dict.fromkeys(vals) if v != text(now))
+        exact = exact_size_text if text is exact_size_text else _exact_count
+        vals = {
+            text(v): exact(v)
+            for v in (round(now * f / M) * M if exact is exact_size_text else now * f for f in factors)
+        }
+        cands = tuple(Candidate(key, v, (f"{key}={x}",)) for v, x in vals.items() if v != text(now))
         if cands:
             out.append(Lever(key, "innodb", text(now), cands))
     return out

@@ -37,7 +37,14 @@ from ndbsim.input.profiles.lookup import (
     use_constants,
 )
 from ndbsim.input.profiles.mechanisms import Mechanisms, unused_params
-from ndbsim.input.profiles.releases import KNOWN_VERSIONS, SOURCES, Profile, parse_version
+from ndbsim.input.profiles.releases import (
+    KNOWN_VERSIONS,
+    RELEASE_FORMS,
+    SOURCES,
+    Profile,
+    canonical_release,
+    parse_version,
+)
 
 __all__ = [
     "CALIBRATED_FILE",
@@ -50,12 +57,14 @@ __all__ = [
     "METADATA_SECS_PER_TABLE",
     "PARTIAL_LCP_PARTS",
     "QUERY_THREADS_SINCE",
+    "RELEASE_FORMS",
     "SCAN_ROW_SECS",
     "SOURCES",
     "Constants",
     "Mechanisms",
     "Profile",
     "calibrated_constants",
+    "canonical_release",
     "constants_file",
     "differences",
     "parse_version",

@@ -17,13 +17,21 @@ from ndbsim.input.profiles.calibrated import (
     calibrated_data,
     read_constants,
 )
-from ndbsim.input.profiles.releases import FAMILY, KNOWN_VERSIONS, PROFILES, Profile, parse_version, sources_of
+from ndbsim.input.profiles.releases import (
+    FAMILY,
+    KNOWN_VERSIONS,
+    PROFILES,
+    Profile,
+    canonical_release,
+    parse_version,
+    sources_of,
+)
 
 
 def profile_for(version: str) -> Profile:
-    """The profile for an NDB version string such as ``"7.6.6"``, with the defaults that
-    depend on the patch release and the calibrated constants (cached per version)."""
-    return _profile_for(str(version))
+    """The profile for an NDB release such as ``"7.6.6"`` (or ``ndb-7.6.6``, as NDB prints it), with
+    the defaults that depend on the patch release and the calibrated constants (cached per release)."""
+    return _profile_for(str(canonical_release(version)))
 
 
 QUERY_THREADS_SINCE = (8, 0, 23)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ndbsim.errors import InputError
+from ndbsim.input.ndbinfo import release_of
 from ndbsim.input.profiles.constants import Constants
 from ndbsim.input.profiles.mechanisms import Mechanisms
 
@@ -246,11 +247,29 @@ KNOWN_VERSIONS = sorted(FAMILY)
 """The release lines ``FAMILY`` accepts, sorted; listed in "not modelled" errors."""
 
 
+RELEASE_FORMS = '"ndb-8.4.3" or "mysql-8.0.35 ndb-8.0.35" as NDB prints it, or "8.4.3"'
+"""The ways a user may write a release: as NDB prints it, or bare; named in the error for any other."""
+
+
+def canonical_release(version: Any) -> Any:
+    """A release as a user gave it, in the one form ndbsim uses: ``ndb-8.4.3`` and ``mysql-8.0.35
+    ndb-8.0.35``, as NDB prints them, read ``8.4.3`` and ``8.0.35``; a YAML number (``8.0``) reads
+    as the text it was written as. Anything else is returned as given, for ``parse_version`` to
+    accept (a release line, ``8.4``) or refuse."""
+    if isinstance(version, (int, float)) and not isinstance(version, bool):
+        return str(version)
+    if isinstance(version, str):
+        return release_of(version, whole=True) or version
+    return version
+
+
 def parse_version(version: str) -> tuple[int, int, int]:
-    m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?\S*\s*", str(version))
+    text = canonical_release(version)
+    m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?\S*\s*", str(text))
     if not m:
         raise InputError(
-            f'{version!r} is not an NDB version; write it like "7.6.6" (known: {", ".join(KNOWN_VERSIONS)})',
+            f"{version!r} is not an NDB release; write it {RELEASE_FORMS} "
+            f"(release lines ndbsim simulates: {', '.join(KNOWN_VERSIONS)})",
             field="version",
         )
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)

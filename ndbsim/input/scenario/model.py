@@ -18,7 +18,8 @@ class Scenario(StrictModel):
     name: str = "unnamed scenario"
     """Label shown in reports; a placeholder by default."""
     version: Annotated[str, BeforeValidator(version_text)] = "7.6.6"
-    """NDB version; picks the profile (defaults and mechanisms). Default 7.6.6: seed 003's 7.6.6, the
+    """NDB release, as NDB prints it (``ndb-8.4.3``, ``mysql-8.0.35 ndb-8.0.35``) or bare (``8.4.3``),
+    kept bare; picks the profile (defaults and mechanisms). Default 7.6.6: seed 003's 7.6.6, the
     default scenario's version."""
     cluster: Cluster = Field(default_factory=Cluster)
     """Data nodes and config.ini parameters; defaults as in ``Cluster``."""

@@ -9,6 +9,7 @@ from pydantic import BeforeValidator, Field
 
 from ndbsim.errors import InputError
 from ndbsim.input.fields import ByteRate, Duration, StrictModel
+from ndbsim.input.profiles import canonical_release
 from ndbsim.input.units import parse_bytes
 
 
@@ -44,8 +45,9 @@ class Host(StrictModel):
 
 
 def version_text(v: Any) -> Any:
-    """A version written as a YAML number (``8.0``), read as the text it was written as."""
-    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    """A release as the user wrote it (``ndb-8.4.3``, ``mysql-8.0.35 ndb-8.0.35``, ``8.4.3``, a YAML
+    number ``8.0``), in the one form the rest of ndbsim reads (``8.4.3``): ``canonical_release``."""
+    return canonical_release(v)
 
 
 PLANS = ("per-node-group", "one-at-a-time")
@@ -89,8 +91,8 @@ class Restart(StrictModel):
     heartbeats, 4–5 × HeartbeatIntervalDbDb (reference §9). Default planned: seed 003 performed
     its node restarts by hand."""
     upgrade_to: Annotated[str | None, BeforeValidator(version_text)] = None
-    """The NDB release each restarted node comes back on (an online upgrade, ``ndbsim.upgrade``).
-    Default None: the nodes restart on ``version``."""
+    """The NDB release each restarted node comes back on (an online upgrade, ``ndbsim.upgrade``),
+    written as ``version`` is. Default None: the nodes restart on ``version``."""
     plan: Annotated[Literal["per-node-group", "one-at-a-time"] | list[list[int]], BeforeValidator(plan_value)] = (
         "per-node-group"
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ndbsim.engine.fluid.flow import EPS, UNBOUNDED_RATE, Flow
+from ndbsim.engine.fluid.flow import EPS, START_ORDER, UNBOUNDED_RATE, Flow
 
 
 def own_bottleneck(f: Flow, free: dict[str, float]) -> float:
@@ -85,3 +85,25 @@ def linked_group(r0: str, users: dict[str, dict[Flow, None]], seen: set[str]) ->
                         seen.add(q)
                         stack.append(q)
     return group
+
+
+def rates_beside(
+    extra: list[Flow], users: dict[str, dict[Flow, None]], capacity: dict[str, float], free: dict[str, float]
+) -> dict[Flow, float]:
+    """The rates ``fill_group`` would give ``extra`` (flows not running, each at most its cap)
+    and the running flows linked to them, were ``extra`` to run beside those now. Nothing
+    changes: every flow keeps the rate it has."""
+    group: dict[Flow, None] = {}
+    seen: set[str] = set()
+    for f in extra:
+        for r in f.keys:
+            if r not in seen and users.get(r):
+                group.update(linked_group(r, users, seen))
+    members = sorted([*group, *extra], key=START_ORDER)
+    held = [f.rate for f in members]
+    try:
+        fill_group(members, capacity, free)
+        return {f: f.rate for f in members}
+    finally:
+        for f, rate in zip(members, held):
+            f.rate = rate

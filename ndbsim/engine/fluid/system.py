@@ -27,7 +27,7 @@ from simpy.events import Event, Timeout
 
 from ndbsim.engine.fluid.bound import binding, spend
 from ndbsim.engine.fluid.flow import EPS, START_ORDER, Alarm, Batch, Flow, end_flow
-from ndbsim.engine.fluid.max_min import fill_group, linked_group, own_bottleneck
+from ndbsim.engine.fluid.max_min import fill_group, linked_group, own_bottleneck, rates_beside
 
 HEAP_SLACK = 4
 """The heap of finish times is rebuilt from the live flows once it holds this many entries per
@@ -181,6 +181,11 @@ class FluidSystem:
             flow.spent = {}
             if flow in self.flows:
                 flow.bound = binding(flow, self._users, self.capacity, self.fixed)
+
+    def rates_beside(self, extra: list[Flow]) -> dict[Flow, float]:
+        """The rates ``extra`` (flows not running) and the running flows they would share a
+        resource with would have, were ``extra`` to start now; nothing changes."""
+        return rates_beside(extra, self._users, self.capacity, self.free)
 
     def alarm(self, at: float, fn: Callable[[], None], flows: Sequence[Flow]) -> None:
         """Call ``fn`` at time ``at`` if one of ``flows`` is still running then. The alarm shares

@@ -3,8 +3,10 @@ each started by the REDO written since the last one (TimeBetweenLocalCheckpoints
 starting node that asks for one (reference §2, §3).
 
 Identical cycles are simulated once and then repeated by arithmetic. When two LCPs in a row
-have the same participants, sizes, durations and spacing, and no other flow uses their
-resources, the loop sleeps over the cycles that follow. Whatever could change them settles
+have the same participants, sizes, durations and spacing, and no other flow's rate depends on
+them (the resources they share stay unsaturated, or the others keep their rates beside them:
+a copy held by its own pipeline, with the LCP taking what it leaves), the loop sleeps over the
+cycles that follow. Whatever could change them settles
 the skip first: a flow starting or ending, a load, cap or speed changing, a node asking for an
 LCP, failing, or reading the LCP state. Settling writes the whole cycles skipped into the
 nodes' histories (and the REDO peak each would have reached) and resumes the cycle in

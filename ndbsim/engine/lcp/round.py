@@ -85,7 +85,8 @@ class LcpPlan:
 
     def progress(self, k: int, into: float) -> tuple[float, float]:
         """(share of flow ``k`` written, its cap) ``into`` seconds after the start, when it
-        progresses at its cap (a skipped cycle leaves every shared resource unsaturated)."""
+        progresses at its cap (a skipped cycle that EnableRedoControl re-capped leaves every shared
+        resource unsaturated: ``CycleSkip._beside``)."""
         done, cap, t = 0.0, self.first_caps[k], 0.0
         for at, caps in self.cap_changes:
             if at >= into:

@@ -90,20 +90,39 @@ def linked_group(r0: str, users: dict[str, dict[Flow, None]], seen: set[str]) ->
 def rates_beside(
     extra: list[Flow], users: dict[str, dict[Flow, None]], capacity: dict[str, float], free: dict[str, float]
 ) -> dict[Flow, float]:
-    """The rates ``fill_group`` would give ``extra`` (flows not running, each at most its cap)
-    and the running flows linked to them, were ``extra`` to run beside those now. Nothing
-    changes: every flow keeps the rate it has."""
-    group: dict[Flow, None] = {}
-    seen: set[str] = set()
-    for f in extra:
-        for r in f.keys:
-            if r not in seen and users.get(r):
-                group.update(linked_group(r, users, seen))
-    members = sorted([*group, *extra], key=START_ORDER)
-    held = [f.rate for f in members]
-    try:
-        fill_group(members, capacity, free)
-        return {f: f.rate for f in members}
-    finally:
-        for f, rate in zip(members, held):
-            f.rate = rate
+    """The rates ``extra`` (flows not running, started now in that order) and the running flows
+    linked to them would get, shared out as ``FluidSystem`` shares out a change: each linked
+    group by ``fill_group`` in start order, a flow sharing none of its resources at
+    ``own_bottleneck``. Nothing changes: every flow keeps the rate it has."""
+    out: dict[Flow, float] = {}
+    for f0 in extra:
+        if f0 in out:
+            continue
+        group: dict[Flow, None] = {}
+        seen: set[str] = set()
+        mine: dict[Flow, None] = {f0: None}
+        stack = [f0]
+        while stack:  # f0's group: the running flows and the other extra flows linked to it
+            for r in stack.pop().keys:
+                if r in seen:
+                    continue
+                if users.get(r):
+                    group.update(linked_group(r, users, seen))
+                seen.add(r)
+            for g in extra:
+                if g not in mine and any(q in seen for q in g.keys):
+                    mine[g] = None
+                    stack.append(g)
+        ordered = [g for g in extra if g in mine]
+        if not group and len(ordered) == 1:
+            out[f0] = own_bottleneck(f0, free)
+            continue
+        members = [*sorted(group, key=START_ORDER), *ordered]
+        held = [f.rate for f in members]
+        try:
+            fill_group(members, capacity, free)
+            out.update((f, f.rate) for f in members)
+        finally:
+            for f, rate in zip(members, held):
+                f.rate = rate
+    return out

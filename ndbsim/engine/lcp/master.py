@@ -116,8 +116,8 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
             plan = self._begin(env.now)
             yield from self._complete(plan, waiters, sz.lcp_fixed_secs)
             skip = self._skippable(plan)
-            if skip is not None:
-                yield from self._sleep_over(skip)
+            while skip is not None and (yield from self._sleep_over(skip)):
+                skip = self._skippable(skip.plan)  # the LCP computed ahead, as if simulated
 
     def _begin(self, t0: float) -> LcpPlan:
         sz, writes = self.sz, self.writes

@@ -136,7 +136,8 @@ def same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
 
 @dataclass(frozen=True)
 class Skip:
-    """Identical LCPs, one every ``period``, the first starting ``gap`` after ``origin``."""
+    """Identical LCPs, one every ``period``, the first starting ``gap`` after ``origin`` (or one
+    LCP computed ahead, ending at ``until``)."""
 
     plan: LcpPlan
     """The last simulated LCP: the template of the skipped ones."""
@@ -146,3 +147,6 @@ class Skip:
     gap: float
     durations: tuple[float, ...]
     length: float
+    until: float = math.inf
+    """When the skip ends by itself: the end of its one LCP for a cycle computed ahead
+    (``lcp_ahead``); inf for identical cycles, skipped until something settles them."""

@@ -17,8 +17,8 @@ import simpy
 from simpy.events import Event, Timeout
 
 from ndbsim.engine import clock
+from ndbsim.engine.lcp.ahead import CycleAhead
 from ndbsim.engine.lcp.round import HISTORY_KEPT, STEADY_TOLERANCE, CycleShape, LcpPlan, LcpSize, Skip, same
-from ndbsim.engine.lcp.state import LcpState
 
 SHARE_MARGIN = 1e-6
 """Headroom a shared resource must keep below saturation for the LCP skip to leave the other
@@ -30,18 +30,23 @@ which it counts as written at that one rate: ten times the fluid's end tolerance
 the amount), a float round-off guard, not a model value."""
 
 
-class CycleSkip(LcpState):
+class CycleSkip(CycleAhead):
     """The LCP loop's skip of identical cycles."""
 
-    def _sleep_over(self, skip: Skip) -> Generator[Event, Any, None]:
-        """Skip identical cycles until the stream's rates change or something settles the skip."""
+    def _sleep_over(self, skip: Skip) -> Generator[Event, Any, bool]:
+        """Skip identical cycles until the stream's rates change or something settles the skip
+        (a cycle computed ahead: until its end). Returns whether the skip ran to its ``until``."""
         env = self.env
         self._skip = skip
         self.fluid.on_change = self.settle
         until = next((s for s, _ in self.plan.traffic.segments if s > env.now), math.inf)
+        until = min(until, skip.until)
+        ran_out = False
         with contextlib.suppress(simpy.Interrupt):
             yield Event(env) if math.isinf(until) else Timeout(env, until - env.now)
+            ran_out = True
         self.settle(interrupt=False)
+        return ran_out and until == skip.until
 
     def _shape_of(self, plan: LcpPlan, prev: CycleShape | None) -> CycleShape:
         start = plan.start
@@ -56,6 +61,11 @@ class CycleSkip(LcpState):
         )
 
     def _skippable(self, plan: LcpPlan) -> Skip | None:
+        """After ``plan`` completed: the identical cycles to skip from here, or the next LCP
+        computed ahead (``lcp_ahead``), or None (the loop simulates the next one)."""
+        return self._identical(plan) or self._ahead()
+
+    def _identical(self, plan: LcpPlan) -> Skip | None:
         prev = self._shape
         self._shape = None
         if self._waiters or plan.dropped or not plan.flows:

@@ -1,0 +1,137 @@
+"""The next LCP by arithmetic while the cycle converges (``engine.lcp.master``). After a change
+of what the other flows leave it (a copy step), the LCP cycle converges to its new length over
+some cycles, each a little different from the one before, so the skip of identical cycles
+waits. Where nothing can touch the next LCP but an outside change (every participant alike, its
+flows beside a constant competing demand, each at one rate from start to end, no change of the
+stream's rates and no EnableRedoControl alert before it completes), the loop computes it
+exactly as the fluid would run it, the fluid's timer and round-off included, and sleeps over it
+as a skip of one cycle: an outside change settles it as it settles a skip (the LCP resumed
+mid-write), and completed, it is recorded as simulated."""
+
+from __future__ import annotations
+
+import math
+
+from ndbsim.engine import clock
+from ndbsim.engine.fluid.flow import EPS, UNBOUNDED_RATE, Flow
+from ndbsim.engine.lcp.checkpoint import LcpRecord
+from ndbsim.engine.lcp.round import LcpPlan, LcpSize, Skip, same
+from ndbsim.engine.lcp.state import LcpState
+from ndbsim.engine.node import Node
+
+
+class CycleAhead(LcpState):
+    """The LCP loop's next cycle by arithmetic, slept over as a skip of one cycle."""
+
+    def _ahead(self) -> Skip | None:
+        """The next LCP, as the loop would simulate it from now, as a skip of that one cycle
+        (run to its end, it is compared with the one before as a simulated one is); None, with
+        nothing changed, if something other than an outside change could touch it."""
+        nodes = [n for n in self.nodes if n.in_lcp and not n.down]
+        alerts = [n.redo_alert for n in nodes]
+        for n in nodes:
+            n.redo_alert = 0  # as the LCP starts: the last one released REDO, the fill says the level
+        skip = self._next_lcp(nodes)
+        if skip is None:
+            for n, level in zip(nodes, alerts):
+                n.redo_alert = level
+        return skip
+
+    def _next_lcp(self, nodes: list[Node]) -> Skip | None:
+        """``_ahead`` once ``nodes``, the participants, are at EnableRedoControl's level 0."""
+        env, sz, writes = self.env, self.sz, self.writes
+        now = clock.now(env)
+        if self._waiters or self.running is not None or self._resume is not None:
+            return None
+        if not nodes or not nodes[0].history or len({id(n.history[0]) if n.history else 0 for n in nodes}) != 1:
+            return None
+        first_start = self.first_start
+        start_at = self._next_trigger()
+        self.first_start = first_start  # the loop computes that trigger again if this fails
+        if not math.isfinite(start_at):
+            return None
+        wake = now + max(0.0, start_at - now)  # the loop's sleep, as SimPy schedules it
+        if wake < start_at - 1e-9:
+            return None
+        t0 = wake
+        if t0 < self.last_end + sz.gcp:
+            t0 = t0 + (self.last_end + sz.gcp - t0)
+        if not t0 > now or now + (t0 - now) != t0:
+            return None
+        since = nodes[0].history[0].start
+        changes = self.plan.node_changes_since(since, t0)
+        size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
+        restarting = writes.any_restarting()
+        flows = []
+        for n in nodes:
+            f = Flow(
+                env, 1.0, writes.demand(n, size), writes.cap_at(size, writes.speed(n, restarting, t0)), "", 0, _no_end
+            )
+            f.lcp_size = size
+            flows.append(f)
+        ends = self._ends(nodes, flows, t0, restarting)
+        if ends is None:
+            return None
+        t1 = max(ends) + sz.lcp_fixed_secs
+        if any(now < s <= t1 for s, _ in self.plan.traffic.segments) or now + (t1 - now) != t1:
+            return None
+        for f, end in zip(flows, ends):
+            f.end = end
+        plan = LcpPlan(t0, nodes, [since] * len(nodes), {since: LcpSize(size, pct, changes)}, list(zip(nodes, flows)))
+        plan.ends = ends
+        durations = tuple(end - t0 for end in ends)
+        ch = changes
+        record = LcpRecord(t0, t1, pct, ch.updates + ch.inserts, ch.bytes, size, ch.inserts, ends[0] - t0)
+        return Skip(plan, record, now, t1 - now, t0 - now, durations, t1 - t0, until=t1)
+
+    def _ends(self, nodes: list[Node], flows: list[Flow], t0: float, restarting: bool) -> list[float] | None:
+        """When each of ``nodes``' ``flows``, started at ``t0``, ends as the fluid runs it:
+        each at the rate it gets beside the others' constant demand (None unless every other
+        flow keeps its rate, and each LCP flow has the same rate alone as beside the other LCP
+        flows, so the end of one changes no other), found finished by the fluid's timer, which
+        EnableRedoControl's alarms share (None if one re-caps the writes: simulated)."""
+        fluid, sz, redo = self.fluid, self.sz, self.redo
+        rates = fluid.rates_beside(flows)
+        for f, rate in rates.items():
+            if f not in flows and not same((rate,), (f.rate,)):
+                return None
+        own = [rates[f] for f in flows]
+        if any(not 0.0 < r < UNBOUNDED_RATE for r in own):
+            return None
+        if len(flows) > 1 and any(fluid.rates_beside([f])[f] != r for f, r in zip(flows, own)):
+            return None
+        finish = [t0 + 1.0 / r for r in own]
+        alarm, reach = redo.next_alert(nodes, t0) if sz.features.redo_control else (math.inf, [])
+        ends = [math.nan] * len(flows)
+        now = t0
+        left = set(range(len(flows)))
+        while left:
+            at = min(alarm, *(finish[k] for k in left))
+            now = now + (at - now if at > now else 0.0)  # the timer, as SimPy schedules it
+            resolution = 1e-9 if now < 1e5 else now * 1e-14
+            done = [k for k in left if 1.0 - own[k] * (now - t0) <= own[k] * resolution + EPS]
+            for k in done:
+                ends[k] = now
+                left.discard(k)
+            if left and alarm <= now + resolution * max(1.0, now):  # LcpState._redo_alert
+                if not reach:
+                    return None  # the stream's rates change
+                for node, level in reach:
+                    node.redo_alert = max(node.redo_alert, level)
+                for k in left:
+                    if writes_cap(self, nodes[k], flows[k], restarting, now) != flows[k].cap:
+                        return None  # EnableRedoControl re-caps the writes part-way: simulated
+                alarm, reach = redo.next_alert(nodes, now)
+            elif not done:
+                return None  # the timer would not find it finished: simulated
+        return ends
+
+
+def writes_cap(state: LcpState, node: Node, flow: Flow, restarting: bool, now: float) -> float:
+    """The cap ``refresh_speeds`` gives ``node``'s LCP ``flow`` at ``now``."""
+    writes = state.writes
+    return writes.cap(flow, writes.speed(node, restarting, now))
+
+
+def _no_end() -> None:
+    """A computed flow never runs: nothing to do at its end."""

@@ -182,6 +182,10 @@ class FluidSystem:
             if flow in self.flows:
                 flow.bound = binding(flow, self._users, self.capacity, self.fixed)
 
+    def next_end(self) -> float:
+        """When the first running flow ends at the rate it has (inf if none runs)."""
+        return min((f.since + f.remaining / f.rate for f in self.flows if f.rate > 0.0), default=math.inf)
+
     def rates_beside(self, extra: list[Flow]) -> dict[Flow, float]:
         """The rates ``extra`` (flows not running) and the running flows they would share a
         resource with would have, were ``extra`` to start now; nothing changes."""

@@ -11,36 +11,81 @@ mid-write), and completed, it is recorded as simulated."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from ndbsim.engine import clock
 from ndbsim.engine.fluid.flow import EPS, UNBOUNDED_RATE, Flow
 from ndbsim.engine.lcp.checkpoint import LcpRecord
-from ndbsim.engine.lcp.round import LcpPlan, LcpSize, Skip, same
+from ndbsim.engine.lcp.round import CycleShape, LcpPlan, LcpSize, Skip, same
 from ndbsim.engine.lcp.state import LcpState
 from ndbsim.engine.node import Node
+
+AHEAD_CYCLES = 64
+"""LCPs computed ahead in one skip at most (a bound on the work a skip cut short throws away,
+not a model value)."""
 
 
 class CycleAhead(LcpState):
     """The LCP loop's next cycle by arithmetic, slept over as a skip of one cycle."""
 
     def _ahead(self) -> Skip | None:
-        """The next LCP, as the loop would simulate it from now, as a skip of that one cycle
-        (run to its end, it is compared with the one before as a simulated one is); None, with
-        nothing changed, if something other than an outside change could touch it."""
+        """The next LCPs, as the loop would simulate them from now, as a skip of those cycles
+        (``Skip.then``): each computed from the state the one before leaves (written for the
+        computation, then taken back: the skip writes them as it passes them), until one
+        cannot be computed so, or two in a row are identical (run to its end, the skip's last
+        LCP is compared with the one before as a simulated one is). None, with nothing
+        changed, if the first cannot be computed."""
         nodes = [n for n in self.nodes if n.in_lcp and not n.down]
         alerts = [n.redo_alert for n in nodes]
-        for n in nodes:
-            n.redo_alert = 0  # as the LCP starts: the last one released REDO, the fill says the level
-        skip = self._next_lcp(nodes)
-        if skip is None:
-            for n, level in zip(nodes, alerts):
-                n.redo_alert = level
-        return skip
+        kept = (
+            [list(n.history) for n in self.nodes],
+            (self.last_start, self.last_end, self._count, self._shape),
+            (self.redo.peak_bytes, self.redo.overloaded_at),
+        )
+        chain: list[Skip] = []
+        shapes: list[CycleShape | None] = [self._shape]
+        now = clock.now(self.env)
+        shape = self._shape
+        while len(chain) < AHEAD_CYCLES:
+            for n in nodes:
+                n.redo_alert = 0  # as the LCP starts: the last one released REDO, the fill says the level
+            cycle = self._next_lcp(nodes, now)
+            if cycle is None:
+                break
+            chain.append(cycle)
+            self._write_skipped(cycle, 1)
+            prev, shape = shape, self._shape_of(cycle.plan, shape)
+            shapes.append(shape)
+            if prev is not None and shape.same_cycle(prev):
+                break  # identical from here: the skip of identical cycles takes over
+            now = cycle.until
+        left = [n.redo_alert for n in nodes]
+        for n, history in zip(self.nodes, kept[0]):
+            n.history[:] = history
+        (self.last_start, self.last_end, self._count, self._shape) = kept[1]
+        (self.redo.peak_bytes, self.redo.overloaded_at) = kept[2]
+        start = clock.now(self.env)
+        while chain and start + (chain[-1].until - start) != chain[-1].until:
+            chain.pop()  # the skip's timer from now could not land on its end exactly
+        for n, level in zip(nodes, left if chain else alerts):
+            n.redo_alert = level
+        self._shape = shapes[len(chain) - 1] if chain else self._shape  # the one before the last
+        if not chain:
+            return None
+        return replace(chain[0], then=tuple(chain[1:]))
 
-    def _next_lcp(self, nodes: list[Node]) -> Skip | None:
-        """``_ahead`` once ``nodes``, the participants, are at EnableRedoControl's level 0."""
+    def _write_skipped(self, skip: Skip, whole: int) -> None:
+        """``CycleSkip._write_skipped``."""
+        raise NotImplementedError
+
+    def _shape_of(self, plan: LcpPlan, prev: CycleShape | None) -> CycleShape:
+        """``CycleSkip._shape_of``."""
+        raise NotImplementedError
+
+    def _next_lcp(self, nodes: list[Node], now: float) -> Skip | None:
+        """The LCP the loop starts after ``now`` (when the one before completed), computed, as a
+        skip of that one cycle; ``nodes``, its participants, at EnableRedoControl's level 0."""
         env, sz, writes = self.env, self.sz, self.writes
-        now = clock.now(env)
         if self._waiters or self.running is not None or self._resume is not None:
             return None
         if not nodes or not nodes[0].history or len({id(n.history[0]) if n.history else 0 for n in nodes}) != 1:
@@ -73,6 +118,8 @@ class CycleAhead(LcpState):
         if ends is None:
             return None
         t1 = max(ends) + sz.lcp_fixed_secs
+        if self.fluid.next_end() <= t1:
+            return None  # another flow ends first: that change would settle it, simulated
         if any(now < s <= t1 for s, _ in self.plan.traffic.segments) or now + (t1 - now) != t1:
             return None
         for f, end in zip(flows, ends):

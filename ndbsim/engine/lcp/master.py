@@ -117,7 +117,7 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
             yield from self._complete(plan, waiters, sz.lcp_fixed_secs)
             skip = self._skippable(plan)
             while skip is not None and (yield from self._sleep_over(skip)):
-                skip = self._skippable(skip.plan)  # the LCP computed ahead, as if simulated
+                skip = self._skippable((skip.then[-1] if skip.then else skip).plan)  # as if simulated
 
     def _begin(self, t0: float) -> LcpPlan:
         sz, writes = self.sz, self.writes

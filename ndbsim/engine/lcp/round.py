@@ -150,3 +150,5 @@ class Skip:
     until: float = math.inf
     """When the skip ends by itself: the end of its one LCP for a cycle computed ahead
     (``lcp_ahead``); inf for identical cycles, skipped until something settles them."""
+    then: tuple[Skip, ...] = ()
+    """The LCPs computed ahead after this one, each a skip of one cycle from the one before's end."""

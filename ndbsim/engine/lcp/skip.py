@@ -40,13 +40,14 @@ class CycleSkip(CycleAhead):
         self._skip = skip
         self.fluid.on_change = self.settle
         until = next((s for s, _ in self.plan.traffic.segments if s > env.now), math.inf)
-        until = min(until, skip.until)
+        last = skip.then[-1] if skip.then else skip
+        until = min(until, last.until)
         ran_out = False
         with contextlib.suppress(simpy.Interrupt):
             yield Event(env) if math.isinf(until) else Timeout(env, until - env.now)
             ran_out = True
         self.settle(interrupt=False)
-        return ran_out and until == skip.until
+        return ran_out and until == last.until
 
     def _shape_of(self, plan: LcpPlan, prev: CycleShape | None) -> CycleShape:
         start = plan.start
@@ -139,6 +140,12 @@ class CycleSkip(CycleAhead):
         self._speeds_for = None
         self.fluid.on_change = None
         now = clock.now(self.env)
+        chain = (skip, *skip.then)
+        k = 0
+        while k < len(chain) - 1 and now >= chain[k].until:  # the LCPs computed ahead, passed
+            self._write_skipped(chain[k], 1)
+            k += 1
+        skip = chain[k]
         elapsed = now - skip.origin
         whole = int(elapsed // skip.period) if elapsed > 0 else 0
         self._write_skipped(skip, whole)

@@ -1,12 +1,13 @@
-"""The next LCP by arithmetic while the cycle converges (``engine.lcp.master``). After a change
-of what the other flows leave it (a copy step), the LCP cycle converges to its new length over
+"""The next LCPs by arithmetic while the cycle converges (``engine.lcp.master``). After a change
+of what the other flows leave the LCP (a copy step), its cycle converges to a new length over
 some cycles, each a little different from the one before, so the skip of identical cycles
-waits. Where nothing can touch the next LCP but an outside change (every participant alike, its
-flows beside a constant competing demand, each at one rate from start to end, no change of the
-stream's rates and no EnableRedoControl alert before it completes), the loop computes it
-exactly as the fluid would run it, the fluid's timer and round-off included, and sleeps over it
-as a skip of one cycle: an outside change settles it as it settles a skip (the LCP resumed
-mid-write), and completed, it is recorded as simulated."""
+waits. Where nothing but an outside change can touch the next LCPs (every participant alike,
+their flows beside a constant competing demand, each at one rate from start to end, no change
+of the stream's rates, no EnableRedoControl re-cap, no other flow ending before they complete),
+the loop computes them exactly as the fluid would run them, its timer, alarms and round-off
+included, each from the state the one before leaves, and sleeps over them as a skip: an outside
+change settles it as it settles a skip of identical cycles (the LCPs passed written, the one
+in progress resumed mid-write), and run to its end, its LCPs are recorded as simulated."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ not a model value)."""
 
 
 class CycleAhead(LcpState):
-    """The LCP loop's next cycle by arithmetic, slept over as a skip of one cycle."""
+    """The LCP loop's next cycles by arithmetic, slept over as a skip."""
 
     def _ahead(self) -> Skip | None:
         """The next LCPs, as the loop would simulate them from now, as a skip of those cycles
@@ -166,18 +167,12 @@ class CycleAhead(LcpState):
                 for node, level in reach:
                     node.redo_alert = max(node.redo_alert, level)
                 for k in left:
-                    if writes_cap(self, nodes[k], flows[k], restarting, now) != flows[k].cap:
+                    if self.writes.cap(flows[k], self.writes.speed(nodes[k], restarting, now)) != flows[k].cap:
                         return None  # EnableRedoControl re-caps the writes part-way: simulated
                 alarm, reach = redo.next_alert(nodes, now)
             elif not done:
                 return None  # the timer would not find it finished: simulated
         return ends
-
-
-def writes_cap(state: LcpState, node: Node, flow: Flow, restarting: bool, now: float) -> float:
-    """The cap ``refresh_speeds`` gives ``node``'s LCP ``flow`` at ``now``."""
-    writes = state.writes
-    return writes.cap(flow, writes.speed(node, restarting, now))
 
 
 def _no_end() -> None:

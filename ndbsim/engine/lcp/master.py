@@ -11,7 +11,9 @@ the skip first: a flow starting or ending, a load, cap or speed changing, a node
 LCP, failing, or reading the LCP state. Settling writes the whole cycles skipped into the
 nodes' histories (and the REDO peak each would have reached) and resumes the cycle in
 progress, mid-write if need be. So the events of a restart follow its steps, not its length
-(``lcp_skip``).
+(``lcp_skip``). While the cycle converges to a new length (after a copy step changed what the
+copy leaves it), the LCPs that only an outside change can touch are computed ahead, exactly as
+simulated, and slept over as one skip (``lcp_ahead``).
 
 Before the crash the warm-up's LCPs cost no events where nothing else can touch them: every
 node alike, each LCP writing alone at one rate with no change of the stream's rates under way.

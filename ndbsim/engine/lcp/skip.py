@@ -141,6 +141,8 @@ class CycleSkip(CycleAhead):
         self.fluid.on_change = None
         now = clock.now(self.env)
         chain = (skip, *skip.then)
+        if now < chain[-1].until < math.inf:
+            self._shape = None  # LCPs computed ahead cut short: the next is compared with none
         k = 0
         while k < len(chain) - 1 and now >= chain[k].until:  # the LCPs computed ahead, passed
             self._write_skipped(chain[k], 1)

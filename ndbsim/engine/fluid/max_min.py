@@ -89,40 +89,40 @@ def linked_group(r0: str, users: dict[str, dict[Flow, None]], seen: set[str]) ->
 
 def rates_beside(
     extra: list[Flow], users: dict[str, dict[Flow, None]], capacity: dict[str, float], free: dict[str, float]
-) -> dict[Flow, float]:
+) -> tuple[dict[Flow, float], bool]:
     """The rates ``extra`` (flows not running, started now in that order) and the running flows
     linked to them would get, shared out as ``FluidSystem`` shares out a change: each linked
     group by ``fill_group`` in start order, a flow sharing none of its resources at
-    ``own_bottleneck``. Nothing changes: every flow keeps the rate it has."""
+    ``own_bottleneck``; and whether two of ``extra`` fall in one group (the end of one would
+    share that group out again). Nothing changes: every flow keeps the rate it has."""
     out: dict[Flow, float] = {}
-    for f0 in extra:
-        if f0 in out:
-            continue
-        group: dict[Flow, None] = {}
+    shared = False
+    mine = dict.fromkeys(extra)
+    for f in extra:  # registered for the walk only
+        for r in f.keys:
+            users.setdefault(r, {})[f] = None
+    try:
         seen: set[str] = set()
-        mine: dict[Flow, None] = {f0: None}
-        stack = [f0]
-        while stack:  # f0's group: the running flows and the other extra flows linked to it
-            for r in stack.pop().keys:
-                if r in seen:
-                    continue
-                if users.get(r):
-                    group.update(linked_group(r, users, seen))
-                seen.add(r)
-            for g in extra:
-                if g not in mine and any(q in seen for q in g.keys):
-                    mine[g] = None
-                    stack.append(g)
-        ordered = [g for g in extra if g in mine]
-        if not group and len(ordered) == 1:
-            out[f0] = own_bottleneck(f0, free)
-            continue
-        members = [*sorted(group, key=START_ORDER), *ordered]
-        held = [f.rate for f in members]
-        try:
+        for f0 in extra:
+            if f0 in out or not f0.keys:
+                out.setdefault(f0, own_bottleneck(f0, free))
+                continue
+            group = linked_group(f0.keys[0], users, seen)
+            ours = [g for g in group if g in mine]
+            shared = shared or len(ours) > 1
+            if len(group) == 1:
+                out[f0] = own_bottleneck(f0, free)
+                continue
+            members = [*sorted((g for g in group if g not in mine), key=START_ORDER), *ours]
+            held = [g.rate for g in members]
             fill_group(members, capacity, free)
-            out.update((f, f.rate) for f in members)
-        finally:
-            for f, rate in zip(members, held):
-                f.rate = rate
-    return out
+            out.update((g, g.rate) for g in members)
+            for g, rate in zip(members, held):
+                g.rate = rate
+    finally:
+        for f in extra:
+            for r in f.keys:
+                del users[r][f]
+                if not users[r]:
+                    del users[r]
+    return out, shared

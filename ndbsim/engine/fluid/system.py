@@ -186,9 +186,10 @@ class FluidSystem:
         """When the first running flow ends at the rate it has (inf if none runs)."""
         return min((f.since + f.remaining / f.rate for f in self.flows if f.rate > 0.0), default=math.inf)
 
-    def rates_beside(self, extra: list[Flow]) -> dict[Flow, float]:
+    def rates_beside(self, extra: list[Flow]) -> tuple[dict[Flow, float], bool]:
         """The rates ``extra`` (flows not running) and the running flows they would share a
-        resource with would have, were ``extra`` to start now; nothing changes."""
+        resource with would have, were ``extra`` to start now, and whether two of ``extra``
+        would share a group of linked flows (``max_min.rates_beside``); nothing changes."""
         return rates_beside(extra, self._users, self.capacity, self.free)
 
     def alarm(self, at: float, fn: Callable[[], None], flows: Sequence[Flow]) -> None:

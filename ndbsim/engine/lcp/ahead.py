@@ -31,18 +31,17 @@ class CycleAhead(LcpState):
 
     def _ahead(self) -> Skip | None:
         """The next LCPs, as the loop would simulate them from now, as a skip of those cycles
-        (``Skip.then``): each computed from the state the one before leaves (written for the
-        computation, then taken back: the skip writes them as it passes them), until one
+        (``Skip.then``): each computed from the state the one before leaves (its record put in
+        the histories for the computation, then taken back: the skip writes them as it passes
+        them), until one
         cannot be computed so, or two in a row are identical (run to its end, the skip's last
         LCP is compared with the one before as a simulated one is). None, with nothing
         changed, if the first cannot be computed."""
+        if self._waiters or self.running is not None or self._resume is not None:
+            return None
         nodes = [n for n in self.nodes if n.in_lcp and not n.down]
         alerts = [n.redo_alert for n in nodes]
-        kept = (
-            [list(n.history) for n in self.nodes],
-            (self.last_start, self.last_end, self._count, self._shape),
-            (self.redo.peak_bytes, self.redo.overloaded_at),
-        )
+        kept = (self.last_start, self.last_end, self._shape)
         chain: list[Skip] = []
         shapes: list[CycleShape | None] = [self._shape]
         now = clock.now(self.env)
@@ -54,17 +53,18 @@ class CycleAhead(LcpState):
             if cycle is None:
                 break
             chain.append(cycle)
-            self._write_skipped(cycle, 1)
+            for n in nodes:  # what the next one reads of this one: the histories, the loop's times
+                n.history.insert(0, cycle.record)
+            self.last_start, self.last_end = cycle.plan.start, cycle.until
             prev, shape = shape, self._shape_of(cycle.plan, shape)
             shapes.append(shape)
             if prev is not None and shape.same_cycle(prev):
                 break  # identical from here: the skip of identical cycles takes over
             now = cycle.until
         left = [n.redo_alert for n in nodes]
-        for n, history in zip(self.nodes, kept[0]):
-            n.history[:] = history
-        (self.last_start, self.last_end, self._count, self._shape) = kept[1]
-        (self.redo.peak_bytes, self.redo.overloaded_at) = kept[2]
+        for n in nodes:
+            del n.history[: len(chain)]
+        (self.last_start, self.last_end, self._shape) = kept
         start = clock.now(self.env)
         while chain and start + (chain[-1].until - start) != chain[-1].until:
             chain.pop()  # the skip's timer from now could not land on its end exactly
@@ -74,10 +74,6 @@ class CycleAhead(LcpState):
         if not chain:
             return None
         return replace(chain[0], then=tuple(chain[1:]))
-
-    def _write_skipped(self, skip: Skip, whole: int) -> None:
-        """``CycleSkip._write_skipped``."""
-        raise NotImplementedError
 
     def _shape_of(self, plan: LcpPlan, prev: CycleShape | None) -> CycleShape:
         """``CycleSkip._shape_of``."""
@@ -102,17 +98,15 @@ class CycleAhead(LcpState):
         t0 = wake
         if t0 < self.last_end + sz.gcp:
             t0 = t0 + (self.last_end + sz.gcp - t0)
-        if not t0 > now or now + (t0 - now) != t0:
+        if not t0 > now or now + (t0 - now) != t0 or self.fluid.next_end() <= t0:
             return None
         since = nodes[0].history[0].start
         changes = self.plan.node_changes_since(since, t0)
         size, pct = sz.policy.lcp_size(sz.data_bytes, sz.rows, changes)
         restarting = writes.any_restarting()
         flows = []
-        for n in nodes:
-            f = Flow(
-                env, 1.0, writes.demand(n, size), writes.cap_at(size, writes.speed(n, restarting, t0)), "", 0, _no_end
-            )
+        for n, speed in zip(nodes, writes.node_speeds(nodes, restarting, t0)):
+            f = Flow(env, 1.0, writes.demand(n, size), writes.cap_at(size, speed), "", 0, _no_end)
             f.lcp_size = size
             flows.append(f)
         ends = self._ends(nodes, flows, t0, restarting)
@@ -135,18 +129,19 @@ class CycleAhead(LcpState):
     def _ends(self, nodes: list[Node], flows: list[Flow], t0: float, restarting: bool) -> list[float] | None:
         """When each of ``nodes``' ``flows``, started at ``t0``, ends as the fluid runs it:
         each at the rate it gets beside the others' constant demand (None unless every other
-        flow keeps its rate, and each LCP flow has the same rate alone as beside the other LCP
-        flows, so the end of one changes no other), found finished by the fluid's timer, which
+        flow keeps its rate, and no two LCP flows share a group of linked flows, so the end of
+        one changes no other's rate), found finished by the fluid's timer, which
         EnableRedoControl's alarms share (None if one re-caps the writes: simulated)."""
         fluid, sz, redo = self.fluid, self.sz, self.redo
-        rates = fluid.rates_beside(flows)
+        rates, shared = fluid.rates_beside(flows)
+        if shared:
+            return None
+        mine = set(flows)
         for f, rate in rates.items():
-            if f not in flows and not same((rate,), (f.rate,)):
+            if f not in mine and not same((rate,), (f.rate,)):
                 return None
         own = [rates[f] for f in flows]
         if any(not 0.0 < r < UNBOUNDED_RATE for r in own):
-            return None
-        if len(flows) > 1 and any(fluid.rates_beside([f])[f] != r for f, r in zip(flows, own)):
             return None
         finish = [t0 + 1.0 / r for r in own]
         alarm, reach = redo.next_alert(nodes, t0) if sz.features.redo_control else (math.inf, [])
@@ -166,9 +161,9 @@ class CycleAhead(LcpState):
                     return None  # the stream's rates change
                 for node, level in reach:
                     node.redo_alert = max(node.redo_alert, level)
-                for k in left:
-                    if self.writes.cap(flows[k], self.writes.speed(nodes[k], restarting, now)) != flows[k].cap:
-                        return None  # EnableRedoControl re-caps the writes part-way: simulated
+                speeds = self.writes.node_speeds(nodes, restarting, now)  # LcpState.refresh_speeds
+                if any(self.writes.cap(flows[k], speeds[k]) != flows[k].cap for k in left):
+                    return None  # EnableRedoControl re-caps the writes part-way: simulated
                 alarm, reach = redo.next_alert(nodes, now)
             elif not done:
                 return None  # the timer would not find it finished: simulated

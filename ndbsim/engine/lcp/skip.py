@@ -122,7 +122,7 @@ class CycleSkip(CycleAhead):
         if plan.cap_changes:
             return False
         mine = {f: None for _, f in plan.flows}
-        for f, rate in self.fluid.rates_beside(list(mine)).items():
+        for f, rate in self.fluid.rates_beside(list(mine))[0].items():
             if f in mine:
                 if abs(rate * (f.end - plan.start) - 1.0) > ONE_RATE_TOLERANCE:
                     return False

@@ -140,7 +140,7 @@ class Skip:
     LCP computed ahead, ending at ``until``)."""
 
     plan: LcpPlan
-    """The last simulated LCP: the template of the skipped ones."""
+    """The last simulated LCP, the template of the skipped ones; or the LCP computed ahead."""
     record: LcpRecord
     origin: float
     period: float

@@ -39,6 +39,8 @@ class CycleAhead(LcpState):
         changed, if the first cannot be computed."""
         if self._waiters or self.running is not None or self._resume is not None:
             return None
+        if self.env.peek() <= clock.now(self.env):
+            return None  # something else happens at this instant: it may well settle the skip
         nodes = [n for n in self.nodes if n.in_lcp and not n.down]
         alerts = [n.redo_alert for n in nodes]
         kept = (self.last_start, self.last_end, self._shape)
@@ -113,8 +115,8 @@ class CycleAhead(LcpState):
         if ends is None:
             return None
         t1 = max(ends) + sz.lcp_fixed_secs
-        if self.fluid.next_end() <= t1:
-            return None  # another flow ends first: that change would settle it, simulated
+        if self.fluid.next_end() <= t1 or now < self.plan.t_crash <= t1:
+            return None  # another flow ends first, or the crash comes: that would settle it
         if any(now < s <= t1 for s, _ in self.plan.traffic.segments) or now + (t1 - now) != t1:
             return None
         for f, end in zip(flows, ends):

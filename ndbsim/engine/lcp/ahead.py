@@ -17,7 +17,7 @@ from dataclasses import replace
 from ndbsim.engine import clock
 from ndbsim.engine.fluid.flow import EPS, UNBOUNDED_RATE, Flow
 from ndbsim.engine.lcp.checkpoint import LcpRecord
-from ndbsim.engine.lcp.round import CycleShape, LcpPlan, LcpSize, Skip, same
+from ndbsim.engine.lcp.round import CycleShape, LcpPlan, LcpSize, Skip
 from ndbsim.engine.lcp.state import LcpState
 from ndbsim.engine.node import Node
 
@@ -37,7 +37,7 @@ class CycleAhead(LcpState):
         cannot be computed so, or two in a row are identical (run to its end, the skip's last
         LCP is compared with the one before as a simulated one is). None, with nothing
         changed, if the first cannot be computed."""
-        if self._waiters or self.running is not None or self._resume is not None:
+        if self._waiters or self.running is not None or self._resume is not None or self.first_start is not None:
             return None
         if self.env.peek() <= clock.now(self.env):
             return None  # something else happens at this instant: it may well settle the skip
@@ -131,7 +131,7 @@ class CycleAhead(LcpState):
     def _ends(self, nodes: list[Node], flows: list[Flow], t0: float, restarting: bool) -> list[float] | None:
         """When each of ``nodes``' ``flows``, started at ``t0``, ends as the fluid runs it:
         each at the rate it gets beside the others' constant demand (None unless every other
-        flow keeps its rate, and no two LCP flows share a group of linked flows, so the end of
+        flow keeps its rate to the last bit, and no two LCP flows share a group of linked flows, so the end of
         one changes no other's rate), found finished by the fluid's timer, which
         EnableRedoControl's alarms share (None if one re-caps the writes: simulated)."""
         fluid, sz, redo = self.fluid, self.sz, self.redo
@@ -140,8 +140,8 @@ class CycleAhead(LcpState):
             return None
         mine = set(flows)
         for f, rate in rates.items():
-            if f not in mine and not same((rate,), (f.rate,)):
-                return None
+            if f not in mine and rate != f.rate:
+                return None  # even by round-off: the fluid would re-time it, the arithmetic not
         own = [rates[f] for f in flows]
         if any(not 0.0 < r < UNBOUNDED_RATE for r in own):
             return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ndbsim.engine.fluid.flow import EPS, UNBOUNDED_RATE, Flow
+from ndbsim.engine.fluid.flow import EPS, START_ORDER, UNBOUNDED_RATE, Flow
 
 
 def own_bottleneck(f: Flow, free: dict[str, float]) -> float:
@@ -85,3 +85,44 @@ def linked_group(r0: str, users: dict[str, dict[Flow, None]], seen: set[str]) ->
                         seen.add(q)
                         stack.append(q)
     return group
+
+
+def rates_beside(
+    extra: list[Flow], users: dict[str, dict[Flow, None]], capacity: dict[str, float], free: dict[str, float]
+) -> tuple[dict[Flow, float], bool]:
+    """The rates ``extra`` (flows not running, started now in that order) and the running flows
+    linked to them would get, shared out as ``FluidSystem`` shares out a change: each linked
+    group by ``fill_group`` in start order, a flow sharing none of its resources at
+    ``own_bottleneck``; and whether two of ``extra`` fall in one group (the end of one would
+    share that group out again). Nothing changes: every flow keeps the rate it has."""
+    out: dict[Flow, float] = {}
+    shared = False
+    mine = dict.fromkeys(extra)
+    for f in extra:  # registered for the walk only
+        for r in f.keys:
+            users.setdefault(r, {})[f] = None
+    try:
+        seen: set[str] = set()
+        for f0 in extra:
+            if f0 in out or not f0.keys:
+                out.setdefault(f0, own_bottleneck(f0, free))
+                continue
+            group = linked_group(f0.keys[0], users, seen)
+            ours = [g for g in group if g in mine]
+            shared = shared or len(ours) > 1
+            if len(group) == 1:
+                out[f0] = own_bottleneck(f0, free)
+                continue
+            members = [*sorted((g for g in group if g not in mine), key=START_ORDER), *ours]
+            held = [g.rate for g in members]
+            fill_group(members, capacity, free)
+            out.update((g, g.rate) for g in members)
+            for g, rate in zip(members, held):
+                g.rate = rate
+    finally:
+        for f in extra:
+            for r in f.keys:
+                del users[r][f]
+                if not users[r]:
+                    del users[r]
+    return out, shared

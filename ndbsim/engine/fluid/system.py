@@ -27,7 +27,7 @@ from simpy.events import Event, Timeout
 
 from ndbsim.engine.fluid.bound import binding, spend
 from ndbsim.engine.fluid.flow import EPS, START_ORDER, Alarm, Batch, Flow, end_flow
-from ndbsim.engine.fluid.max_min import fill_group, linked_group, own_bottleneck
+from ndbsim.engine.fluid.max_min import fill_group, linked_group, own_bottleneck, rates_beside
 
 HEAP_SLACK = 4
 """The heap of finish times is rebuilt from the live flows once it holds this many entries per
@@ -181,6 +181,16 @@ class FluidSystem:
             flow.spent = {}
             if flow in self.flows:
                 flow.bound = binding(flow, self._users, self.capacity, self.fixed)
+
+    def next_end(self) -> float:
+        """When the first running flow ends at the rate it has (inf if none runs)."""
+        return min((f.since + f.remaining / f.rate for f in self.flows if f.rate > 0.0), default=math.inf)
+
+    def rates_beside(self, extra: list[Flow]) -> tuple[dict[Flow, float], bool]:
+        """The rates ``extra`` (flows not running) and the running flows they would share a
+        resource with would have, were ``extra`` to start now, and whether two of ``extra``
+        would share a group of linked flows (``max_min.rates_beside``); nothing changes."""
+        return rates_beside(extra, self._users, self.capacity, self.free)
 
     def alarm(self, at: float, fn: Callable[[], None], flows: Sequence[Flow]) -> None:
         """Call ``fn`` at time ``at`` if one of ``flows`` is still running then. The alarm shares

@@ -3,13 +3,17 @@ each started by the REDO written since the last one (TimeBetweenLocalCheckpoints
 starting node that asks for one (reference §2, §3).
 
 Identical cycles are simulated once and then repeated by arithmetic. When two LCPs in a row
-have the same participants, sizes, durations and spacing, and no other flow uses their
-resources, the loop sleeps over the cycles that follow. Whatever could change them settles
+have the same participants, sizes, durations and spacing, and no other flow's rate depends on
+them (the resources they share stay unsaturated, or the others keep their rates beside them:
+a copy held by its own pipeline, with the LCP taking what it leaves), the loop sleeps over the
+cycles that follow. Whatever could change them settles
 the skip first: a flow starting or ending, a load, cap or speed changing, a node asking for an
 LCP, failing, or reading the LCP state. Settling writes the whole cycles skipped into the
 nodes' histories (and the REDO peak each would have reached) and resumes the cycle in
 progress, mid-write if need be. So the events of a restart follow its steps, not its length
-(``lcp_skip``).
+(``lcp_skip``). While the cycle converges to a new length (after a copy step changed what the
+copy leaves it), the LCPs that only an outside change can touch are computed ahead, exactly as
+simulated, and slept over as one skip (``lcp_ahead``).
 
 Before the crash the warm-up's LCPs cost no events where nothing else can touch them: every
 node alike, each LCP writing alone at one rate with no change of the stream's rates under way.
@@ -114,8 +118,8 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
             plan = self._begin(env.now)
             yield from self._complete(plan, waiters, sz.lcp_fixed_secs)
             skip = self._skippable(plan)
-            if skip is not None:
-                yield from self._sleep_over(skip)
+            while skip is not None and (yield from self._sleep_over(skip)):
+                skip = self._skippable((skip.then[-1] if skip.then else skip).plan)  # as if simulated
 
     def _begin(self, t0: float) -> LcpPlan:
         sz, writes = self.sz, self.writes

@@ -85,7 +85,8 @@ class LcpPlan:
 
     def progress(self, k: int, into: float) -> tuple[float, float]:
         """(share of flow ``k`` written, its cap) ``into`` seconds after the start, when it
-        progresses at its cap (a skipped cycle leaves every shared resource unsaturated)."""
+        progresses at its cap (a skipped cycle that EnableRedoControl re-capped leaves every shared
+        resource unsaturated: ``CycleSkip._beside``)."""
         done, cap, t = 0.0, self.first_caps[k], 0.0
         for at, caps in self.cap_changes:
             if at >= into:
@@ -135,13 +136,19 @@ def same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
 
 @dataclass(frozen=True)
 class Skip:
-    """Identical LCPs, one every ``period``, the first starting ``gap`` after ``origin``."""
+    """Identical LCPs, one every ``period``, the first starting ``gap`` after ``origin`` (or one
+    LCP computed ahead, ending at ``until``)."""
 
     plan: LcpPlan
-    """The last simulated LCP: the template of the skipped ones."""
+    """The last simulated LCP, the template of the skipped ones; or the LCP computed ahead."""
     record: LcpRecord
     origin: float
     period: float
     gap: float
     durations: tuple[float, ...]
     length: float
+    until: float = math.inf
+    """When the skip ends by itself: the end of its one LCP for a cycle computed ahead
+    (``lcp_ahead``); inf for identical cycles, skipped until something settles them."""
+    then: tuple[Skip, ...] = ()
+    """The LCPs computed ahead after this one, each a skip of one cycle from the one before's end."""

@@ -1,6 +1,7 @@
 """Skipping identical LCP cycles (``engine.lcp.master``). When two LCPs in a row have the same
-participants, sizes, durations and spacing, and no other flow uses their resources, the loop
-sleeps over the cycles that follow. Whatever could change them settles the skip first
+participants, sizes, durations and spacing, and no other flow's rate depends on them
+(``CycleSkip._alone``), the loop sleeps over the cycles that follow: the other flows run on at
+the rates they have beside the LCP. Whatever could change them settles the skip first
 (``settles_first``): settling writes the whole cycles skipped into the nodes' histories (and
 the REDO peak each would have reached) and resumes the cycle in progress, mid-write if need be."""
 
@@ -16,26 +17,37 @@ import simpy
 from simpy.events import Event, Timeout
 
 from ndbsim.engine import clock
-from ndbsim.engine.lcp.round import HISTORY_KEPT, STEADY_TOLERANCE, CycleShape, LcpPlan, LcpSize, Skip
-from ndbsim.engine.lcp.state import LcpState
+from ndbsim.engine.lcp.ahead import CycleAhead
+from ndbsim.engine.lcp.round import HISTORY_KEPT, STEADY_TOLERANCE, CycleShape, LcpPlan, LcpSize, Skip, same
 
 SHARE_MARGIN = 1e-6
 """Headroom a shared resource must keep below saturation for the LCP skip to leave the other
 flows alone (float round-off guard, not a model value)."""
 
+ONE_RATE_TOLERANCE = 1e-8
+"""Relative difference between an LCP flow's whole write and its rate times its duration below
+which it counts as written at that one rate: ten times the fluid's end tolerance (``EPS`` of
+the amount), a float round-off guard, not a model value."""
 
-class CycleSkip(LcpState):
+
+class CycleSkip(CycleAhead):
     """The LCP loop's skip of identical cycles."""
 
-    def _sleep_over(self, skip: Skip) -> Generator[Event, Any, None]:
-        """Skip identical cycles until the stream's rates change or something settles the skip."""
+    def _sleep_over(self, skip: Skip) -> Generator[Event, Any, bool]:
+        """Skip identical cycles until the stream's rates change or something settles the skip
+        (a cycle computed ahead: until its end). Returns whether the skip ran to its ``until``."""
         env = self.env
         self._skip = skip
         self.fluid.on_change = self.settle
         until = next((s for s, _ in self.plan.traffic.segments if s > env.now), math.inf)
+        last = skip.then[-1] if skip.then else skip
+        until = min(until, last.until)
+        ran_out = False
         with contextlib.suppress(simpy.Interrupt):
             yield Event(env) if math.isinf(until) else Timeout(env, until - env.now)
+            ran_out = True
         self.settle(interrupt=False)
+        return ran_out and until == last.until
 
     def _shape_of(self, plan: LcpPlan, prev: CycleShape | None) -> CycleShape:
         start = plan.start
@@ -50,6 +62,11 @@ class CycleSkip(LcpState):
         )
 
     def _skippable(self, plan: LcpPlan) -> Skip | None:
+        """After ``plan`` completed: the identical cycles to skip from here, or the next LCP
+        computed ahead (``lcp_ahead``), or None (the loop simulates the next one)."""
+        return self._identical(plan) or self._ahead()
+
+    def _identical(self, plan: LcpPlan) -> Skip | None:
         prev = self._shape
         self._shape = None
         if self._waiters or plan.dropped or not plan.flows:
@@ -74,9 +91,11 @@ class CycleSkip(LcpState):
         )
 
     def _alone(self, plan: LcpPlan) -> bool:
-        """Whether taking the LCP's flows out leaves every other flow's rate as it is: true
-        when no resource they share would be saturated even with the LCP writing at its cap
-        (under max-min sharing an unsaturated resource limits no flow)."""
+        """Whether the LCP's flows leave every other flow's rate as it is, so that the others
+        run through the skipped cycles as they would beside them: true when no resource they
+        share would be saturated even with the LCP writing at its cap (under max-min sharing an
+        unsaturated resource limits no flow), or when the others keep their rates shared out
+        with the LCP's flows (``_beside``)."""
         fluid = self.fluid
         lcp_use: dict[str, float] = {}
         for _, f in plan.flows:
@@ -87,7 +106,29 @@ class CycleSkip(LcpState):
             for r, d in f.demand.items():
                 if r in lcp_use:
                     others[r] = others.get(r, 0.0) + d * f.rate
-        return all(u + lcp_use[r] < fluid.free.get(r, math.inf) * (1.0 - SHARE_MARGIN) for r, u in others.items())
+        free = fluid.free
+        if all(u + lcp_use[r] < free.get(r, math.inf) * (1.0 - SHARE_MARGIN) for r, u in others.items()):
+            return True
+        return self._beside(plan)
+
+    def _beside(self, plan: LcpPlan) -> bool:
+        """Whether the LCP writes beside a constant competing demand: shared out max-min with
+        the LCP's flows at their caps, every other flow keeps its rate (a copy held by its own
+        pipeline, say), so the LCP takes what the others leave of a saturated resource, the
+        same in every cycle, and each of its flows ran at one rate through its write (the rate a
+        skip resumed mid-write goes on at). The cycles simulated measured the length under that
+        sharing. An LCP that EnableRedoControl re-capped mid-write is left to the first test: a
+        squeezed flow's progress does not follow its caps."""
+        if plan.cap_changes:
+            return False
+        mine = {f: None for _, f in plan.flows}
+        for f, rate in self.fluid.rates_beside(list(mine))[0].items():
+            if f in mine:
+                if abs(rate * (f.end - plan.start) - 1.0) > ONE_RATE_TOLERANCE:
+                    return False
+            elif not same((rate,), (f.rate,)):
+                return False
+        return True
 
     def settle(self, interrupt: bool = True) -> None:
         """End a skip now: write the cycles completed since it began and resume the one in
@@ -99,6 +140,14 @@ class CycleSkip(LcpState):
         self._speeds_for = None
         self.fluid.on_change = None
         now = clock.now(self.env)
+        chain = (skip, *skip.then)
+        if now < chain[-1].until < math.inf:
+            self._shape = None  # LCPs computed ahead cut short: the next is compared with none
+        k = 0
+        while k < len(chain) - 1 and now >= chain[k].until:  # the LCPs computed ahead, passed
+            self._write_skipped(chain[k], 1)
+            k += 1
+        skip = chain[k]
         elapsed = now - skip.origin
         whole = int(elapsed // skip.period) if elapsed > 0 else 0
         self._write_skipped(skip, whole)

@@ -60,11 +60,13 @@ class LcpWrites:
         alert = self.redo.alert_level(node, now) if self.sz.features.redo_control else 0
         return self.speeds.of_node(node, rates, any_restarting, alert)
 
-    def node_speeds(self, nodes: list[Node], restarting: bool | None = None) -> list[float]:
-        """``speed`` of each of ``nodes`` now, computed once per kind of node: nodes restarting
-        alike, keeping the same REDO and at the same EnableRedoControl level write alike.
-        ``restarting``: ``any_restarting()``, if the caller has it."""
-        now = clock.now(self.env)
+    def node_speeds(self, nodes: list[Node], restarting: bool | None = None, now: float | None = None) -> list[float]:
+        """``speed`` of each of ``nodes`` at ``now`` (default: the clock's now), computed once
+        per kind of node: nodes restarting alike, keeping the same REDO and at the same
+        EnableRedoControl level write alike. ``restarting``: ``any_restarting()``, if the
+        caller has it."""
+        if now is None:
+            now = clock.now(self.env)
         rates = self.plan.traffic.at(now)
         if restarting is None:
             restarting = self.any_restarting()

@@ -65,7 +65,7 @@ def measure() -> dict[str, float]:
         session = open_session(path, None, None, [])
         cpu, wall = [], []
         for at in cut_times(rows, session.waves, 1, START):
-            snap = parse_snapshot(snapshot_text(rows, session.waves, START, at), "bench")
+            snap = parse_snapshot(snapshot_text(rows, session.waves, START, at, release=session.version), "bench")
             c0, w0 = time.process_time(), time.perf_counter()
             session.update(snap)
             cpu.append(time.process_time() - c0)

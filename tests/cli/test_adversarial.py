@@ -636,7 +636,7 @@ add(
         )
         for fit in ("host", "constants")
     ),
-    Case("params-empty-version", ["params", "--version", ""], needles=("--version", "''", "7.6.6")),
+    Case("params-empty-version", ["params", "--version", ""], needles=("--version", "''", "ndb-8.4.3")),
     Case("params-empty-diff", ["params", "--diff", ""], needles=("--diff", "''")),
 )
 

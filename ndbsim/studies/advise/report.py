@@ -115,12 +115,11 @@ def advice_table(a: Advice) -> str:
     """The ranked levers as text, with the base, the best combination and how to reproduce."""
     b = a.base
     t = sorted(b.totals)
-    from ndbsim.output.interval import range_text
-    from ndbsim.output.result import quantile
-
     import textwrap
 
     from ndbsim.output.header import HEADER_WIDTH
+    from ndbsim.output.interval import range_text
+    from ndbsim.output.result import quantile
 
     shown = f"predictive p5–p95 {range_text(b.interval)}; crash-moment " if b.interval else ""
     lines = textwrap.wrap(

@@ -48,10 +48,11 @@ class CycleAhead(LcpState):
         shapes: list[CycleShape | None] = [self._shape]
         now = clock.now(self.env)
         shape = self._shape
+        first_end = self.fluid.next_end()  # the fluid stands still while the loop computes
         while len(chain) < AHEAD_CYCLES:
             for n in nodes:
                 n.redo_alert = 0  # as the LCP starts: the last one released REDO, the fill says the level
-            cycle = self._next_lcp(nodes, now)
+            cycle = self._next_lcp(nodes, now, first_end)
             if cycle is None:
                 break
             chain.append(cycle)
@@ -81,9 +82,10 @@ class CycleAhead(LcpState):
         """``CycleSkip._shape_of``."""
         raise NotImplementedError
 
-    def _next_lcp(self, nodes: list[Node], now: float) -> Skip | None:
+    def _next_lcp(self, nodes: list[Node], now: float, first_end: float) -> Skip | None:
         """The LCP the loop starts after ``now`` (when the one before completed), computed, as a
-        skip of that one cycle; ``nodes``, its participants, at EnableRedoControl's level 0."""
+        skip of that one cycle; ``nodes``, its participants, at EnableRedoControl's level 0;
+        ``first_end``: when the first running flow ends (``FluidSystem.next_end``)."""
         env, sz, writes = self.env, self.sz, self.writes
         if self._waiters or self.running is not None or self._resume is not None:
             return None
@@ -100,7 +102,7 @@ class CycleAhead(LcpState):
         t0 = wake
         if t0 < self.last_end + sz.gcp:
             t0 = t0 + (self.last_end + sz.gcp - t0)
-        if not t0 > now or now + (t0 - now) != t0 or self.fluid.next_end() <= t0:
+        if not t0 > now or now + (t0 - now) != t0 or first_end <= t0:
             return None
         since = nodes[0].history[0].start
         changes = self.plan.node_changes_since(since, t0)
@@ -115,7 +117,7 @@ class CycleAhead(LcpState):
         if ends is None:
             return None
         t1 = max(ends) + sz.lcp_fixed_secs
-        if self.fluid.next_end() <= t1 or now < self.plan.t_crash <= t1:
+        if first_end <= t1 or now < self.plan.t_crash <= t1:
             return None  # another flow ends first, or the crash comes: that would settle it
         if any(now < s <= t1 for s, _ in self.plan.traffic.segments) or now + (t1 - now) != t1:
             return None

@@ -25,6 +25,12 @@ AHEAD_CYCLES = 64
 """LCPs computed ahead in one skip at most (a bound on the work a skip cut short throws away,
 not a model value)."""
 
+AHEAD_MIN_CYCLES = 1.0
+"""Cycles of the last period that must fit before the fluid's next flow end (which settles a
+skip, and which no LCP computed ahead may reach) for the loop to compute LCPs ahead: with less,
+the first one would most likely not fit, and computing it costs about what simulating it does
+(a bound on work thrown away, not a model value)."""
+
 
 class CycleAhead(LcpState):
     """The LCP loop's next cycles by arithmetic, slept over as a skip."""
@@ -36,11 +42,16 @@ class CycleAhead(LcpState):
         them), until one
         cannot be computed so, or two in a row are identical (run to its end, the skip's last
         LCP is compared with the one before as a simulated one is). None, with nothing
-        changed, if the first cannot be computed."""
+        changed, if the first cannot be computed, or if the last cycle's period would not fit
+        before the fluid's next flow end (``AHEAD_MIN_CYCLES``)."""
         if self._waiters or self.running is not None or self._resume is not None or self.first_start is not None:
             return None
         if self.env.peek() <= clock.now(self.env):
             return None  # something else happens at this instant: it may well settle the skip
+        first_end = self.fluid.next_end()  # the fluid stands still while the loop computes
+        last = self._shape
+        if last is not None and clock.now(self.env) + AHEAD_MIN_CYCLES * last.period > first_end:
+            return None  # the next LCP most likely ends after that flow: simulating it costs no more
         nodes = [n for n in self.nodes if n.in_lcp and not n.down]
         alerts = [n.redo_alert for n in nodes]
         kept = (self.last_start, self.last_end, self._shape)
@@ -48,7 +59,6 @@ class CycleAhead(LcpState):
         shapes: list[CycleShape | None] = [self._shape]
         now = clock.now(self.env)
         shape = self._shape
-        first_end = self.fluid.next_end()  # the fluid stands still while the loop computes
         while len(chain) < AHEAD_CYCLES:
             for n in nodes:
                 n.redo_alert = 0  # as the LCP starts: the last one released REDO, the fill says the level

@@ -79,11 +79,13 @@ class RedoLog:
             key = (log_start(n), n.redo_alert)
             hit = seen.get(key)
             if hit is None:
-                level = self.alert_level(n, now)
+                need = self.needed(n, now)  # alert_level's fill, once
+                fill = need / self.capacity
+                level = max(2 if fill > REDO_ALERT_CRITICAL else 1 if fill > REDO_ALERT_HIGH else 0, n.redo_alert)
                 t = math.inf
                 if level < 2:
                     target = (REDO_ALERT_CRITICAL if level == 1 else REDO_ALERT_HIGH) * self.capacity
-                    t = now + max(0.0, target - self.needed(n, now)) / rate
+                    t = now + max(0.0, target - need) / rate
                 hit = seen[key] = (level, t)
             level, t = hit
             if level >= 2:

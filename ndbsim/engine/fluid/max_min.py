@@ -97,6 +97,19 @@ def rates_beside(
     share that group out again). Nothing changes: every flow keeps the rate it has."""
     out: dict[Flow, float] = {}
     shared = False
+    uses: dict[str, int] = {}
+    for f in extra:
+        for r in f.keys:
+            uses[r] = uses.get(r, 0) + 1
+    linked = []
+    for f in extra:  # a flow no other uses a resource of is a group of one: no walk
+        for r in f.keys:
+            if uses[r] > 1 or users.get(r):
+                linked.append(f)
+                break
+        else:
+            out[f] = own_bottleneck(f, free)
+    extra = linked
     mine = dict.fromkeys(extra)
     for f in extra:  # registered for the walk only
         for r in f.keys:

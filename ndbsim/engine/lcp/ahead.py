@@ -25,6 +25,12 @@ AHEAD_CYCLES = 64
 """LCPs computed ahead in one skip at most (a bound on the work a skip cut short throws away,
 not a model value)."""
 
+AHEAD_MIN_CYCLES = 1.0
+"""Cycles of the last period that must fit before the fluid's next flow end (which settles a
+skip, and which no LCP computed ahead may reach) for the loop to compute LCPs ahead: with less,
+the first one would most likely not fit, and computing it costs about what simulating it does
+(a bound on work thrown away, not a model value)."""
+
 
 class CycleAhead(LcpState):
     """The LCP loop's next cycles by arithmetic, slept over as a skip."""
@@ -36,11 +42,16 @@ class CycleAhead(LcpState):
         them), until one
         cannot be computed so, or two in a row are identical (run to its end, the skip's last
         LCP is compared with the one before as a simulated one is). None, with nothing
-        changed, if the first cannot be computed."""
+        changed, if the first cannot be computed, or if the last cycle's period would not fit
+        before the fluid's next flow end (``AHEAD_MIN_CYCLES``)."""
         if self._waiters or self.running is not None or self._resume is not None or self.first_start is not None:
             return None
         if self.env.peek() <= clock.now(self.env):
             return None  # something else happens at this instant: it may well settle the skip
+        first_end = self.fluid.next_end()  # the fluid stands still while the loop computes
+        last = self._shape
+        if last is not None and clock.now(self.env) + AHEAD_MIN_CYCLES * last.period > first_end:
+            return None  # the next LCP most likely ends after that flow: simulating it costs no more
         nodes = [n for n in self.nodes if n.in_lcp and not n.down]
         alerts = [n.redo_alert for n in nodes]
         kept = (self.last_start, self.last_end, self._shape)
@@ -51,7 +62,7 @@ class CycleAhead(LcpState):
         while len(chain) < AHEAD_CYCLES:
             for n in nodes:
                 n.redo_alert = 0  # as the LCP starts: the last one released REDO, the fill says the level
-            cycle = self._next_lcp(nodes, now)
+            cycle = self._next_lcp(nodes, now, first_end)
             if cycle is None:
                 break
             chain.append(cycle)
@@ -81,9 +92,10 @@ class CycleAhead(LcpState):
         """``CycleSkip._shape_of``."""
         raise NotImplementedError
 
-    def _next_lcp(self, nodes: list[Node], now: float) -> Skip | None:
+    def _next_lcp(self, nodes: list[Node], now: float, first_end: float) -> Skip | None:
         """The LCP the loop starts after ``now`` (when the one before completed), computed, as a
-        skip of that one cycle; ``nodes``, its participants, at EnableRedoControl's level 0."""
+        skip of that one cycle; ``nodes``, its participants, at EnableRedoControl's level 0;
+        ``first_end``: when the first running flow ends (``FluidSystem.next_end``)."""
         env, sz, writes = self.env, self.sz, self.writes
         if self._waiters or self.running is not None or self._resume is not None:
             return None
@@ -100,7 +112,7 @@ class CycleAhead(LcpState):
         t0 = wake
         if t0 < self.last_end + sz.gcp:
             t0 = t0 + (self.last_end + sz.gcp - t0)
-        if not t0 > now or now + (t0 - now) != t0 or self.fluid.next_end() <= t0:
+        if not t0 > now or now + (t0 - now) != t0 or first_end <= t0:
             return None
         since = nodes[0].history[0].start
         changes = self.plan.node_changes_since(since, t0)
@@ -115,7 +127,7 @@ class CycleAhead(LcpState):
         if ends is None:
             return None
         t1 = max(ends) + sz.lcp_fixed_secs
-        if self.fluid.next_end() <= t1 or now < self.plan.t_crash <= t1:
+        if first_end <= t1 or now < self.plan.t_crash <= t1:
             return None  # another flow ends first, or the crash comes: that would settle it
         if any(now < s <= t1 for s, _ in self.plan.traffic.segments) or now + (t1 - now) != t1:
             return None

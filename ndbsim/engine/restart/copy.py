@@ -45,7 +45,8 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     sz, s = rt.sz, rt.scenario
     groups = s.data.table_groups(COPY_STEPS_MAX)
     index_per_row = s.data.index_entries_per_row * sz.k.index_entry_secs if index_online else 0.0
-    limit, apply_cores = _convergence(r, peers, full, index_per_row)
+    instances = _copy_instances(r, peers)  # the same through the phase: read once
+    limit, apply_cores = _convergence(r, peers, full, index_per_row, instances)
     if limit:
         run.status = Status.NON_CONVERGING
         run.reason = "the copy phase never converges: " + limit
@@ -55,17 +56,19 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     index_secs = [entries * sz.k.index_entry_secs if index_online else 0.0 for _, entries in groups]
     shares = [share for share, _ in groups]
     rt.begin_copy(node, peers)
-    shipped, flows, pages = yield from _ship(r, peers, since, full, shares, index_secs, apply_cores)
+    shipped, flows, pages = yield from _ship(r, peers, since, full, shares, index_secs, (apply_cores, instances))
     rt.end_copy(node, peers)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
-    _note_why(r, peers, flows, full, pages)
+    _note_why(r, peers, flows, full, pages, instances)
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
 
 
-def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool, pages: dict[str, float]) -> None:
+def _note_why(
+    r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool, pages: dict[str, float], instances: float
+) -> None:
     """The copy's why: the constraint that bound it, the rows, the disk-page bytes (``pages``, with
     disk data), and the live node(s) it copied from with the most copies each served at once; a live
-    node serving several copies is named."""
+    node serving several copies is named. ``instances``: ``_copy_instances``."""
     rt, node, run = r.rt, r.node, r.run
     served = {p.id: rt.copies_served.get((node.id, p.id), 1) for p in sources}
     names: dict[str, str] = {}
@@ -77,7 +80,6 @@ def _note_why(r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool
         names[p.net] = f"network of live node {nid}{also}"
         names[p.disk] = f"disk read (live node {nid}: page-cache misses of the disk parts){also}"
     live = ", ".join(str(rt.node_id(p)) for p in sources)
-    instances = _copy_instances(r, sources)
     names[PIPELINE_SIDES[0]] = f"LDM threads of starting node {node.node_id} ({instances:.3g} copy instances applying)"
     names[PIPELINE_SIDES[1]] = (
         f"LDM threads of live node{'s' if len(sources) > 1 else ''} {live} ({instances:.3g} copy instances scanning)"
@@ -135,17 +137,19 @@ def _copy_instances(r: NodeRestart, sources: list[Node]) -> float:
     return min(instances, cap) if cap else instances
 
 
-def _convergence(r: NodeRestart, sources: list[Node], full: bool, index_per_row: float) -> tuple[str | None, float]:
+def _convergence(
+    r: NodeRestart, sources: list[Node], full: bool, index_per_row: float, instances: float
+) -> tuple[str | None, float]:
     """(why the copy can never converge or None, the cores the copy gets). The starting node's
-    LDM threads apply the live stream and run the copy: the copy gets what the stream leaves.
-    It never converges if the stream alone saturates the LDM threads, the node's cores or the
-    link from the live node."""
+    LDM threads apply the live stream and run the copy (its ``instances``, ``_copy_instances``):
+    the copy gets what the stream leaves. It never converges if the stream alone saturates the
+    LDM threads, the node's cores or the link from the live node."""
     rt, node = r.rt, r.node
     sz, k, rates = rt.sz, rt.sz.k, rt.plan.restart_rates
     per_row_apply = k.restore_row_secs + index_per_row  # a live change applied on the starting node
     stream_rows = rates.rows / sz.groups
     ldm_cores = r.own.ldm_cores
-    copy_cores = sz.cores(_copy_instances(r, sources))
+    copy_cores = sz.cores(instances)
     need = stream_rows * per_row_apply
     stream_bytes = rates.bytes / sz.groups
     limit = None
@@ -169,22 +173,25 @@ def _convergence(r: NodeRestart, sources: list[Node], full: bool, index_per_row:
             "lower the update rate"
         )
     if not limit and not full:
-        limit = _moving_target_outruns(r, sources, index_per_row, apply_cores)
+        limit = _moving_target_outruns(r, sources, index_per_row, (apply_cores, instances))
     return limit, apply_cores
 
 
-def _moving_target_outruns(r: NodeRestart, sources: list[Node], index_per_row: float, apply_cores: float) -> str | None:
+def _moving_target_outruns(
+    r: NodeRestart, sources: list[Node], index_per_row: float, copy: tuple[float, float]
+) -> str | None:
     """Updates hit the same rows again (the target saturates at every row), but each insert and
     delete is one more row to ship: if they arrive faster than the copy can ship rows at best,
     every table copied later has more to ship, without end. At best the copy ships at its slower
     side's pace for the shipped rows alone (``_pipeline_cap``): the starting node's apply, or the
-    sources' part of each shipped row on their instances."""
+    sources' part of each shipped row on their instances (``copy``: the apply's cores, the
+    copy instances)."""
     rt = r.rt
+    apply_cores, instances = copy
     sz, rates = rt.sz, rt.plan.restart_rates
     row_size = (sz.data_bytes / sz.rows if sz.rows else 0.0) + disk_data.row_bytes(rt.scenario.data)
     grow = (rates.inserts + rates.deletes) / sz.groups
     best = apply_cores / (0.5 * sz.k.copy_row_secs + index_per_row)
-    instances = _copy_instances(r, sources)
     each = 1.0 / len(sources)
     best = min(best, _scan_cores(r, sources, instances * each) / (0.5 * sz.k.copy_row_secs * each))
     if row_size > 0:
@@ -205,11 +212,12 @@ def _ship(
     full: bool,
     shares: list[float],
     index_secs: list[float],
-    apply_cores: float,
+    copy: tuple[float, float],
 ) -> Generator[Event, Any, tuple[float, list[Flow], dict[str, float]]]:
     """Ship the rows, one step of tables after another (``shares`` of the rows, changes spread
     over the rows evenly; ``index_secs`` the core time each shipped row's ordered indexes
-    cost); returns the rows shipped and the flows, followed for the phase's why.
+    cost; ``copy``: the cores the apply gets, the copy instances); returns the rows shipped and
+    the flows, followed for the phase's why.
 
     Each fragment comes from its primary replica among the live nodes (DbdihMain.cpp,
     ``Dbdih::toCopyFragLab``: ``toCopyNode = nodes[0]`` of ``extractNodeInfo``, the live
@@ -235,7 +243,7 @@ def _ship(
         [p.ldm for p in sources] if rt.shared_sources else [],
         [p.net for p in sources] if rt.shared_sources else [],
     )
-    instances = _copy_instances(r, sources)
+    apply_cores, instances = copy
     cores = (apply_cores, _scan_cores(r, sources, instances / len(sources)))
     sides: dict[Flow, str] = {}
     for share, index_per_row in zip(shares, index_secs):
@@ -243,7 +251,9 @@ def _ship(
         changed = sz.rows if full else rt.plan.traffic.distinct_rows(since, env.now, sz.rows, sz.max_rows)
         ship = changed * part
         shipped_total += ship
-        demand, cap, side = _step(r, sources, sources_at, full, (part, ship, index_per_row), cores, page_bytes)
+        demand, cap, side = _step(
+            r, sources, sources_at, full, (part, ship, index_per_row), (*cores, instances), page_bytes
+        )
         flow = rt.fluid.transfer(1.0, demand, cap=cap, name=f"copy{node.id}")
         rt.fluid.track(flow)
         sides[flow] = side
@@ -262,13 +272,14 @@ def _step(
     sources_at: tuple[list[str], list[str], list[str]],
     full: bool,
     step: tuple[float, float, float],
-    cores: tuple[float, float],
+    cores: tuple[float, float, float],
     page_bytes: dict[str, float],
 ) -> tuple[dict[str, float], float, str]:
     """One copy step's demand, its cap and the side that sets the cap (``_pipeline_cap``), for
     ``step``: the share of the rows it scans, the rows it ships, each shipped row's ordered-index
-    core time; ``cores``: what the starting node's and each source's copy instances get. Adds the
-    step's disk-page bytes to ``page_bytes`` (``PAGE_FIGURES``)."""
+    core time; ``cores``: what the starting node's and each source's copy instances get, and the
+    copy instances (``_copy_instances``). Adds the step's disk-page bytes to ``page_bytes``
+    (``PAGE_FIGURES``)."""
     rt = r.rt
     sz, k, d = rt.sz, rt.sz.k, rt.scenario.data
     part, ship, index_per_row = step
@@ -289,7 +300,7 @@ def _step(
         for key, x in zip(PAGE_FIGURES, (pages.live_read, pages.own_read, pages.own_write)):
             page_bytes[key] = page_bytes.get(key, 0.0) + x
     demand = _demand(r.node, sources, sources_at, (own_cpu, live_cpu), ship * (row_size + disk_row), each, disk)
-    cap, side = _pipeline_cap(r, (own_cpu, live_cpu), pages, cores, _copy_instances(r, sources), each)
+    cap, side = _pipeline_cap(r, (own_cpu, live_cpu), pages, cores[:2], cores[2], each)
     return demand, cap, side
 
 

@@ -332,17 +332,20 @@ class Result(ReplicatedSummary):
     def to_csv(self) -> str:
         """One row per node and phase (medians): the node's own total, and the restart's total
         (for several nodes, the whole window: a rolling restart's waves one after another) with
-        its p5/p95 over the replications, and the status."""
+        its p5/p95 over the replications (the crash moment's spread), the status, and the predictive
+        interval's p5/p95 (``interval``; empty for a restart that did not complete)."""
         from ndbsim.output.header import csv_fields
 
         extra = csv_fields(self.explained, self.warnings)
         lines = [
-            "node_id,phase,secs,node_total_secs,total_restart_secs,total_p5,total_p95,status"
-            + "".join(f",{k}" for k in extra)
+            "node_id,phase,secs,node_total_secs,total_restart_secs,total_p5,total_p95,status,"
+            "interval_p5,interval_p95" + "".join(f",{k}" for k in extra)
         ]
         spread = self.spread()
         whole = f"{self.total_restart_secs:.3f},{spread['p5']:.3f},{spread['p95']:.3f}"
-        tail = "".join(f",{_csv_cell(v)}" for v in extra.values())
+        iv = self.interval() if math.isfinite(self.total_restart_secs) else {}
+        band = ",".join(_csv_cell(iv.get(k)) for k in ("p5", "p95"))
+        tail = f",{band}" + "".join(f",{_csv_cell(v)}" for v in extra.values())
         for nid in self.node_ids():
             tot = self.node_total(nid)
             for p, v in self.phases(nid).items():

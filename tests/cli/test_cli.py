@@ -132,7 +132,9 @@ def test_csv_carries_the_whole_windows_total_beside_each_nodes(tmp_path):
         "status",
     ]
     assert head[-3:] == ["wave", "node_start_secs", "node_end_secs"]  # a restart of several nodes: its schedule
+    assert head[8:10] == ["interval_p5", "interval_p95"]  # the predictive interval reaches the CSV too
     rows = [dict(zip(head, line)) for line in lines[1:]]
+    assert all(float(r["interval_p5"]) < float(r["total_restart_secs"]) < float(r["interval_p95"]) for r in rows)
     node = max(float(r["node_total_secs"]) for r in rows)
     whole = {float(r["total_restart_secs"]) for r in rows}
     assert len(whole) == 1 and whole.pop() > 1.5 * node  # two waves, one after the other

@@ -1,12 +1,8 @@
 """LCPs computed ahead while the cycle converges: the same outputs, bit for bit, as simulating
 them, for fewer events."""
 
-import json
-
 import pytest
-
-import ndbsim
-from ndbsim.engine.lcp.master import LcpMaster
+from _helpers import lcp_outputs
 
 LOADED_ROLLING = [
     "version=8.0.30",
@@ -44,15 +40,7 @@ CASES = [
 
 
 def outputs(root, path, sets, ahead):
-    mp = pytest.MonkeyPatch()
-    if not ahead:
-        mp.setattr(LcpMaster, "_ahead", lambda self: None)
-    try:
-        r = ndbsim.simulate(root / path if path else None, overrides=sets, replications=2, seed=5)
-    finally:
-        mp.undo()
-    d = json.loads(r.to_json())
-    return d.pop("events"), d
+    return lcp_outputs(root, path, sets, () if ahead else ("_ahead",), replications=2, seed=5)
 
 
 @pytest.mark.parametrize("name,path,sets", CASES, ids=[c[0] for c in CASES])

@@ -1,12 +1,8 @@
 """The warm-up's LCPs before the crash are run by arithmetic where nothing else can touch them:
 the same results, bit for bit, as simulating them, for fewer events."""
 
-import json
-
 import pytest
-
-import ndbsim
-from ndbsim.engine.lcp.master import LcpMaster
+from _helpers import lcp_outputs
 
 CASES = [
     ("default: a burst on an idle cluster", None, []),
@@ -34,16 +30,9 @@ CASES = [
 
 
 def outputs(root, path, sets, arithmetic):
-    mp = pytest.MonkeyPatch()
-    if not arithmetic:  # every LCP simulated: neither the warm-up's nor the next one by arithmetic
-        mp.setattr(LcpMaster, "_fast_forward", lambda self: None)
-        mp.setattr(LcpMaster, "_ahead", lambda self: None)
-    try:
-        r = ndbsim.simulate(root / path if path else None, overrides=sets, replications=3, seed=7)
-    finally:
-        mp.undo()
-    d = json.loads(r.to_json())
-    return d.pop("events"), d
+    # every LCP simulated unless by arithmetic: neither the warm-up's nor the next one computed
+    skip = () if arithmetic else ("_fast_forward", "_ahead")
+    return lcp_outputs(root, path, sets, skip, replications=3, seed=7)
 
 
 @pytest.mark.parametrize("name,path,sets", CASES, ids=[c[0] for c in CASES])

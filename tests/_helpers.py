@@ -59,8 +59,13 @@ NodeGroup=1
 
 
 def lcp_outputs(root, path, sets, skip, replications, seed):
-    """A run's event count and the rest of its JSON, with the ``LcpMaster`` shortcuts named in
-    ``skip`` (``_fast_forward``, ``_ahead``) turned off: the LCPs they would compute simulated."""
+    """A run's ``(events, the rest of its JSON)`` with the ``LcpMaster`` shortcuts, then the same
+    with those named in ``skip`` (``_fast_forward``, ``_ahead``) turned off: the LCPs they would
+    compute simulated."""
+    return tuple(_lcp_output(root, path, sets, off, replications, seed) for off in ((), skip))
+
+
+def _lcp_output(root, path, sets, skip, replications, seed):
     mp = pytest.MonkeyPatch()
     for name in skip:
         mp.setattr(LcpMaster, name, lambda self: None)

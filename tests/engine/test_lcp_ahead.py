@@ -39,14 +39,14 @@ CASES = [
 ]
 
 
-def outputs(root, path, sets, ahead):
-    return lcp_outputs(root, path, sets, () if ahead else ("_ahead",), replications=2, seed=5)
+def outputs(root, path, sets):
+    """With the LCPs computed ahead, then without."""
+    return lcp_outputs(root, path, sets, ("_ahead",), replications=2, seed=5)
 
 
 @pytest.mark.parametrize("name,path,sets", CASES, ids=[c[0] for c in CASES])
 def test_lcps_computed_ahead_change_no_output(root, name, path, sets):
-    fast_events, fast = outputs(root, path, sets, True)
-    slow_events, slow = outputs(root, path, sets, False)
+    (fast_events, fast), (slow_events, slow) = outputs(root, path, sets)
     assert fast == slow
     assert fast_events <= slow_events
 
@@ -56,7 +56,6 @@ def test_a_copy_step_costs_no_simulated_cycles_while_the_lcp_converges(root):
     # cycle then takes some fifteen cycles to be identical again, computed ahead instead of
     # simulated (about eight events each).
     sets = [*LOADED_ROLLING, "data.size=16TB", "cluster.config.DataMemory=16T"]
-    fast_events, fast = outputs(root, None, sets, True)
-    slow_events, _ = outputs(root, None, sets, False)
+    (fast_events, fast), (slow_events, _) = outputs(root, None, sets)
     assert fast["checkpoint"]["lcps_simulated"] > 300
     assert fast_events < slow_events / 3

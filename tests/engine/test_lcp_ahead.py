@@ -1,12 +1,8 @@
 """LCPs computed ahead while the cycle converges: the same outputs, bit for bit, as simulating
 them, for fewer events."""
 
-import json
-
 import pytest
-
-import ndbsim
-from ndbsim.engine.lcp.master import LcpMaster
+from _helpers import lcp_outputs
 
 LOADED_ROLLING = [
     "version=8.0.30",
@@ -43,22 +39,14 @@ CASES = [
 ]
 
 
-def outputs(root, path, sets, ahead):
-    mp = pytest.MonkeyPatch()
-    if not ahead:
-        mp.setattr(LcpMaster, "_ahead", lambda self: None)
-    try:
-        r = ndbsim.simulate(root / path if path else None, overrides=sets, replications=2, seed=5)
-    finally:
-        mp.undo()
-    d = json.loads(r.to_json())
-    return d.pop("events"), d
+def outputs(root, path, sets):
+    """With the LCPs computed ahead, then without."""
+    return lcp_outputs(root, path, sets, ("_ahead",), replications=2, seed=5)
 
 
 @pytest.mark.parametrize("name,path,sets", CASES, ids=[c[0] for c in CASES])
 def test_lcps_computed_ahead_change_no_output(root, name, path, sets):
-    fast_events, fast = outputs(root, path, sets, True)
-    slow_events, slow = outputs(root, path, sets, False)
+    (fast_events, fast), (slow_events, slow) = outputs(root, path, sets)
     assert fast == slow
     assert fast_events <= slow_events
 
@@ -68,7 +56,6 @@ def test_a_copy_step_costs_no_simulated_cycles_while_the_lcp_converges(root):
     # cycle then takes some fifteen cycles to be identical again, computed ahead instead of
     # simulated (about eight events each).
     sets = [*LOADED_ROLLING, "data.size=16TB", "cluster.config.DataMemory=16T"]
-    fast_events, fast = outputs(root, None, sets, True)
-    slow_events, _ = outputs(root, None, sets, False)
+    (fast_events, fast), (slow_events, _) = outputs(root, None, sets)
     assert fast["checkpoint"]["lcps_simulated"] > 300
     assert fast_events < slow_events / 3

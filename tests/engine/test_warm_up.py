@@ -1,12 +1,8 @@
 """The warm-up's LCPs before the crash are run by arithmetic where nothing else can touch them:
 the same results, bit for bit, as simulating them, for fewer events."""
 
-import json
-
 import pytest
-
-import ndbsim
-from ndbsim.engine.lcp.master import LcpMaster
+from _helpers import lcp_outputs
 
 CASES = [
     ("default: a burst on an idle cluster", None, []),
@@ -33,30 +29,20 @@ CASES = [
 ]
 
 
-def outputs(root, path, sets, arithmetic):
-    mp = pytest.MonkeyPatch()
-    if not arithmetic:  # every LCP simulated: neither the warm-up's nor the next one by arithmetic
-        mp.setattr(LcpMaster, "_fast_forward", lambda self: None)
-        mp.setattr(LcpMaster, "_ahead", lambda self: None)
-    try:
-        r = ndbsim.simulate(root / path if path else None, overrides=sets, replications=3, seed=7)
-    finally:
-        mp.undo()
-    d = json.loads(r.to_json())
-    return d.pop("events"), d
+def outputs(root, path, sets):
+    """By arithmetic, then every LCP simulated: neither the warm-up's nor the next one computed."""
+    return lcp_outputs(root, path, sets, ("_fast_forward", "_ahead"), replications=3, seed=7)
 
 
 @pytest.mark.parametrize("name,path,sets", CASES, ids=[c[0] for c in CASES])
 def test_the_warm_up_by_arithmetic_changes_no_output(root, name, path, sets):
-    fast_events, fast = outputs(root, path, sets, True)
-    slow_events, slow = outputs(root, path, sets, False)
+    (fast_events, fast), (slow_events, slow) = outputs(root, path, sets)
     assert fast == slow
     assert fast_events <= slow_events
 
 
 def test_the_default_restart_simulates_no_warm_up_cycle(root):
-    fast_events, fast = outputs(root, None, [], True)
-    slow_events, _ = outputs(root, None, [], False)
+    (fast_events, fast), (slow_events, _) = outputs(root, None, [])
     assert fast["checkpoint"]["lcps_simulated"] >= 8  # the burst's LCPs still count
     # a simulated LCP costs at least three events: the sleep to its trigger, the end of its
     # writes and its table descriptions; the eight of the burst cost none

@@ -10,31 +10,19 @@ import math
 import shutil
 
 import pytest
-from _helpers import ndbsim
-from conftest import ROOT
+from _helpers import ETA_START as START
+from _helpers import eta_cluster, ndbsim
 
 from ndbsim.errors import InputError
 from ndbsim.input.snapshot.read import parse_snapshot
 from ndbsim.input.snapshot.status import STATES, state_of
-from ndbsim.studies.eta.replay import cut_times, read_rows, replay, snapshot_text
+from ndbsim.studies.eta.replay import cut_times, replay, snapshot_text
 from ndbsim.studies.eta.session import open_session
-
-DATA = ROOT / "tests" / "data" / "rolling-8.0.35"
-START = 1_800_000_000.0
-INIT_SETS = tuple(
-    line for line in (DATA / "init-sets.txt").read_text().splitlines() if line and not line.startswith("#")
-)
-"""What the user knows of the cluster beyond config.ini (tests/data/rolling-8.0.35/init-sets.txt)."""
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    d = tmp_path_factory.mktemp("eta")
-    sets = [a for s in INIT_SETS for a in ("-s", s)]
-    p = ndbsim("init", "--config-ini", str(DATA / "config.ini"), *sets, "-o", "my.yaml", cwd=d)
-    assert p.returncode == 0, p.stderr
-    rows = read_rows(str(DATA / "restart_info.csv"))
-    return {"dir": d, "scenario": d / "my.yaml", "rows": rows}
+    return eta_cluster(tmp_path_factory, "eta")
 
 
 def _write(cluster, name: str, at: float) -> str:

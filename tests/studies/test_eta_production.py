@@ -9,7 +9,9 @@ import math
 import re
 
 import pytest
-from _helpers import ndbsim
+from _helpers import ETA_DATA as DATA
+from _helpers import ETA_START as START
+from _helpers import eta_cluster, ndbsim
 from conftest import ROOT
 
 from ndbsim.errors import InputError
@@ -20,23 +22,14 @@ from ndbsim.studies.eta.release import check_release
 from ndbsim.studies.eta.replay import UP_BEFORE, cut_times, read_rows, snapshot_text, wave_starts
 from ndbsim.studies.eta.session import open_session
 
-DATA = ROOT / "tests" / "data" / "rolling-8.0.35"
-START = 1_800_000_000.0
 WAVES = [[11, 13], [12, 14]]
 DAYS_90 = 7_776_000
 """Ninety days of uptime, in seconds: the nodes not yet restarted, as on a production cluster."""
-INIT_SETS = tuple(
-    line for line in (DATA / "init-sets.txt").read_text().splitlines() if line and not line.startswith("#")
-)
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    d = tmp_path_factory.mktemp("eta-production")
-    sets = [a for s in INIT_SETS for a in ("-s", s)]
-    p = ndbsim("init", "--config-ini", str(DATA / "config.ini"), *sets, "-o", "my.yaml", cwd=d)
-    assert p.returncode == 0, p.stderr
-    return {"dir": d, "scenario": d / "my.yaml", "rows": read_rows(str(DATA / "restart_info.csv"))}
+    return eta_cluster(tmp_path_factory, "eta-production")
 
 
 def _one_line(p) -> str:

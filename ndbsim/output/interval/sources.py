@@ -242,8 +242,11 @@ def defaulted_of(scenario: Any, origins: dict[str, str]) -> list[dict[str, Any]]
     return out
 
 
-def result_interval(result: Any, defaulted: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """``combine`` for a ``Result``; ``defaulted``: its ``explained`` list unless given."""
+def result_interval(
+    result: Any, defaulted: list[dict[str, Any]] | None = None, constants_data: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``combine`` for a ``Result``; ``defaulted``: its ``explained`` list unless given;
+    ``constants_data`` as ``combine`` takes it."""
     cp = result.first.checkpoint or {}
     return combine(
         result.total_restart_secs,
@@ -253,6 +256,7 @@ def result_interval(result: Any, defaulted: list[dict[str, Any]] | None = None) 
         result.scenario,
         list(result.explained.get("defaulted") or []) if defaulted is None else defaulted,
         cp.get("policy") == "partial",
+        constants_data,
     )
 
 

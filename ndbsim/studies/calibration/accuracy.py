@@ -12,8 +12,6 @@ tolerance) are left out too."""
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from ndbsim.input.safe_load import load_yaml
 from ndbsim.output.accuracy import family_key
 from ndbsim.paths import ACCURACY_FILE
 from ndbsim.studies.calibration.cases import DEFAULT_DIR, Case, compare, load_cases, predict
+from ndbsim.studies.generated import generated_file_main
 
 GATING_ROLE = "validate"
 """The case role whose errors make the band: cases predicted before their answer was seen."""
@@ -86,26 +85,13 @@ def packaged() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m ndbsim.studies.calibration.accuracy", description=__doc__.split("\n\n")[0]
+    return generated_file_main(
+        "python -m ndbsim.studies.calibration.accuracy",
+        __doc__.split("\n\n")[0],
+        ACCURACY_FILE,
+        lambda cases: render(accuracy_data(cases)),
+        argv,
     )
-    parser.add_argument("--write", action="store_true", help=f"write {ACCURACY_FILE.name} from the cases")
-    parser.add_argument("--check", action="store_true", help="exit 1 when the packaged file is stale")
-    parser.add_argument("--cases", default=str(DEFAULT_DIR), help="the calibration cases (default: calibration/)")
-    args = parser.parse_args(argv)
-    text = render(accuracy_data(args.cases))
-    if args.write:
-        from ndbsim.output.io import atomic_write_text
-
-        atomic_write_text(ACCURACY_FILE, text)
-        print(f"wrote {ACCURACY_FILE}", file=sys.stderr)
-        return 0
-    if args.check:
-        stale = ACCURACY_FILE.read_text(encoding="utf-8") != text
-        print(f"{ACCURACY_FILE.name} is {'stale: run with --write' if stale else 'up to date'}", file=sys.stderr)
-        return 1 if stale else 0
-    sys.stdout.write(text)
-    return 0
 
 
 if __name__ == "__main__":

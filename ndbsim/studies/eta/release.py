@@ -47,19 +47,14 @@ def check_release(snap: Snapshot, version: str, upgrade_to: str | None, data_nod
     nodes runs a release the scenario does not simulate."""
     allowed = [version, *([upgrade_to] if upgrade_to else [])]
     sql = release_of(snap.sql_node_version)
-    if sql is not None and not any(_same(sql, v) for v in allowed):
-        raise InputError(
-            f"the snapshot's SQL node runs NDB {sql} ({snap.sql_node_version!r}) but the scenario "
-            f"{_simulated(version, upgrade_to)}; {_fix(sql, upgrade_to)}",
-            field="sql_node_ndb_version",
-            source=snap.source,
-        )
+    runs = [(f"the snapshot's SQL node runs NDB {sql} ({snap.sql_node_version!r})", sql, "sql_node_ndb_version")]
     for n in data_nodes:
         release = snap.node_releases.get(n)
+        runs.append((f"data node {n} runs NDB {release}", release, "processes.node_version"))
+    for who, release, field in runs:
         if release is not None and not any(_same(release, v) for v in allowed):
             raise InputError(
-                f"data node {n} runs NDB {release} but the scenario {_simulated(version, upgrade_to)}; "
-                f"{_fix(release, upgrade_to)}",
-                field="processes.node_version",
+                f"{who} but the scenario {_simulated(version, upgrade_to)}; {_fix(release, upgrade_to)}",
+                field=field,
                 source=snap.source,
             )

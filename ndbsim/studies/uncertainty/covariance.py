@@ -17,9 +17,7 @@ says plainly which constants the data barely move (``weakly determined``).
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -32,6 +30,7 @@ from ndbsim.input.safe_load import load_yaml
 from ndbsim.paths import CONSTANTS_UNCERTAINTY_FILE
 from ndbsim.studies.calibration.calibrate import FITTED
 from ndbsim.studies.calibration.cases import DEFAULT_DIR, Case, compare, load_cases, predict
+from ndbsim.studies.generated import generated_file_main
 
 PRIOR_SD_LOG = math.log(10.0) / 1.645
 """Before any fit, each constant is taken to lie within a factor of 10 of its documented default
@@ -139,27 +138,13 @@ def packaged() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m ndbsim.studies.uncertainty.covariance", description=__doc__.split("\n\n")[0]
+    return generated_file_main(
+        "python -m ndbsim.studies.uncertainty.covariance",
+        __doc__.split("\n\n")[0],
+        CONSTANTS_UNCERTAINTY_FILE,
+        lambda cases: render(uncertainty_data(cases)),
+        argv,
     )
-    parser.add_argument("--write", action="store_true", help=f"write {CONSTANTS_UNCERTAINTY_FILE.name}")
-    parser.add_argument("--check", action="store_true", help="exit 1 when the packaged file is stale")
-    parser.add_argument("--cases", default=str(DEFAULT_DIR), help="the calibration cases (default: calibration/)")
-    args = parser.parse_args(argv)
-    text = render(uncertainty_data(args.cases))
-    if args.write:
-        from ndbsim.output.io import atomic_write_text
-
-        atomic_write_text(CONSTANTS_UNCERTAINTY_FILE, text)
-        print(f"wrote {CONSTANTS_UNCERTAINTY_FILE}", file=sys.stderr)
-        return 0
-    if args.check:
-        old = CONSTANTS_UNCERTAINTY_FILE.read_text(encoding="utf-8") if CONSTANTS_UNCERTAINTY_FILE.exists() else ""
-        stale = old != text
-        print(f"{CONSTANTS_UNCERTAINTY_FILE.name} is {'stale: run with --write' if stale else 'up to date'}")
-        return 1 if stale else 0
-    sys.stdout.write(text)
-    return 0
 
 
 if __name__ == "__main__":
@@ -169,19 +154,8 @@ if __name__ == "__main__":
 def held_out_interval(held: Case, rest: list[Case], constants: Constants) -> dict[str, Any]:
     """The predictive interval of ``held``'s total with ``constants`` fitted on ``rest`` without it:
     their own covariance (from ``rest``), the held case's crash-moment spread, the model's error."""
-    from ndbsim.output.interval import combine
+    from ndbsim.output.interval import result_interval
     from ndbsim.studies.calibration.cases import run_case
 
     fit_rest = [c for c in rest if c.role == "fit" and c.model.constants_file is None]
-    result = run_case(held, constants)
-    cp = result.first.checkpoint or {}
-    return combine(
-        result.total_restart_secs,
-        result.spread(),
-        result.phases(),
-        result.version,
-        result.scenario,
-        [],
-        cp.get("policy") == "partial",
-        covariance(fit_rest, constants),
-    )
+    return result_interval(run_case(held, constants), [], covariance(fit_rest, constants))

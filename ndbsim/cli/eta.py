@@ -3,7 +3,10 @@ from the ``mysql`` client run every interval (``--watch``)."""
 
 from __future__ import annotations
 
+import math
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +37,29 @@ MAX_FAILURES_OPTION = typer.Option(
 )
 
 
+CLUSTER_OPTION = typer.Option(
+    None,
+    "--cluster",
+    metavar="NAME",
+    help="The cluster label of every --prometheus-textfile series (default: the scenario's name:), so that "
+    "two watches into one textfile folder never collide.",
+)
+
+REPLAY_OPTION = typer.Option(
+    False,
+    "--replay",
+    help="A dry run: watch a simulated restart of SCENARIO.yaml (one replication) through the same --watch "
+    "path, snapshots and --prometheus-textfile, without a cluster; for wiring the dashboard before the window.",
+)
+
+SPEED_OPTION = typer.Option(
+    None,
+    "--speed",
+    metavar="N",
+    help="With --replay: play the simulated restart N times as fast as the clock (default: 30).",
+)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``eta`` to the command line."""
     add_commands(app, eta)
@@ -59,45 +85,100 @@ def eta(
     format: str = typer.Option("table", "--format", "-f", metavar="[table|json]", help="Output format."),
     textfile: Path | None = TEXTFILE_OPTION,
     max_failures: int | None = MAX_FAILURES_OPTION,
+    cluster: str | None = CLUSTER_OPTION,
+    replay: bool = REPLAY_OPTION,
+    speed: float | None = SPEED_OPTION,
 ) -> None:
     """How long the restart still takes: each node done, restarting (which phase, how long) or
     waiting; the ends of the restarting node, its wave and the plan with p5-p95, refitted on the
     phases the cluster has finished. Exit 0 (with --watch: when the restart completes), 2 on bad
     input, 4 with --watch when it runs past the predicted p99 window by run --timeouts' margin.
-    Needs ndbsim[calibrate] (scipy) for the refit."""
+    --replay [--speed N]: a dry run on a simulated restart of the scenario. Needs ndbsim[calibrate]
+    (scipy) for the refit."""
     from ndbsim.extras import require
     from ndbsim.input.scenario import check_run_counts
     from ndbsim.studies.eta.session import open_session
 
-    _check_args(format, ndbinfo, watch_every, bool(mysql_args), max_failures)
+    _check_args(format, ndbinfo, watch_every, bool(mysql_args), max_failures, replay)
+    _check_replay(replay, speed, ndbinfo, bool(mysql_args), cluster)
     check_run_counts(seed, replications)
     require("scipy")  # the refit's, before a --watch starts taking snapshots
     if textfile is not None:
         _check_textfile(textfile, scenario, ndbinfo)
     session = open_session(scenario, replications, seed, set_)
+    label = cluster if cluster is not None else _cluster_name(session, scenario)
+    if textfile is not None:
+        from ndbsim.studies.eta.metrics import check_cluster_free
+
+        check_cluster_free(textfile, label)
     if ndbinfo is not None:
         from ndbsim.input.snapshot.read import read_snapshot
 
         result = session.update(read_snapshot(ndbinfo))
         _show(result, format, str(scenario), tty=False)
         if textfile is not None:
-            from ndbsim.studies.eta.metrics import restart_status, write_textfile
+            from ndbsim.studies.eta.metrics import single, write_textfile
 
-            write_textfile(textfile, result, restart_status(result, overrun=False))
+            write_textfile(textfile, result, single(label))
         return
-    _watch(session, watch_every or "", client, list(mysql_args or []), format, str(scenario), textfile, max_failures)
+    watching = Watching(watch_every or ("30s" if replay else ""), client, list(mysql_args or []), max_failures)
+    from ndbsim.studies.eta.dryrun import SPEED
+
+    _watch(session, watching, format, str(scenario), textfile, label, (speed or SPEED) if replay else None, seed)
+
+
+@dataclass
+class Watching:
+    """How to watch: every ``every``, through ``client`` with ``args``."""
+
+    every: str
+    client: str
+    args: list[str]
+    max_failures: int | None
+
+
+def _cluster_name(session: Any, scenario: Path) -> str:
+    """The scenario's ``name:``; its file's stem when it has none (the model's default name)."""
+    from ndbsim.input.scenario.model import Scenario
+
+    name = str(session.raw.get("name") or "")
+    default = Scenario.model_fields["name"].default
+    return name if name and name != default else scenario.stem
+
+
+def _check_replay(
+    replay: bool, speed: float | None, ndbinfo: Path | None, mysql_args: bool, cluster: str | None
+) -> None:
+    if cluster is not None and not cluster.strip():
+        raise InputError(
+            "an empty cluster label cannot tell clusters apart; give a name, e.g. --cluster prod-eu", field="--cluster"
+        )
+    if speed is not None and not replay:
+        raise InputError("it plays a dry run's clock; add --replay, or drop --speed", field="--speed")
+    if speed is not None and not (math.isfinite(speed) and speed > 0):
+        raise InputError(f"{speed!r} is not a clock speed; give a number above 0, e.g. --speed 30", field="--speed")
+    if replay and (ndbinfo is not None or mysql_args):
+        raise InputError(
+            "a dry run simulates the restart and asks no cluster; drop --ndbinfo and the mysql options",
+            field="--replay",
+        )
 
 
 def _check_args(
-    format: str, ndbinfo: Path | None, watch_every: str | None, mysql_args: bool, max_failures: int | None
+    format: str,
+    ndbinfo: Path | None,
+    watch_every: str | None,
+    mysql_args: bool,
+    max_failures: int | None,
+    replay: bool = False,
 ) -> None:
     if format not in FORMATS:
         raise InputError(f"{format!r} is not a format of eta; use table or json", field="--format")
-    if (ndbinfo is None) == (watch_every is None):
+    if (ndbinfo is None) == (watch_every is None) and not (replay and ndbinfo is None):
         raise InputError(
             "give a snapshot (--ndbinfo snapshot.tsv) or --watch INTERVAL, one of the two", field="--ndbinfo"
         )
-    if mysql_args and watch_every is None:
+    if mysql_args and watch_every is None and not replay:
         raise InputError("they go with --watch only; drop them or add --watch 30s", field="mysql options")
     if max_failures is not None and max_failures < 1:
         raise InputError(
@@ -138,40 +219,56 @@ def _show(result: object, format: str, scenario: str, tty: bool, line: bool = Fa
 
 
 def _watch(
-    session: object,
-    every: str,
-    client: str,
-    args: list[str],
+    session: Any,
+    how: Watching,
     format: str,
     scenario: str,
     textfile: Path | None,
-    max_failures: int | None,
+    cluster: str,
+    speed: float | None,
+    seed: int | None,
 ) -> None:
+    """``--watch`` through the mysql client, or (``speed`` given) a dry run's simulated restart."""
+    import time
+
     from ndbsim.input.units import parse_duration
+    from ndbsim.studies.eta.metrics import WatchState
     from ndbsim.studies.eta.watch import MAX_FAILURES, check_client_args, take_snapshot, watch
 
     try:
-        interval = parse_duration(every)
+        interval = parse_duration(how.every)
     except (InputError, ValueError):
-        raise InputError(f"{every!r} is not a duration; give e.g. 30s or 1m", field="--watch") from None
+        raise InputError(f"{how.every!r} is not a duration; give e.g. 30s or 1m", field="--watch") from None
     if not interval > 0:
-        raise InputError(f"{every!r} is not a positive interval; give e.g. 30s", field="--watch")
-    check_client_args(args)
+        raise InputError(f"{how.every!r} is not a positive interval; give e.g. 30s", field="--watch")
+    check_client_args(how.args)
     tty = sys.stdout.isatty()
+    state = WatchState(cluster, time.time())
+    take = lambda n: take_snapshot(how.client, how.args, max(interval, 30.0), n)  # noqa: E731
+    sleep: Callable[[float], None] = time.sleep
+    if speed is not None:
+        from ndbsim.studies.eta.dryrun import SPEED, dry_run
+
+        run = dry_run(session, seed, speed or SPEED, state.started)
+        state.speed = run.speed
+        take, sleep = run.taker(), run.sleeper()
+        sys.stderr.write(f"ndbsim: {run.describe(scenario)}\n")
     publish = None
     if textfile is not None:
-        from ndbsim.studies.eta.metrics import restart_status, write_textfile
+        from ndbsim.studies.eta.metrics import write_textfile
 
-        def publish(eta: Any, overrun: bool, failures: int) -> None:
-            write_textfile(textfile, eta, restart_status(eta, overrun), failures)
+        def publish(eta: Any, st: WatchState) -> None:
+            write_textfile(textfile, eta, st)
 
     outcome = watch(
-        session,  # type: ignore[arg-type]
-        lambda n: take_snapshot(client, args, max(interval, 30.0), n),
+        session,
+        take,
         interval,
         lambda e: _show(e, format, scenario, tty, line=not tty),
-        max_failures=MAX_FAILURES if max_failures is None else max_failures,
+        sleep=sleep,
+        max_failures=MAX_FAILURES if how.max_failures is None else how.max_failures,
         publish=publish,
+        state=state,
     )
     sys.stderr.write(f"ndbsim: {outcome.message}\n")
     raise typer.Exit(outcome.code)

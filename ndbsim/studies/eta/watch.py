@@ -1,5 +1,6 @@
 """``ndbsim eta --watch``: the snapshot script run through the ``mysql`` client every interval, one
-ETA per snapshot, until the restart completes (exit 0) or overruns (exit 4).
+ETA per snapshot, until the restart completes (exit 0) or overruns (exit 4). Whatever ends the
+watch (those two, ``max_failures``, an error, a signal), its published state says so last.
 
 A snapshot the client fails to take (a refused connection, an SQL node restarting, a timeout) is
 one line on stderr with the client's message, and the next interval tries again: a rolling
@@ -14,6 +15,7 @@ on Linux the kernel signals it if ndbsim itself is killed (``PR_SET_PDEATHSIG``)
 
 from __future__ import annotations
 
+import contextlib
 import math
 import signal
 import subprocess
@@ -26,6 +28,7 @@ from ndbsim.errors import InputError
 from ndbsim.input.ndbinfo import SNAPSHOT_SCRIPT, script_text
 from ndbsim.input.snapshot.read import Snapshot, parse_snapshot
 from ndbsim.output.timeouts import MARGIN
+from ndbsim.studies.eta.metrics import WatchState
 from ndbsim.studies.eta.predict import Eta
 from ndbsim.studies.eta.session import Session
 
@@ -103,6 +106,19 @@ class Outcome:
     message: str
 
 
+def _stop_reason(e: BaseException) -> str:
+    """What ended a watch that raised ``e`` (``metrics.STOP_REASONS``)."""
+    from ndbsim.studies.eta.metrics import STOP_ERROR, STOP_FAILURES, STOP_SIGNAL
+
+    if isinstance(e, GaveUp):
+        return STOP_FAILURES
+    return STOP_ERROR if isinstance(e, Exception) else STOP_SIGNAL
+
+
+class GaveUp(InputError):
+    """``max_failures`` snapshots in a row failed."""
+
+
 def watch(
     session: Session,
     take: Callable[[int], Snapshot],
@@ -110,46 +126,84 @@ def watch(
     show: Callable[[Eta], None],
     sleep: Callable[[float], None] = time.sleep,
     max_failures: int = MAX_FAILURES,
-    publish: Callable[[Eta, bool, int], None] | None = None,
+    publish: Callable[[Eta | None, WatchState], None] | None = None,
     warn: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    state: WatchState | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> Outcome:
-    """Snapshot, predict, show, until the restart completes or overruns; ``publish`` gets each ETA,
-    whether it overran, and the failed snapshots since (again after each failure)."""
+    """Snapshot, predict, show, until the restart completes or overruns. ``publish`` gets the last
+    ETA (None before the first) and ``state`` (the watch's failures, deadline and, at the end,
+    why it stopped): before the first snapshot, after each snapshot or failure, and once on every
+    way out (completion, overrun, ``max_failures``, an error, a signal) with ``state.up`` False."""
+    from ndbsim.studies.eta.metrics import STOP_COMPLETE, STOP_OVERRUN
+
+    st = state or WatchState("", clock())
+    last: list[Eta] = []
+
+    def tell() -> None:
+        if publish is not None:
+            publish(last[-1] if last else None, st)
+
+    try:
+        tell()
+        outcome = _loop(session, take, interval, show, sleep, max_failures, warn, st, clock, tell, last)
+    except BaseException as e:
+        st.stop(_stop_reason(e))
+        with contextlib.suppress(Exception):  # the watch's own error is the one to report
+            tell()
+        raise
+    st.stop(STOP_OVERRUN if outcome.code == EXIT_OVERRUN else STOP_COMPLETE)
+    tell()
+    return outcome
+
+
+def _loop(
+    session: Session,
+    take: Callable[[int], Snapshot],
+    interval: float,
+    show: Callable[[Eta], None],
+    sleep: Callable[[float], None],
+    max_failures: int,
+    warn: Callable[[str], None],
+    st: WatchState,
+    clock: Callable[[], float],
+    tell: Callable[[], None],
+    last: list[Eta],
+) -> Outcome:
     deadline, key = math.nan, None
-    n = failures = 0
-    last: tuple[Eta, bool] | None = None
+    n = 0
     while True:
         n += 1
         try:
             snap = take(n)
         except SnapshotFailed as e:
-            failures += 1
-            if failures >= max_failures:
-                raise InputError(
-                    f"{failures} snapshot(s) in a row failed (--max-failures {max_failures}); the last: {e.message}",
+            st.failures += 1
+            st.failures_total += 1
+            if st.failures >= max_failures:
+                raise GaveUp(
+                    f"{st.failures} snapshot(s) in a row failed (--max-failures {max_failures}); the last: {e.message}",
                     field="--mysql",
                 ) from None
             warn(
-                f"ndbsim: snapshot {n} failed ({failures} of {max_failures} in a row): {e.message}; "
+                f"ndbsim: snapshot {n} failed ({st.failures} of {max_failures} in a row): {e.message}; "
                 f"trying again in {interval:g} s"
             )
-            if publish is not None and last is not None:
-                publish(*last, failures)
+            tell()
             sleep(interval)
             continue
-        failures = 0
         eta = session.update(snap)
+        st.failures, st.last_success = 0, clock()
+        last[:] = [eta]
         show(eta)
         prog = eta.progress
         if not prog.complete and (math.isnan(deadline) or eta.refit.key != key):
             deadline, key = MARGIN * eta.window["p99"], eta.refit.key
-        overrun = not prog.complete and prog.spent > deadline
-        last = (eta, overrun)
-        if publish is not None:
-            publish(eta, overrun, 0)
+        st.overrun = not prog.complete and prog.spent > deadline
+        st.deadline = prog.sampled_at - prog.spent + deadline
+        tell()
         if prog.complete and session.seen_running:
             return Outcome(0, f"the restart completed after {prog.spent:.0f} s")
-        if overrun:
+        if st.overrun:
             return Outcome(
                 EXIT_OVERRUN,
                 f"the restart has run {prog.spent:.0f} s, past {MARGIN:g} x the predicted p99 window "

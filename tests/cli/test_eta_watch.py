@@ -290,7 +290,7 @@ def test_watch_writes_the_textfile_after_every_snapshot_never_half_written(fake)
                 text = prom.read_text()
                 try:
                     fams = _families(text)
-                    assert "ndbsim_eta_restart_status" in fams and text.endswith("\n")
+                    assert "ndbsim_eta_watch_up" in fams and text.endswith("\n")
                     reads.append(text)
                 except Exception as e:  # any unreadable file is the failure
                     bad.append((repr(e), text))
@@ -302,27 +302,35 @@ def test_watch_writes_the_textfile_after_every_snapshot_never_half_written(fake)
     reader.join()
     assert proc.returncode == 0, stderr
     assert not bad, bad[:1]
-    assert len({_sampled_at(t) for t in reads}) >= 2, "the reader saw fewer than two snapshots' files"
-    # each call of the client finds the file of the snapshot before it: updated after every one
+    assert len({_sampled_at(t) for t in reads if "ndbsim_eta_snapshot_timestamp_seconds" in t}) >= 2, "the reader saw fewer than two snapshots' files"
+    # each call of the client finds the file of the snapshot before it: updated after every one;
+    # the first finds the file the watch wrote as it began (no snapshot yet, nobody else's figures)
     seen = sorted((fake / "client").glob("seen-*.prom"))
+    first = _families(seen[0].read_text())
+    assert "ndbsim_eta_snapshot_timestamp_seconds" not in first and _value(first, "ndbsim_eta_watch_up") == 1
+    seen = seen[1:]
     assert [_sampled_at(f.read_text()) for f in seen] == pytest.approx([*taken[:2], *taken[1:3]])
-    failures = [_families(f.read_text())["ndbsim_eta_snapshot_failures"].samples[0].value for f in seen]
-    assert failures == [0, 0, 1, 0]
+    fams = [_families(f.read_text()) for f in seen]
+    assert [_value(f, "ndbsim_eta_consecutive_snapshot_failures") for f in fams] == [0, 0, 1, 0]
+    assert [_value(f, "ndbsim_eta_snapshot_failures") for f in fams] == [0, 0, 1, 1]  # the counter's _total
+    # the time left is end - time(): the failed snapshot's file keeps the ends of the one before
+    assert fams[2]["ndbsim_eta_plan_end_timestamp_seconds"].samples == fams[1]["ndbsim_eta_plan_end_timestamp_seconds"].samples
     final = prom.read_text()
     assert _sampled_at(final) == pytest.approx(taken[-1])
     status = {s.labels["status"]: s.value for s in _families(final)["ndbsim_eta_restart_status"].samples}
     assert status == {"running": 0, "complete": 1, "overrun": 0}
     assert sorted(p.name for p in out.iterdir()) == ["ndbsim.prom"]  # no temporary file left
-    mid = _families(seen[1].read_text())
+    mid = fams[1]
     ends = mid["ndbsim_eta_node_end_timestamp_seconds"].samples
     assert {s.labels["node_id"] for s in ends} >= {"12"}
-    q = {s.labels.get("quantile"): s.value for s in ends if s.labels["node_id"] == "12"}
-    assert q["0.05"] <= q["0.5"] <= q["0.95"] and q["0.5"] > taken[1]
+    q = {s.labels["percentile"]: s.value for s in ends if s.labels["node_id"] == "12"}
+    assert q["5"] <= q["50"] <= q["95"] <= q["99"] and q["50"] > taken[1]
     phase = mid["ndbsim_eta_node_phase_elapsed_seconds"].samples
     assert all(s.labels["phase"].startswith("secs_") for s in phase) and phase
     for f in [*seen, prom]:
         for fam in _families(f.read_text()).values():
-            assert fam.name.startswith("ndbsim_eta_") and fam.documentation and fam.type in ("gauge", "summary")
+            assert fam.name.startswith("ndbsim_eta_") and fam.documentation and fam.type in ("gauge", "counter")
+            assert all(s.labels.get("cluster") == "cluster of config.ini" and "quantile" not in s.labels for s in fam.samples)
     # the dashboard's queries name only metrics the file holds
     names = {s.name for fam in mid.values() for s in fam.samples} | set(mid)
     assert DASHBOARD_METRICS and names >= DASHBOARD_METRICS, DASHBOARD_METRICS - names
@@ -332,6 +340,11 @@ def test_watch_writes_the_textfile_after_every_snapshot_never_half_written(fake)
                 ["promtool", "check", "metrics"], input=f.read_text(), capture_output=True, text=True
             )
             assert check.returncode == 0, (f.name, check.stdout, check.stderr)
+
+
+def _value(fams: dict, name: str, **labels: str) -> float:
+    (v,) = [s.value for s in fams[name].samples if all(s.labels.get(k) == x for k, x in labels.items())]
+    return v
 
 
 def test_textfile_needs_its_extra_and_a_prom_name_and_works_with_one_snapshot(fake):
@@ -349,3 +362,4 @@ def test_textfile_needs_its_extra_and_a_prom_name_and_works_with_one_snapshot(fa
     fams = _families((fake / "eta.prom").read_text())
     running = {s.labels["status"]: s.value for s in fams["ndbsim_eta_restart_status"].samples}
     assert running["running"] == 1 and fams["ndbsim_eta_running_wave"].samples[0].value == 2
+    assert {s.labels["percentile"] for s in fams["ndbsim_eta_plan_end_timestamp_seconds"].samples} == {"5", "50", "95", "99"}

@@ -206,7 +206,7 @@ def test_a_dry_run_on_prometheus_and_node_exporter_fills_every_panel(stack, tmp_
         assert not stack.query(f'ndbsim_eta_plan_end_timestamp_seconds{{cluster="{c}"}}')  # no forecast left
     # a watch that gives up: its file says it stopped, and why
     client = tmp_path / "mysql"
-    client.write_text("#!/bin/sh\necho \"ERROR 2003 (HY000): Can't connect to MySQL server\" >&2\nexit 1\n")
+    client.write_text('#!/bin/sh\necho "ERROR 2003 (HY000): Can\'t connect to MySQL server" >&2\nexit 1\n')
     client.chmod(0o755)
     args = ["--watch", "0.2s", "--max-failures", "2", "--mysql", str(client), "--cluster", GAVE_UP]
     gave_up = _eta(*args, "--prometheus-textfile", str(stack.dir / "c.prom"), "--", "--defaults-file=x", cwd=tmp_path)

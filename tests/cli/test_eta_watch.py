@@ -302,7 +302,9 @@ def test_watch_writes_the_textfile_after_every_snapshot_never_half_written(fake)
     reader.join()
     assert proc.returncode == 0, stderr
     assert not bad, bad[:1]
-    assert len({_sampled_at(t) for t in reads if "ndbsim_eta_snapshot_timestamp_seconds" in t}) >= 2, "the reader saw fewer than two snapshots' files"
+    assert len({_sampled_at(t) for t in reads if "ndbsim_eta_snapshot_timestamp_seconds" in t}) >= 2, (
+        "the reader saw fewer than two snapshots' files"
+    )
     # each call of the client finds the file of the snapshot before it: updated after every one;
     # the first finds the file the watch wrote as it began (no snapshot yet, nobody else's figures)
     seen = sorted((fake / "client").glob("seen-*.prom"))
@@ -314,7 +316,10 @@ def test_watch_writes_the_textfile_after_every_snapshot_never_half_written(fake)
     assert [_value(f, "ndbsim_eta_consecutive_snapshot_failures") for f in fams] == [0, 0, 1, 0]
     assert [_value(f, "ndbsim_eta_snapshot_failures") for f in fams] == [0, 0, 1, 1]  # the counter's _total
     # the time left is end - time(): the failed snapshot's file keeps the ends of the one before
-    assert fams[2]["ndbsim_eta_plan_end_timestamp_seconds"].samples == fams[1]["ndbsim_eta_plan_end_timestamp_seconds"].samples
+    assert (
+        fams[2]["ndbsim_eta_plan_end_timestamp_seconds"].samples
+        == fams[1]["ndbsim_eta_plan_end_timestamp_seconds"].samples
+    )
     final = prom.read_text()
     assert _sampled_at(final) == pytest.approx(taken[-1])
     status = {s.labels["status"]: s.value for s in _families(final)["ndbsim_eta_restart_status"].samples}
@@ -330,7 +335,9 @@ def test_watch_writes_the_textfile_after_every_snapshot_never_half_written(fake)
     for f in [*seen, prom]:
         for fam in _families(f.read_text()).values():
             assert fam.name.startswith("ndbsim_eta_") and fam.documentation and fam.type in ("gauge", "counter")
-            assert all(s.labels.get("cluster") == "cluster of config.ini" and "quantile" not in s.labels for s in fam.samples)
+            assert all(
+                s.labels.get("cluster") == "cluster of config.ini" and "quantile" not in s.labels for s in fam.samples
+            )
     # the dashboard's queries name only metrics the file holds
     names = {s.name for fam in mid.values() for s in fam.samples} | set(mid)
     assert DASHBOARD_METRICS and names >= DASHBOARD_METRICS, DASHBOARD_METRICS - names
@@ -362,4 +369,146 @@ def test_textfile_needs_its_extra_and_a_prom_name_and_works_with_one_snapshot(fa
     fams = _families((fake / "eta.prom").read_text())
     running = {s.labels["status"]: s.value for s in fams["ndbsim_eta_restart_status"].samples}
     assert running["running"] == 1 and fams["ndbsim_eta_running_wave"].samples[0].value == 2
-    assert {s.labels["percentile"] for s in fams["ndbsim_eta_plan_end_timestamp_seconds"].samples} == {"5", "50", "95", "99"}
+    assert {s.labels["percentile"] for s in fams["ndbsim_eta_plan_end_timestamp_seconds"].samples} == {
+        "5",
+        "50",
+        "95",
+        "99",
+    }
+
+
+# --- the file after the watch, the cluster label, the dry run (issue 46) ---------------------
+
+STALE = '# another run\nndbsim_eta_restart_status{cluster="cluster of config.ini",status="running"} 1\n'
+
+
+def _stopped(prom: Path) -> tuple[dict, str]:
+    """The file's families and the one stop reason it gives (the watch must say it stopped)."""
+    fams = _families(prom.read_text())
+    assert _value(fams, "ndbsim_eta_watch_up") == 0
+    (reason,) = [s.labels["reason"] for s in fams["ndbsim_eta_watch_stop_reason"].samples if s.value == 1]
+    for name in ("plan_end", "wave_end", "node_end"):  # a forecast nobody updates is left out
+        assert (
+            f"ndbsim_eta_{name}_timestamp_seconds" not in fams
+            or not fams[f"ndbsim_eta_{name}_timestamp_seconds"].samples
+        )
+    return fams, reason
+
+
+def test_a_watch_that_gives_up_replaces_another_runs_file_with_one_that_says_it_stopped(fake):
+    _snapshots(fake, [START + 100])
+    (fake / "client" / "fail").write_text("1000")
+    prom = fake / "ndbsim.prom"
+    prom.write_text(STALE)
+    (fake / "client" / "textfile").write_text(str(prom))
+    p = _watch(fake, "--max-failures", "2", "--prometheus-textfile", str(prom))
+    assert p.returncode == 2, p.stderr
+    # while the first snapshot failed, the client already found this watch's file, not the stale one
+    first = _families((fake / "client" / "seen-001.prom").read_text())
+    assert _value(first, "ndbsim_eta_consecutive_snapshot_failures") == 1 and "ndbsim_eta_restart_status" not in first
+    fams, reason = _stopped(prom)
+    assert reason == "max_failures" and _value(fams, "ndbsim_eta_snapshot_failures") == 2
+    assert "ndbsim_eta_restart_status" not in fams and "ndbsim_eta_last_success_timestamp_seconds" not in fams
+
+
+def test_an_overrun_says_overrun_and_shows_no_time_left(fake):
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    restore = cut_times(rows, WAVES, 1, START)[4] + 5
+    _snapshots(fake, [restore, restore + 1])
+    lines = []
+    for line in (
+        (fake / "client" / "001.tsv").read_text().replace(f"{restore + 1:.6f}", f"{restore + 3600:.6f}").splitlines()
+    ):
+        cells = line.split("\t")
+        if cells[0] in ("12", "14") and len(cells) == 5 and cells[2] == "STARTING":
+            cells[1] = str(int(cells[1]) + 3600)
+        lines.append("\t".join(cells))
+    (fake / "client" / "001.tsv").write_text("\n".join(lines) + "\n")
+    prom = fake / "ndbsim.prom"
+    p = _watch(fake, "--prometheus-textfile", str(prom))
+    assert p.returncode == 4, p.stderr
+    fams, reason = _stopped(prom)
+    status = {s.labels["status"]: s.value for s in fams["ndbsim_eta_restart_status"].samples}
+    assert reason == "overrun" and status == {"running": 0, "complete": 0, "overrun": 1}
+    deadline = _value(fams, "ndbsim_eta_overrun_deadline_timestamp_seconds")
+    assert deadline < _sampled_at(prom.read_text())  # the deadline it passed, in the past
+
+
+def test_a_completed_watch_and_an_error_say_why_they_stopped(fake):
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    times = cut_times(rows, WAVES, 1, START)
+    _snapshots(fake, [times[4], times[-1]])
+    prom = fake / "ndbsim.prom"
+    assert _watch(fake, "--prometheus-textfile", str(prom)).returncode == 0
+    fams, reason = _stopped(prom)
+    assert reason == "complete" and _value(fams, "ndbsim_eta_restart_status", status="complete") == 1
+    for f in (fake / "client").glob("*"):
+        if f.name in ("n", "calls") or f.suffix == ".tsv":
+            f.unlink()
+    _snapshots(fake, [START + 500, START + 400])  # the second is older: an error ends the watch
+    p = _watch(fake, "--prometheus-textfile", str(prom))
+    assert p.returncode == 2 and "older than the previous snapshot" in p.stderr
+    fams, reason = _stopped(prom)
+    assert reason == "error" and _sampled_at(prom.read_text()) == pytest.approx(START + 500)
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_leaves_a_file_that_says_the_watch_stopped(fake, how):
+    _snapshots(fake, [START + 100])
+    (fake / "client" / "hang").write_text("")
+    prom = fake / "ndbsim.prom"
+    prom.write_text(STALE)
+    cmd = [sys.executable, "-m", "ndbsim", "eta", "my.yaml", "--watch", "1s", "--mysql", str(fake / "client" / "mysql")]
+    cmd += ["--prometheus-textfile", str(prom), "--", "--defaults-file=my.cnf"]
+    proc = subprocess.Popen(cmd, cwd=fake, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 60
+        while not _pids(fake) and time.time() < deadline:
+            time.sleep(0.1)
+        assert _value(_families(prom.read_text()), "ndbsim_eta_watch_up") == 1  # the stale file is gone already
+        proc.send_signal(how)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0
+    assert _stopped(prom)[1] == "signal"
+
+
+def test_two_watches_into_one_folder_need_two_cluster_labels(fake):
+    rows = read_rows(str(DATA / "restart_info.csv"))
+    (fake / "now.tsv").write_text(snapshot_text(rows, WAVES, START, cut_times(rows, WAVES, 1, START)[4]))
+    args = ["eta", "my.yaml", "--ndbinfo", "now.tsv", "-n", "2", "--prometheus-textfile"]
+    assert ndbsim(*args, "a.prom", cwd=fake).returncode == 0
+    p = ndbsim(*args, "b.prom", cwd=fake)
+    assert p.returncode == 2 and "--cluster" in p.stderr and "a.prom" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and not (fake / "b.prom").exists()
+    p = ndbsim(*args, "b.prom", "--cluster", "prod-eu", cwd=fake)
+    assert p.returncode == 0, p.stderr
+    labels = {s.labels["cluster"] for fam in _families((fake / "b.prom").read_text()).values() for s in fam.samples}
+    assert labels == {"prod-eu"}
+
+
+@pytest.mark.parametrize(
+    "extra, field",
+    [
+        (["--ndbinfo", "x.tsv", "--speed", "30"], "--speed"),
+        (["--replay", "--speed", "0"], "--speed"),
+        (["--replay", "--ndbinfo", "x.tsv"], "--replay"),
+        (["--replay", "--cluster", " "], "--cluster"),
+    ],
+)
+def test_dry_run_options_are_checked(fake, extra, field):
+    p = ndbsim("eta", "my.yaml", *extra, cwd=fake)
+    assert p.returncode == 2 and field in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_a_dry_run_watches_a_simulated_restart_of_the_scenario_to_its_end(fake):
+    prom = fake / "dry.prom"
+    p = ndbsim("eta", "my.yaml", "--replay", "--speed", "400", "-n", "2", "--prometheus-textfile", str(prom), cwd=fake)
+    assert p.returncode == 0, p.stderr
+    assert "dry run: a simulated restart of my.yaml" in p.stderr and "played 400 times as fast" in p.stderr
+    assert "complete" in p.stdout.strip().splitlines()[-1] and len(p.stdout.strip().splitlines()) >= 2
+    fams, reason = _stopped(prom)
+    assert reason == "complete" and _value(fams, "ndbsim_eta_clock_speed") == 400

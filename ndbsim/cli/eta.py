@@ -251,7 +251,7 @@ def _watch(
 
         run = dry_run(session, seed, speed or SPEED, state.started)
         state.speed = run.speed
-        take, sleep = run.taker(), run.sleeper()
+        take, sleep = run.taker(interval), lambda secs: None
         sys.stderr.write(f"ndbsim: {run.describe(scenario)}\n")
     publish = None
     if textfile is not None:

@@ -53,21 +53,31 @@ class DryRun:
         """When the simulated restart ends, on its own clock (Unix time)."""
         return self.origin + self.length
 
-    def at(self, now: float) -> float:
-        """The simulated clock at this host's ``now``."""
-        return self.origin + (now - self.origin) * self.speed
+    def wall(self, at: float) -> float:
+        """When the simulated clock shows ``at`` on this host's clock."""
+        return self.origin + (at - self.origin) / self.speed
 
-    def snapshot(self, now: float, n: int) -> Snapshot:
-        """The snapshot the mysql client would print at this host's ``now``."""
-        text = snapshot_text(self.rows, self.waves, self.origin, self.at(now), release=self.release)
+    def snapshot(self, at: float, n: int) -> Snapshot:
+        """The snapshot the mysql client would print at ``at`` of the simulated restart."""
+        text = snapshot_text(self.rows, self.waves, self.origin, at, release=self.release)
         return parse_snapshot(text, f"dry-run snapshot {n}")
 
-    def taker(self, clock: Callable[[], float] = time.time) -> Callable[[int], Snapshot]:
-        return lambda n: self.snapshot(clock(), n)
+    def taker(
+        self, interval: float, clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep
+    ) -> Callable[[int], Snapshot]:
+        """Snapshot ``n`` (from 1) at ``(n - 1) × interval`` of the simulated restart, taken once this
+        host's clock has reached that moment: one every ``interval`` of the restart's time, as the
+        watch of a real one takes them, whatever the re-predictions cost (a slow host plays the
+        restart slower than ``speed``, never skips a wave between two snapshots)."""
 
-    def sleeper(self, sleep: Callable[[float], None] = time.sleep) -> Callable[[float], None]:
-        """A sleep of ``secs`` of the simulated clock."""
-        return lambda secs: sleep(secs / self.speed)
+        def take(n: int) -> Snapshot:
+            at = self.origin + (n - 1) * interval
+            wait = self.wall(at) - clock()
+            if wait > 0:
+                sleep(wait)
+            return self.snapshot(at, n)
+
+        return take
 
     def describe(self, scenario: str) -> str:
         nodes = sum(len(w) for w in self.waves)

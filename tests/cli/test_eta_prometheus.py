@@ -157,7 +157,7 @@ def _eta(*args: str, cwd: Path) -> subprocess.Popen:
 
 
 def test_a_dry_run_on_prometheus_and_node_exporter_fills_every_panel(stack, tmp_path):
-    common = ("--replay", "--speed", str(SPEED), "--watch", "20s", "-n", "2")
+    common = ("--replay", "--speed", str(SPEED), "--watch", "45s", "-n", "2")
     runs = [
         _eta(*common, "--prometheus-textfile", str(stack.dir / "a.prom"), cwd=tmp_path),
         _eta(*common, "--prometheus-textfile", str(stack.dir / "b.prom"), "--cluster", OTHER, cwd=tmp_path),

@@ -107,6 +107,7 @@ EXAMPLES = {
         "ndbsim eta my.yaml --watch 30s -- --defaults-file=~/.my.cnf -h sql1   # until done: exit 0, overrun: 4",
         "ndbsim eta my.yaml --watch 30s --prometheus-textfile /var/lib/node_exporter/ndbsim.prom -- "
         "--defaults-file=~/.my.cnf",
+        "ndbsim eta my.yaml --replay --speed 30 --prometheus-textfile /var/lib/node_exporter/ndbsim.prom   # dry run",
     ),
     "compare": _examples(
         "ndbsim compare my.yaml --set cluster.config.RecoveryWork=25   # my.yaml against itself changed",

@@ -512,3 +512,15 @@ def test_a_dry_run_watches_a_simulated_restart_of_the_scenario_to_its_end(fake):
     assert "complete" in p.stdout.strip().splitlines()[-1] and len(p.stdout.strip().splitlines()) >= 2
     fams, reason = _stopped(prom)
     assert reason == "complete" and _value(fams, "ndbsim_eta_clock_speed") == 400
+
+
+def test_the_collision_check_reads_any_label_value_back(tmp_path):
+    from ndbsim.errors import InputError
+    from ndbsim.studies.eta.metrics import WatchState, check_cluster_free, write_textfile
+
+    name = 'prod "eu-1" \\ Zürich'
+    write_textfile(tmp_path / "a.prom", None, WatchState(name, START))
+    check_cluster_free(tmp_path / "a.prom", name)  # its own file is no collision
+    check_cluster_free(tmp_path / "b.prom", "prod eu-1")
+    with pytest.raises(InputError, match="--cluster"):
+        check_cluster_free(tmp_path / "b.prom", name)

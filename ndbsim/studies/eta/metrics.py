@@ -300,6 +300,11 @@ def single(cluster: str) -> WatchState:
 _CLUSTER = re.compile(r'^ndbsim_eta_watch_up\{cluster="((?:[^"\\]|\\.)*)"\}', re.M)
 
 
+def _unescape(value: str) -> str:
+    """A label value as the exposition format escapes it (backslash, double quote, newline), read back."""
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), value)
+
+
 def check_cluster_free(path: Path, cluster: str) -> None:
     """Refuse a cluster label another ``.prom`` file of the folder already carries: node_exporter
     would drop the colliding series and the scrape would still answer 200."""
@@ -313,7 +318,7 @@ def check_cluster_free(path: Path, cluster: str) -> None:
             text = other.read_text(errors="replace")
         except OSError:
             continue
-        names = {m.encode().decode("unicode_escape") for m in _CLUSTER.findall(text)}
+        names = {_unescape(m) for m in _CLUSTER.findall(text)}
         if cluster in names:
             raise InputError(
                 f'{str(other)!r} in the same textfile folder already holds cluster="{cluster}"\'s series, and '

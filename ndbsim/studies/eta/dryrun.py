@@ -14,11 +14,13 @@ a restart the model made: a check of the wiring, not of the model (that is
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ndbsim.errors import InputError
 from ndbsim.input.restart_info import node_phases
 from ndbsim.input.snapshot.read import Snapshot, parse_snapshot
 from ndbsim.studies.calibration.restart_rows import node_columns
@@ -98,7 +100,13 @@ def dry_run(session: Any, seed: int | None, speed: float, origin: float) -> DryR
     runs = {r.node_id: r for r in rep.nodes}
     rows = {}
     for n in (n for w in session.waves for n in w):
-        r = runs[n]
+        r = runs.get(n)
+        if r is None or not math.isfinite(r.end):
+            raise InputError(
+                f"the simulated restart (seed {used}) does not complete node {n} ({rep.status}: {rep.reason}), so "
+                "there is no restart to play; run ndbsim run on the scenario to see why, or try another --seed",
+                field="--replay",
+            )
         cols = node_columns(node_phases(r.spans), r.end - r.start)
         total = cols.pop("total_restart_secs")
         rows[n] = {"node_id": n, "total_restart_secs": total, "phases": cols}

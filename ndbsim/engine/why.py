@@ -68,7 +68,10 @@ PROTOCOL: dict[str, tuple[str, str]] = {
         "one global checkpoint, and missed heartbeats after a host or network failure",
     ),
     ri.TO_ALLOCATE_NODE_ID: ("wait: planned downtime", "restart.downtime"),
-    ri.MEMORY_TOUCH: ("memory touch rate (host.memory_touch_rate)", "DataMemory + IndexMemory bytes"),
+    ri.MEMORY_TOUCH: (
+        "memory touch rate (host.memory_touch_rate)",
+        "DataMemory, IndexMemory, DiskPageBufferMemory and SharedGlobalMemory bytes, touched in one pass",
+    ),
     ri.TO_INCLUDE_IN_HEARTBEAT_PROTOCOL: (
         "gate: QMGR includes one starting node at a time",
         "starting nodes ahead in QMGR's queue",
@@ -144,9 +147,13 @@ def speed_parameter(sz: Sizing) -> str:
     return "DiskCheckpointSpeedInRestart" if sz.features.legacy_speed_parameters else "MaxDiskWriteSpeedOwnRestart"
 
 
-def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: LcpRecord | None) -> None:
+def local_lcp(
+    r: NodeRestart, flow: Flow, size: float, rows: float, restored: LcpRecord | None, flush: list[Flow] | None = None
+) -> None:
     """Why the local LCP took its time: its bytes are the changes since the node's newest LCP
-    on disk, so a younger newest LCP (more LCPs before the crash, or faster ones) shrinks it."""
+    on disk, so a younger newest LCP (more LCPs before the crash, or faster ones) shrinks it; and
+    the dirty disk pages PGMAN wrote with it (``flush``), which a bigger DiskPageBufferMemory moves
+    there from the copy (``page_flush``)."""
     rt = r.rt
     sz = rt.sz
     speed = float(sz.cfg[speed_parameter(sz)])  # a restarting node's own LCP speed (WriteSpeeds.of_node)
@@ -162,27 +169,65 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
         "own_restart_write_speed": speed,
         "restored_lcp_age_at_crash_secs": r.crash - r.redo_from,
     }
-    if r.run.facts.disk_page_flush_bytes:  # PGMAN's dirty pages, written beside the LCP
-        figures["disk_page_flush_bytes"] = r.run.facts.disk_page_flush_bytes
     mechanism = ""
+    if r.run.facts.disk_page_flush_bytes:  # PGMAN's dirty pages, written beside the LCP
+        mechanism = page_flush(r, figures)
     if restored is not None and restored.end > restored.start:
         # the speed it wrote at while writing, as the run's "LCPs under the base load" line says it:
         # its span also holds the GCP wait and the per-fragment file work (LcpRecord.write_secs)
         written = figures["restored_lcp_write_speed"] = restored.write_speed
         held_back = _held_back(rt, restored.start, restored.bytes, written)
-        mechanism = _newest_lcp_speed(sz, written, held_back, _set_speed(rt, restored.start))
+        newest = _newest_lcp_speed(sz, written, held_back, _set_speed(rt, restored.start))
+        mechanism = "; ".join(x for x in (newest, mechanism) if x)
+    for f in flush or []:  # PGMAN's own pacing, not the LCP's write speed, capped the page writes
+        spent = f.spent or {}
+        if "cap" in spent:
+            spent[PAGE_PACING] = spent.get(PAGE_PACING, 0.0) + spent.pop("cap")
     note_flows(
         r.run,
         ri.WAIT_LCP_FOR_RESTART,
-        [flow],
+        [flow, *(flush or [])],
         r.node,
         "local LCP bytes: the rows changed since the node's newest LCP on disk started",
         disk="write",
         cap=cap,
+        names={PAGE_PACING: "PGMAN's pacing of the LCP's disk-page writes"},
         **figures,
     )
     if mechanism:
         r.run.why[ri.WAIT_LCP_FOR_RESTART]["mechanism"] = mechanism
+
+
+PAGE_PACING = "pgman-pacing"
+"""The why's name for the time the restart LCP's disk-page writes ran at PGMAN's pace
+(``disk_data.lcp_flush_rate``) rather than at the disk's."""
+
+
+def page_flush(r: NodeRestart, figures: dict[str, Any]) -> str:
+    """Adds the restart LCP's disk-page flush to ``figures`` and says why it took its time: PGMAN
+    writes each page the copy left dirty in DiskPageBufferMemory once, paced by its own rules
+    (``disk_data.lcp_flush_rate``); the copy wrote the pages it evicted, so a bigger buffer moves
+    page writes from the copy onto this LCP and never adds any (reference §14.1, §14.2)."""
+    flushed = r.run.facts.disk_page_flush_bytes or 0.0
+    made, rate = r.disk_page_flush
+    figures["disk_page_flush_bytes"] = flushed
+    figures["disk_pages_made_dirty_bytes"] = made
+    if math.isfinite(rate):
+        figures["disk_page_flush_rate"] = rate
+    if r.copy_pages[0] <= 0:
+        return ""
+    during = r.copy_pages[0] - r.copy_pages[1]
+    paced = (
+        "paced by the pages made dirty (pgman.cpp, Pgman::do_track_handle_lcp_speed_loop)"
+        if r.rt.sz.features.pgman_lcp_pacing
+        else "32 writes in flight per LDM thread (pgman.cpp, MAX_LCP_PAGES_OUTSTANDING)"
+    )
+    return (
+        f"PGMAN wrote the {format_bytes(flushed)} of disk pages the copy left dirty in DiskPageBufferMemory "
+        f"with this LCP, once each, {paced}, not at MaxDiskWriteSpeed; the copy wrote the other "
+        f"{format_bytes(during)} it dirtied as it evicted them: a bigger DiskPageBufferMemory moves page "
+        "writes from the copy onto this LCP, never adds any"
+    )
 
 
 ROW_SCAN = "the LCP's row scan on the LDM threads (every LCP scans every row for changed GCIs)"

@@ -315,14 +315,20 @@ def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
     rt = r.rt
     dist = rt.env.now - t_dist
     joined = r.node.history[0] if r.node.history else None
-    figures = {
+    figures: dict[str, Any] = {
         "distributed_lcp_wait_secs": dist,
         "distributed_lcp_bytes": joined.bytes if joined else 0.0,
         "distributed_lcp_secs": (joined.end - joined.start) if joined else 0.0,
     }
+    mechanism = ""
+    if joined is not None:
+        figures["running_lcp_rest_secs"] = max(0.0, joined.start - t_dist)
+        mechanism = _other_node_restart(rt, joined.start)
     local = r.run.why.get(ri.WAIT_LCP_FOR_RESTART)
     if local is not None and t_dist - t0 >= dist:
         local["figures"].update(figures)
+        if mechanism:
+            local["mechanism"] = "; ".join(x for x in (local.get("mechanism", ""), mechanism) if x)
         return
     note(
         r.run,
@@ -330,4 +336,46 @@ def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
         "wait: a distributed LCP the node takes part in",
         "the running LCP's rest, then one LCP of the live nodes' changes",
         **figures,
+    )
+    if mechanism:
+        r.run.why[ri.WAIT_LCP_FOR_RESTART]["mechanism"] = mechanism
+
+
+def _other_node_restart(rt: Runtime, t: float) -> str:
+    """What MaxDiskWriteSpeedOtherNodeRestart did to the LCP a starting node waits for, started at
+    ``t``: while a node restarts and an LCP runs it is the live nodes' ceiling
+    (Backup.cpp, ``calculate_current_speed_bounds``), the speed climbing to it while their LDM
+    threads are below 90% busy (``calculate_disk_write_speed``); the bytes/s they write cost LDM
+    CPU ("writing 10 MByte/second gives roughly about 10% CPU usage in one CPU") that the copy
+    scans and the REDO apply share (reference §14.6)."""
+    sz = rt.sz
+    if sz.features.legacy_speed_parameters:
+        return ""
+    try:
+        rates = rt.plan.traffic.at(t)
+        normal = rt.speeds.normal(rates)
+    except KeyError:
+        return ""
+    from ndbsim.input.profiles import LCP_CPU_SECS_PER_BYTE
+
+    other = float(sz.cfg.get("MaxDiskWriteSpeedOtherNodeRestart") or 0.0)
+    speed = max(normal, other)
+    cpu = speed * LCP_CPU_SECS_PER_BYTE / sz.ldm_cores if sz.ldm_cores > 0 else 0.0
+    bound = (
+        f"MaxDiskWriteSpeedOtherNodeRestart ({_per_sec(other)}) raised the live nodes' LCP ceiling above "
+        f"{_per_sec(normal)}"
+        if other > normal
+        else f"MaxDiskWriteSpeedOtherNodeRestart ({_per_sec(other)}) is below the {_per_sec(normal)} the live "
+        "LCPs already write at: it moves nothing here"
+    )
+    takes = (
+        f"at {_per_sec(speed)} their LCP takes {cpu:.0%} of their LDM threads from the copy scans and the REDO apply"
+        if cpu <= 1.0
+        else f"at {_per_sec(speed)} their LCP would need {cpu:.0%} of their LDM threads: those threads, shared "
+        "with the copy scans and the REDO apply, cap it below the ceiling"
+    )
+    return (
+        f"{bound} (Backup.cpp, calculate_current_speed_bounds); {takes}; the rest of the LCP "
+        "running when the node asked (running_lcp_rest_secs) depends on where in its cycle the copy ended, "
+        "not on this speed"
     )

@@ -4,6 +4,7 @@ table from ClassicFragmentation / PartitionsPerNode."""
 
 import pytest
 from _helpers import BASE, phases, sim
+from conftest import ROOT
 
 from ndbsim.engine import fixed_costs
 from ndbsim.input.units import parse_byte_rate, parse_bytes
@@ -161,3 +162,20 @@ def test_pgman_paces_the_lcp_flush_by_release():
     # at 10 ms a write the in-flight cap, wanted x latency / 1.5 + 1 = 110, binds; at 100 ms, 192
     assert dd.lcp_flush_rate(True, made, 100.0, 8, 1e-2) == pytest.approx(8 * 110 / 1e-2 * page)
     assert dd.lcp_flush_rate(True, made, 100.0, 8, 1e-1) == pytest.approx(8 * 192 / 1e-1 * page)
+
+
+def test_the_wait_for_the_lcp_says_what_max_disk_write_speed_other_node_restart_did():
+    """Backup.cpp calculate_current_speed_bounds: while a node restarts, MaxDiskWriteSpeedOtherNodeRestart
+    is the live nodes' LCP ceiling, and each byte/s costs LDM CPU the copy and REDO share (reference
+    §14.6); the rest of the LCP running when the node asked is the phase, not the speed."""
+    r = sim(
+        ROOT / "scenarios/rolling-4-nodes-8.0.yaml",
+        "simulation.replications=1",
+        "workload.updates_per_s=200000",
+        "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=1000M",
+    )
+    for node in r.replications[0].nodes:
+        why = node.why["secs_wait_lcp_for_restart"]
+        assert "MaxDiskWriteSpeedOtherNodeRestart (1000.0M/s) raised the live nodes' LCP ceiling" in why["mechanism"]
+        assert "of their LDM threads" in why["mechanism"]
+        assert 0.0 <= why["figures"]["running_lcp_rest_secs"] <= why["figures"]["distributed_lcp_wait_secs"]

@@ -165,7 +165,24 @@ def lcp_round_secs(
     return tables * LCP_TABLE_DESCRIPTION_SECS + max(0.0, files - hidden_secs)
 
 
+TOUCHED_MEMORY = ("DataMemory", "IndexMemory", "DiskPageBufferMemory", "SharedGlobalMemory")
+"""The config.ini memories a data node allocates and touches in one pass at start: ndbd.cpp,
+``init_global_memory_manager``, sums the pages of every resource group (DataMemory's, with
+IndexMemory's where non-zero: ``compute_acc_32kpages`` still reads CFG_DB_INDEX_MEM and adds it to
+RG_DATAMEM; RG_DISK_PAGE_BUFFER for DiskPageBufferMemory; the shared global pages of
+SharedGlobalMemory) into one ``m_mem_manager->init(watchCounter, sum)``, and ``Ndbd_mem_manager::map``
+touches them all (``ndbd_alloc_touch_mem``, TOUCH_PARALLELISM threads) before the node goes on
+(reference §14.5). The smaller groups (job, file and transporter buffers, TransactionMemory) are not
+modelled."""
+
+
+def touched_memory(cfg: Mapping[str, Any]) -> dict[str, float]:
+    """Bytes of each of ``TOUCHED_MEMORY`` a node with config ``cfg`` touches at start (0 where its
+    release has no such parameter)."""
+    return {name: float(cfg.get(name) or 0.0) for name in TOUCHED_MEMORY}
+
+
 def memory_touch_secs(memory_bytes: float, touch_rate: float) -> float:
-    """Allocating and touching DataMemory (and IndexMemory) at start: bound by memory and the OS, and
+    """Allocating and touching the node's memory at start (``touched_memory``): bound by memory and the OS, and
     multi-threaded (reference §1.4, §7), so it runs at the host's touch rate, not its core speed."""
     return memory_bytes / touch_rate if touch_rate > 0 else 0.0

@@ -68,7 +68,10 @@ PROTOCOL: dict[str, tuple[str, str]] = {
         "one global checkpoint, and missed heartbeats after a host or network failure",
     ),
     ri.TO_ALLOCATE_NODE_ID: ("wait: planned downtime", "restart.downtime"),
-    ri.MEMORY_TOUCH: ("memory touch rate (host.memory_touch_rate)", "DataMemory + IndexMemory bytes"),
+    ri.MEMORY_TOUCH: (
+        "memory touch rate (host.memory_touch_rate)",
+        "DataMemory, IndexMemory, DiskPageBufferMemory and SharedGlobalMemory bytes, touched in one pass",
+    ),
     ri.TO_INCLUDE_IN_HEARTBEAT_PROTOCOL: (
         "gate: QMGR includes one starting node at a time",
         "starting nodes ahead in QMGR's queue",
@@ -144,9 +147,13 @@ def speed_parameter(sz: Sizing) -> str:
     return "DiskCheckpointSpeedInRestart" if sz.features.legacy_speed_parameters else "MaxDiskWriteSpeedOwnRestart"
 
 
-def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: LcpRecord | None) -> None:
+def local_lcp(
+    r: NodeRestart, flow: Flow, size: float, rows: float, restored: LcpRecord | None, flush: list[Flow] | None = None
+) -> None:
     """Why the local LCP took its time: its bytes are the changes since the node's newest LCP
-    on disk, so a younger newest LCP (more LCPs before the crash, or faster ones) shrinks it."""
+    on disk, so a younger newest LCP (more LCPs before the crash, or faster ones) shrinks it; and
+    the dirty disk pages PGMAN wrote with it (``flush``), which a bigger DiskPageBufferMemory moves
+    there from the copy (``page_flush``)."""
     rt = r.rt
     sz = rt.sz
     speed = float(sz.cfg[speed_parameter(sz)])  # a restarting node's own LCP speed (WriteSpeeds.of_node)
@@ -162,27 +169,65 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
         "own_restart_write_speed": speed,
         "restored_lcp_age_at_crash_secs": r.crash - r.redo_from,
     }
-    if r.run.facts.disk_page_flush_bytes:  # PGMAN's dirty pages, written beside the LCP
-        figures["disk_page_flush_bytes"] = r.run.facts.disk_page_flush_bytes
     mechanism = ""
+    if r.run.facts.disk_page_flush_bytes:  # PGMAN's dirty pages, written beside the LCP
+        mechanism = page_flush(r, figures)
     if restored is not None and restored.end > restored.start:
         # the speed it wrote at while writing, as the run's "LCPs under the base load" line says it:
         # its span also holds the GCP wait and the per-fragment file work (LcpRecord.write_secs)
         written = figures["restored_lcp_write_speed"] = restored.write_speed
         held_back = _held_back(rt, restored.start, restored.bytes, written)
-        mechanism = _newest_lcp_speed(sz, written, held_back, _set_speed(rt, restored.start))
+        newest = _newest_lcp_speed(sz, written, held_back, _set_speed(rt, restored.start))
+        mechanism = "; ".join(x for x in (newest, mechanism) if x)
+    for f in flush or []:  # PGMAN's own pacing, not the LCP's write speed, capped the page writes
+        spent = f.spent or {}
+        if "cap" in spent:
+            spent[PAGE_PACING] = spent.get(PAGE_PACING, 0.0) + spent.pop("cap")
     note_flows(
         r.run,
         ri.WAIT_LCP_FOR_RESTART,
-        [flow],
+        [flow, *(flush or [])],
         r.node,
         "local LCP bytes: the rows changed since the node's newest LCP on disk started",
         disk="write",
         cap=cap,
+        names={PAGE_PACING: "PGMAN's pacing of the LCP's disk-page writes"},
         **figures,
     )
     if mechanism:
         r.run.why[ri.WAIT_LCP_FOR_RESTART]["mechanism"] = mechanism
+
+
+PAGE_PACING = "pgman-pacing"
+"""The why's name for the time the restart LCP's disk-page writes ran at PGMAN's pace
+(``disk_data.lcp_flush_rate``) rather than at the disk's."""
+
+
+def page_flush(r: NodeRestart, figures: dict[str, Any]) -> str:
+    """Adds the restart LCP's disk-page flush to ``figures`` and says why it took its time: PGMAN
+    writes each page the copy left dirty in DiskPageBufferMemory once, paced by its own rules
+    (``disk_data.lcp_flush_rate``); the copy wrote the pages it evicted, so a bigger buffer moves
+    page writes from the copy onto this LCP and never adds any (reference §14.1, §14.2)."""
+    flushed = r.run.facts.disk_page_flush_bytes or 0.0
+    made, rate = r.disk_page_flush
+    figures["disk_page_flush_bytes"] = flushed
+    figures["disk_pages_made_dirty_bytes"] = made
+    if math.isfinite(rate):
+        figures["disk_page_flush_rate"] = rate
+    if r.copy_pages[0] <= 0:
+        return ""
+    during = r.copy_pages[0] - r.copy_pages[1]
+    paced = (
+        "paced by the pages made dirty (pgman.cpp, Pgman::do_track_handle_lcp_speed_loop)"
+        if r.rt.sz.features.pgman_lcp_pacing
+        else "32 writes in flight per LDM thread (pgman.cpp, MAX_LCP_PAGES_OUTSTANDING)"
+    )
+    return (
+        f"PGMAN wrote the {format_bytes(flushed)} of disk pages the copy left dirty in DiskPageBufferMemory "
+        f"with this LCP, once each, {paced}, not at MaxDiskWriteSpeed; the copy wrote the other "
+        f"{format_bytes(during)} it dirtied as it evicted them: a bigger DiskPageBufferMemory moves page "
+        "writes from the copy onto this LCP, never adds any"
+    )
 
 
 ROW_SCAN = "the LCP's row scan on the LDM threads (every LCP scans every row for changed GCIs)"
@@ -270,14 +315,20 @@ def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
     rt = r.rt
     dist = rt.env.now - t_dist
     joined = r.node.history[0] if r.node.history else None
-    figures = {
+    figures: dict[str, Any] = {
         "distributed_lcp_wait_secs": dist,
         "distributed_lcp_bytes": joined.bytes if joined else 0.0,
         "distributed_lcp_secs": (joined.end - joined.start) if joined else 0.0,
     }
+    mechanism = ""
+    if joined is not None:
+        figures["running_lcp_rest_secs"] = max(0.0, joined.start - t_dist)
+        mechanism = _other_node_restart(rt, joined.start)
     local = r.run.why.get(ri.WAIT_LCP_FOR_RESTART)
     if local is not None and t_dist - t0 >= dist:
         local["figures"].update(figures)
+        if mechanism:
+            local["mechanism"] = "; ".join(x for x in (local.get("mechanism", ""), mechanism) if x)
         return
     note(
         r.run,
@@ -285,4 +336,46 @@ def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
         "wait: a distributed LCP the node takes part in",
         "the running LCP's rest, then one LCP of the live nodes' changes",
         **figures,
+    )
+    if mechanism:
+        r.run.why[ri.WAIT_LCP_FOR_RESTART]["mechanism"] = mechanism
+
+
+def _other_node_restart(rt: Runtime, t: float) -> str:
+    """What MaxDiskWriteSpeedOtherNodeRestart did to the LCP a starting node waits for, started at
+    ``t``: while a node restarts and an LCP runs it is the live nodes' ceiling
+    (Backup.cpp, ``calculate_current_speed_bounds``), the speed climbing to it while their LDM
+    threads are below 90% busy (``calculate_disk_write_speed``); the bytes/s they write cost LDM
+    CPU ("writing 10 MByte/second gives roughly about 10% CPU usage in one CPU") that the copy
+    scans and the REDO apply share (reference §14.6)."""
+    sz = rt.sz
+    if sz.features.legacy_speed_parameters:
+        return ""
+    try:
+        rates = rt.plan.traffic.at(t)
+        normal = rt.speeds.normal(rates)
+    except KeyError:
+        return ""
+    from ndbsim.input.profiles import LCP_CPU_SECS_PER_BYTE
+
+    other = float(sz.cfg.get("MaxDiskWriteSpeedOtherNodeRestart") or 0.0)
+    speed = max(normal, other)
+    cpu = speed * LCP_CPU_SECS_PER_BYTE / sz.ldm_cores if sz.ldm_cores > 0 else 0.0
+    bound = (
+        f"MaxDiskWriteSpeedOtherNodeRestart ({_per_sec(other)}) raised the live nodes' LCP ceiling above "
+        f"{_per_sec(normal)}"
+        if other > normal
+        else f"MaxDiskWriteSpeedOtherNodeRestart ({_per_sec(other)}) is below the {_per_sec(normal)} the live "
+        "LCPs already write at: it moves nothing here"
+    )
+    takes = (
+        f"at {_per_sec(speed)} their LCP takes {cpu:.0%} of their LDM threads from the copy scans and the REDO apply"
+        if cpu <= 1.0
+        else f"at {_per_sec(speed)} their LCP would need {cpu:.0%} of their LDM threads: those threads, shared "
+        "with the copy scans and the REDO apply, cap it below the ceiling"
+    )
+    return (
+        f"{bound} (Backup.cpp, calculate_current_speed_bounds); {takes}; the rest of the LCP "
+        "running when the node asked (running_lcp_rest_secs) depends on where in its cycle the copy ended, "
+        "not on this speed"
     )

@@ -4,6 +4,7 @@ table from ClassicFragmentation / PartitionsPerNode."""
 
 import pytest
 from _helpers import BASE, phases, sim
+from conftest import ROOT
 
 from ndbsim.engine import fixed_costs
 from ndbsim.input.units import parse_byte_rate, parse_bytes
@@ -118,3 +119,63 @@ def test_the_undo_log_bounds_the_undo_applied():
     assert any("out of undo space" in w for w in r.warnings)
     free = sim(BASE, *DISK, *UPDATES, "workload.disk_update_share=1")
     assert free.replications[0].nodes[-1].facts.undo_bytes > parse_bytes("1G")
+
+
+V80 = ("version=8.0.35",)
+
+
+@pytest.mark.parametrize("buffer", ["16G", "64G", "256G", "1040G"])
+def test_a_bigger_page_buffer_never_makes_the_restart_write_more_page_bytes(buffer):
+    """Each page the copy dirties is written once: evicted during the copy, or by the restart's LCP
+    if the cache still holds it (pgman.cpp, Pgman::insert_fragment_dirty_list, Pgman::handle_lcp;
+    reference §14.1): the copy's page writes and the LCP's flush add up to the pages it dirtied,
+    which it read (its read-modify-writes), whatever the buffer. The old model flushed
+    min(pages touched, buffer) beside the evictions: 195.7G + 256G after reading 273.5G at 256G."""
+    r = sim(BASE, *V80, *DISK[:1], *UPDATES, f"cluster.config.DiskPageBufferMemory={buffer}")
+    for node in r.replications[0].nodes:
+        copy = node.why["secs_to_synchronize_starting_node"]["figures"]
+        lcp = node.why["secs_wait_lcp_for_restart"]["figures"]
+        written = copy["starting_page_write_bytes"] + lcp.get("disk_page_flush_bytes", 0.0)
+        assert written == pytest.approx(copy["starting_page_read_bytes"], rel=1e-9)
+
+
+def test_the_restart_lcp_says_a_bigger_buffer_moved_the_page_writes_onto_it():
+    r = sim(BASE, *V80, *DISK[:1], *UPDATES, "cluster.config.DiskPageBufferMemory=256G")
+    why = r.replications[0].nodes[-1].why["secs_wait_lcp_for_restart"]
+    assert "moves page writes from the copy onto this LCP" in why["mechanism"]
+    assert "Pgman::do_track_handle_lcp_speed_loop" in why["mechanism"]  # 8.0.35 paces by dirty pages
+    assert why["figures"]["disk_page_flush_rate"] > 0
+
+
+def test_pgman_paces_the_lcp_flush_by_release():
+    """8.0.1x: 32 writes in flight per PGMAN (MAX_LCP_PAGES_OUTSTANDING), so the latency bounds the
+    rate; 8.0.20+: the pages made dirty over the time since the last PGMAN LCP, +10%, over the 67%
+    floor of the checkpointing share, at least 200 pageouts/s, within 192 in flight."""
+    from ndbsim.engine.restart import disk_data as dd
+
+    page = dd.DISK_PAGE_BYTES
+    assert dd.lcp_flush_rate(False, 1e12, 100.0, 8, 1e-3) == pytest.approx(8 * 32 * page / 1e-3)
+    assert dd.lcp_flush_rate(True, 0.0, 100.0, 8, 1e-4) == pytest.approx(8 * 200 * page)  # the floor
+    made = 8 * 10_000 * page * 100.0  # 10,000 pages/s per LDM thread over 100 s
+    want = 1.10 * 10_000 / 0.67
+    assert dd.lcp_flush_rate(True, made, 100.0, 8, 1e-4) == pytest.approx(8 * want * page)
+    # at 10 ms a write the in-flight cap, wanted x latency / 1.5 + 1 = 110, binds; at 100 ms, 192
+    assert dd.lcp_flush_rate(True, made, 100.0, 8, 1e-2) == pytest.approx(8 * 110 / 1e-2 * page)
+    assert dd.lcp_flush_rate(True, made, 100.0, 8, 1e-1) == pytest.approx(8 * 192 / 1e-1 * page)
+
+
+def test_the_wait_for_the_lcp_says_what_max_disk_write_speed_other_node_restart_did():
+    """Backup.cpp calculate_current_speed_bounds: while a node restarts, MaxDiskWriteSpeedOtherNodeRestart
+    is the live nodes' LCP ceiling, and each byte/s costs LDM CPU the copy and REDO share (reference
+    §14.6); the rest of the LCP running when the node asked is the phase, not the speed."""
+    r = sim(
+        ROOT / "scenarios/rolling-4-nodes-8.0.yaml",
+        "simulation.replications=1",
+        "workload.updates_per_s=200000",
+        "cluster.config.MaxDiskWriteSpeedOtherNodeRestart=1000M",
+    )
+    for node in r.replications[0].nodes:
+        why = node.why["secs_wait_lcp_for_restart"]
+        assert "MaxDiskWriteSpeedOtherNodeRestart (1000.0M/s) raised the live nodes' LCP ceiling" in why["mechanism"]
+        assert "of their LDM threads" in why["mechanism"]
+        assert 0.0 <= why["figures"]["running_lcp_rest_secs"] <= why["figures"]["distributed_lcp_wait_secs"]

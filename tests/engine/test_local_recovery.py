@@ -5,10 +5,22 @@ import pytest
 from _helpers import BASE, LEGACY, phases, sim
 
 
-def test_doubling_datamemory_doubles_memory_touch():
-    a = phases(sim(None, "cluster.config.DataMemory=100G"))["secs_memory_touch"]
-    b = phases(sim(None, "cluster.config.DataMemory=200G"))["secs_memory_touch"]
-    assert b == pytest.approx(2 * a, rel=1e-6)
+def test_each_datamemory_byte_adds_the_same_memory_touch():
+    a, b, c = (phases(sim(None, f"cluster.config.DataMemory={g}G"))["secs_memory_touch"] for g in (100, 200, 300))
+    assert b - a == pytest.approx(c - b, rel=1e-6) and b - a > 0
+
+
+@pytest.mark.parametrize("name", ["DiskPageBufferMemory", "SharedGlobalMemory"])
+def test_the_page_buffer_and_shared_global_memory_are_touched_with_datamemory(name):
+    """ndbd.cpp, init_global_memory_manager, allocates RG_DISK_PAGE_BUFFER and the shared global
+    pages in the same pass as DataMemory and ndbd_alloc_touch_mem touches them all (reference
+    §14.5): 1T more of either adds 1T at the host's touch rate. The old model touched DataMemory
+    only (DiskPageBufferMemory 16G -> 1T left secs_memory_touch at 101.8 s)."""
+    rate = 2.5 * 2**30
+    small = sim(None, f"cluster.config.{name}=16G", "host.memory_touch_rate=2.5G/s")
+    big = sim(None, f"cluster.config.{name}=1040G", "host.memory_touch_rate=2.5G/s")
+    added = phases(big)["secs_memory_touch"] - phases(small)["secs_memory_touch"]
+    assert added == pytest.approx(1024 * 2**30 / rate, rel=1e-6)
 
 
 def test_more_ldm_threads_shorten_restore_and_redo(root):

@@ -59,6 +59,7 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     shipped, flows, pages = yield from _ship(r, peers, since, full, shares, index_secs, (apply_cores, instances))
     rt.end_copy(node, peers)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
+    r.copy_pages = disk_data.left_dirty(r.copy_pages, pages)
     _note_why(r, peers, flows, full, pages, instances)
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
 
@@ -297,16 +298,22 @@ def _step(
             pages.live_read * each / sz.host.disk_read,
             pages.own_read / sz.host.disk_read + pages.own_write / sz.host.disk_write,
         )
-        for key, x in zip(PAGE_FIGURES, (pages.live_read, pages.own_read, pages.own_write)):
+        for key, x in zip(PAGE_FIGURES, (pages.live_read, pages.own_read, pages.own_write, pages.dirtied)):
             page_bytes[key] = page_bytes.get(key, 0.0) + x
     demand = _demand(r.node, sources, sources_at, (own_cpu, live_cpu), ship * (row_size + disk_row), each, disk)
     cap, side = _pipeline_cap(r, (own_cpu, live_cpu), pages, cores[:2], cores[2], each)
     return demand, cap, side
 
 
-PAGE_FIGURES = ("live_page_read_bytes", "starting_page_read_bytes", "starting_page_write_bytes")
+PAGE_FIGURES = (
+    "live_page_read_bytes",
+    "starting_page_read_bytes",
+    "starting_page_write_bytes",
+    "starting_page_dirtied_bytes",
+)
 """The copy's why figures of its disk-page traffic (``disk_data.CopyPages``): what the live nodes
-read (their cache misses), what the starting node reads and writes during the copy."""
+read (their cache misses), what the starting node reads and writes during the copy, and the pages
+it dirtied (those not written during the copy are left for the restart's LCP)."""
 
 
 PIPELINE_SIDES = ("cap-apply", "cap-scan")

@@ -115,11 +115,13 @@ def copy_page_bytes(d: Data, rows: float, share: float, full: bool, buffers: tup
     pages = d.disk_data_size * share / DISK_PAGE_BYTES if full else distinct_pages(d, rows, share)
     live, own = buffers
     live_reads = pages * (1.0 - held_share(d, live)) * DISK_PAGE_BYTES
+    kept = held_share(d, own)
     if full:
-        return CopyPages(live_reads, pages * (1.0 - held_share(d, live)), 0.0, rows * row_bytes(d), 0.0)
+        written = rows * row_bytes(d)
+        return CopyPages(live_reads, pages * (1.0 - held_share(d, live)), 0.0, written * (1.0 - kept), 0.0, written)
     own_reads = pages * DISK_PAGE_BYTES
-    evicted = own_reads * (1.0 - held_share(d, own))
-    return CopyPages(live_reads, pages * (1.0 - held_share(d, live)), own_reads, evicted, pages)
+    evicted = own_reads * (1.0 - kept)
+    return CopyPages(live_reads, pages * (1.0 - held_share(d, live)), own_reads, evicted, pages, own_reads)
 
 
 class CopyPages(NamedTuple):
@@ -135,6 +137,64 @@ class CopyPages(NamedTuple):
     """Bytes the starting node writes during the copy: new pages' rows, or dirty pages evicted."""
     own_misses: float
     """Pages the starting node's applying operations wait for."""
+    dirtied: float
+    """Bytes of the pages the starting node dirtied: ``own_write`` and what stays dirty in its cache
+    for the restart's LCP (``left_dirty``)."""
+
+
+def left_dirty(before: tuple[float, float], pages: dict[str, float]) -> tuple[float, float]:
+    """(bytes of pages dirtied, bytes left dirty in the cache) after a copy step whose page figures
+    are ``pages`` (``copy.PAGE_FIGURES``), added to ``before`` (the
+    first pass of a two-pass copy)."""
+    dirtied = pages.get("starting_page_dirtied_bytes", 0.0)
+    left = dirtied - pages.get("starting_page_write_bytes", 0.0)
+    return before[0] + dirtied, before[1] + max(0.0, left)
+
+
+LCP_PAGES_OUTSTANDING = 32
+"""LCP page writes one PGMAN (one per LDM thread) keeps in flight before 8.0.20: pgman.cpp (2019,
+8.0.1x), ``#define MAX_LCP_PAGES_OUTSTANDING 32`` ("Never more than 1 MByte of outstanding LCP
+pages") in ``Pgman::get_num_lcp_pages_to_write``; each LCP_LOOP issues the next pageout at once
+(``m_lcp_loop_delay(0)``), and nothing there reads MaxDiskWriteSpeed (reference §14.1)."""
+
+LCP_MIN_PAGEOUTS_PER_SEC = 200
+"""8.0.20+: "We will always allow at least 200 pageouts per second", per PGMAN
+(pgman.cpp, ``Pgman::do_track_handle_lcp_speed_loop``)."""
+
+LCP_PAGEOUT_MARGIN = 1.10
+"""8.0.20+: the dirty-page rate is raised by 10% ("Given that we will not always use this pageout
+rate we increase it by 10%", ``Pgman::do_track_handle_lcp_speed_loop``)."""
+
+LCP_LEAST_CHECKPOINTING_SHARE = 0.67
+"""8.0.20+: ``m_percent_spent_in_checkpointing`` is at least 67 (``Pgman::lcp_start_point``, "We
+never speed up more than 50% due to a long time waiting for a new LCP"); the rate is divided by
+it. A restarting node's previous PGMAN LCP is its short restart sync, so the floor holds."""
+
+LCP_MAX_PAGES_IN_FLIGHT = 192
+"""8.0.20+: the in-flight cap PGMAN derives from the measured write latency is at most 192
+(``m_max_lcp_pages_outstanding``, ``Pgman::do_track_handle_lcp_speed_loop``)."""
+
+LCP_IO_RATE_SAFETY = 1.5
+"""8.0.20+: the single-thread write rate (1 / latency) is raised by 50% before the in-flight cap
+is worked out from it ("multiply by 50% to get a bit of safety level")."""
+
+
+def lcp_flush_rate(paced: bool, made_dirty: float, secs_since_lcp: float, ldm: int, latency: float) -> float:
+    """Bytes/s at most that a node's PGMANs (one per LDM thread, ``ldm``) write an LCP's dirty pages
+    at, before the disk's own rate: ``paced`` (8.0.20+) by the pages made dirty, ``made_dirty``
+    bytes over the ``secs_since_lcp`` since the previous PGMAN LCP started (the larger of the rates
+    ``Pgman::do_track_handle_lcp_speed_loop`` takes, +10%, over the checkpointing share's floor, at
+    least 200 pageouts/s), within the in-flight cap the write ``latency`` gives; before 8.0.20,
+    32 writes in flight each (``Pgman::get_num_lcp_pages_to_write``). Never MaxDiskWriteSpeed."""
+    workers = max(1, ldm)
+    if latency <= 0:
+        return math.inf
+    if not paced:
+        return workers * LCP_PAGES_OUTSTANDING * DISK_PAGE_BYTES / latency
+    per_worker = made_dirty / DISK_PAGE_BYTES / workers / secs_since_lcp if secs_since_lcp > 0 else math.inf
+    wanted = max(LCP_MIN_PAGEOUTS_PER_SEC, LCP_PAGEOUT_MARGIN * per_worker / LCP_LEAST_CHECKPOINTING_SHARE)
+    in_flight = min(LCP_MAX_PAGES_IN_FLIGHT, math.floor(wanted * latency / LCP_IO_RATE_SAFETY) + 1)
+    return workers * min(wanted, in_flight / latency) * DISK_PAGE_BYTES
 
 
 def undo_page_read_bytes(s: Scenario, c: Changes, buffer_bytes: float) -> float:

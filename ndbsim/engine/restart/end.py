@@ -12,6 +12,7 @@ from typing import Any
 from simpy.events import Event
 
 from ndbsim.engine import fixed_costs, why
+from ndbsim.engine.fluid.flow import Flow
 from ndbsim.engine.lcp.checkpoint import LcpRecord
 from ndbsim.engine.node import Node
 from ndbsim.engine.restart import disk_data
@@ -50,9 +51,9 @@ def _local_lcp(r: NodeRestart, t0: float) -> Generator[Event, Any, None]:
     rt.fluid.track(flow)
     restored = node.history[0] if node.history and not r.initial else None
     yield flow.done
-    yield from _disk_page_flush(r, changes)
+    flush = yield from _disk_page_flush(r, changes)
     facts.local_lcp_secs = env.now - t0
-    why.local_lcp(r, flow, size, changes.updates + changes.inserts, restored)
+    why.local_lcp(r, flow, size, changes.updates + changes.inserts, restored, flush)
     # the local LCP is now this node's newest checkpoint (an initial restart's only one)
     rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
     node.history = [rec] if r.initial else [rec, *node.history]
@@ -72,11 +73,11 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
     flow = rt.writes.flow(node, size, rt.writes.speed(node))
     rt.fluid.track(flow)
     yield flow.done
-    yield from _disk_page_flush(r, changes)
+    flush = yield from _disk_page_flush(r, changes)
     why.note_flows(
         r.run,
         ri.WAIT_LCP_FOR_RESTART,
-        [flow],
+        [flow, *flush],
         node,
         "LCP bytes: the changes the REDO re-applied",
         disk="write",
@@ -93,22 +94,34 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
     _rejoin(rt, node)
 
 
-def _disk_page_flush(r: NodeRestart, changes: Changes) -> Generator[Event, Any, None]:
+def _disk_page_flush(r: NodeRestart, changes: Changes) -> Generator[Event, Any, list[Flow]]:
     """The LCP also writes the dirty disk-data pages of the page cache: each fragment's LCP ends by
     having PGMAN write its table's dirty pages (Backup's SYNC_PAGE_CACHE_REQ to PGMAN before the
     fragment's LCP completes, and SYNC_EXTENT_PAGES_REQ at the LCP's end), after its in-memory part,
-    bounded by the disk's write rate, not by the LCP's write speed. The pages are those ``changes``
-    dirtied since the restored LCP (every page after an initial restart's copy), at most
-    DiskPageBufferMemory (``disk_data.dirty_page_bytes``)."""
+    once per page (``Pgman::insert_fragment_dirty_list``; reference §14.1). After a copy those are
+    the pages the copy dirtied that DiskPageBufferMemory still holds (``NodeRestart.copy_pages``; the
+    others were written as they were evicted); without one, the pages ``changes`` dirtied since the
+    restored LCP, at most the buffer (``disk_data.dirty_page_bytes``). PGMAN paces them by its own
+    rules, not by the LCP's write speed (``disk_data.lcp_flush_rate``), within the disk's rate. The
+    pages made dirty count from PGMAN's restart sync at the end of the UNDO apply."""
     rt, node = r.rt, r.node
     s = rt.scenario
-    buffer = r.own.cfg["DiskPageBufferMemory"]
-    dirty = min(s.data.disk_data_size, buffer) if r.initial else disk_data.dirty_page_bytes(s, changes, buffer)
+    made, dirty = r.copy_pages
+    if made <= 0:
+        dirty = made = disk_data.dirty_page_bytes(s, changes, r.own.cfg["DiskPageBufferMemory"])
     if dirty <= 0:
-        return
+        return []
+    since = next((t1 for phase, _, t1 in reversed(r.run.spans) if phase == ri.UNDO_DISK_DATA), r.crash)
+    sz = rt.sz
+    rate = disk_data.lcp_flush_rate(
+        sz.features.pgman_lcp_pacing, made, rt.env.now - since, rt.lqh_workers(node), sz.host.disk_latency
+    )
     r.run.facts.disk_page_flush_bytes = dirty
-    flow = rt.fluid.transfer(dirty, {node.disk: 1.0 / rt.sz.host.disk_write}, name=f"pages{node.id}")
+    r.disk_page_flush = (made, rate)
+    flow = rt.fluid.transfer(dirty, {node.disk: 1.0 / sz.host.disk_write}, cap=rate, name=f"pages{node.id}")
+    rt.fluid.track(flow)
     yield flow.done
+    return [flow]
 
 
 def _rejoin(rt: Runtime, node: Node) -> None:

@@ -37,6 +37,12 @@ class NodeRestart:
     """REDO to apply after the restore."""
     copy_since: float = math.nan
     """When the first pass of an initial restart's copy began."""
+    copy_pages: tuple[float, float] = (0.0, 0.0)
+    """Disk-page bytes the copy dirtied on the node, and of them those DiskPageBufferMemory still
+    holds dirty when it ends (``disk_data.CopyPages``): the restart's LCP writes the latter."""
+    disk_page_flush: tuple[float, float] = (0.0, 0.0)
+    """Of the restart's LCP flush of dirty disk pages: the bytes PGMAN counted made dirty, and the
+    rate it paced the writes at (``disk_data.lcp_flush_rate``), for the why."""
 
     @property
     def own(self) -> Sizing:

@@ -85,12 +85,14 @@ def allocate_node_id(r: NodeRestart) -> Generator[Event, Any, None]:
 
 
 def memory_touch(r: NodeRestart) -> Generator[Event, Any, None]:
-    """DataMemory and IndexMemory are allocated and touched, as the node's own release configures
-    them, at the host's touch rate (seed 003)."""
+    """The node's memory is allocated and touched, as its own release configures it, at the host's
+    touch rate (seed 003): ``fixed_costs.touched_memory_bytes``, DataMemory (with IndexMemory) and,
+    in the same pass, the page cache of DiskPageBufferMemory and SharedGlobalMemory."""
     rt = r.rt
     cfg = r.own.cfg
-    memory = cfg["DataMemory"] + (cfg.get("IndexMemory") or 0.0)
-    why.step(r.run, ri.MEMORY_TOUCH, memory_bytes=memory, touch_rate=rt.sz.host.memory_touch_rate)
+    parts = fixed_costs.touched_memory(cfg)
+    memory = sum(parts.values())
+    why.step(r.run, ri.MEMORY_TOUCH, memory_bytes=memory, touch_rate=rt.sz.host.memory_touch_rate, **parts)
     yield from r.timed(ri.MEMORY_TOUCH, fixed_costs.memory_touch_secs(memory, rt.sz.host.memory_touch_rate))
 
 

@@ -41,8 +41,6 @@ CHANGES_RESTART: dict[str, str] = {
     "(host.memory_touch_rate stands for it)",
     "LateAlloc": "memory allocated after the node connects to the management server: moves the "
     "memory touch, not its length",
-    "SharedGlobalMemory": "allocated and touched at start beside DataMemory: adds to "
-    "secs_memory_touch (ndbsim touches DataMemory only; known limit)",
     "TransactionMemory": "allocated and touched at start beside DataMemory: adds to "
     "secs_memory_touch (ndbsim touches DataMemory only; known limit)",
     "LongMessageBuffer": "allocated at start (64M by default): a small addition to the memory touch",

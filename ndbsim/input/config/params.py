@@ -57,6 +57,7 @@ PARAMS: dict[str, Param] = {
     "ClassicFragmentation": Param("bool"),
     "PartitionsPerNode": Param("int", 1, 32),
     "DiskPageBufferMemory": Param("size", 4 * M, 16 * 2**40),
+    "SharedGlobalMemory": Param("size", 0, 64 * 2**40),
 }
 """The config.ini parameters ndbsim models, by NDB's spelling: kind and the accepted range.
 
@@ -73,7 +74,8 @@ is NDB's 0–70 (reference §2.3); 7.6.4 counts inserts in full by mechanism, no
 NumCPUs 0 lets NDB count the host's CPUs (thr_config.cpp, ``compute_automatic_thread_config``); its
 maximum here is ndbsim's host.cpu_cores limit, NDB's own is not in the reference. PartitionsPerNode's
 1–32 and DiskPageBufferMemory's 4M minimum are the 8.0 manual's data-node parameter pages; 16T, the
-DataMemory ceiling, stands for the buffer's maximum, which the reference does not give."""
+DataMemory ceiling, stands for the buffer's maximum, which the reference does not give.
+SharedGlobalMemory's 0–64T is the 8.0 manual's."""
 _LOWER = {name.lower(): name for name in PARAMS}
 """Lower-cased name -> NDB's spelling: config.ini names are case-insensitive (``canonical_name``)."""
 

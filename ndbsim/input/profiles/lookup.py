@@ -39,6 +39,13 @@ QUERY_THREADS_SINCE = (8, 0, 23)
 release notes; reference §8, §11)."""
 
 
+PGMAN_LCP_PACING_SINCE = (8, 0, 20)
+"""The first release ndbsim gives PGMAN's paced LCP writes (``Mechanisms.pgman_lcp_pacing``): the
+2019 pgman.cpp (8.0.1x) lacks ``do_track_handle_lcp_speed_loop``, the 2023 one (8.0.3x) has it; the
+release between that brought it was not found, so ndbsim takes 8.0.20, the first 8.0 release after
+the 2019 file (reference §14.1)."""
+
+
 @cache
 def _profile_for(version: str) -> Profile:
     major, minor, patch = parse_version(version)
@@ -65,6 +72,8 @@ def _profile_for(version: str) -> Profile:
         mechanisms = replace(mechanisms, redo_control=True)
     if family == "8.0" and (major, minor, patch) >= QUERY_THREADS_SINCE:
         mechanisms = replace(mechanisms, query_threads=True)
+    if family == "8.0" and (major, minor, patch) >= PGMAN_LCP_PACING_SINCE:
+        mechanisms = replace(mechanisms, pgman_lcp_pacing=True)
     if key in ("6.2", "6.3"):
         mechanisms = replace(mechanisms, multithreaded=False)  # ndbmtd arrived with 7.0
     if key in ("7.2", "7.3"):

@@ -44,6 +44,13 @@ class Mechanisms:
     AutomaticThreadConfig with NumCPUs; any LDM count 1–332 and thr_config.cpp's newer
     MaxNoOfExecutionThreads table (8.0.23 release notes; NDB internals manual, RESTORE block;
     reference §8, §11)."""
+    pgman_lcp_pacing: bool = False
+    """PGMAN paces an LCP's disk-page writes by the pages made dirty (pgman.cpp,
+    ``Pgman::do_track_handle_lcp_speed_loop`` every 100 ms, at least 200 pageouts per second, up
+    to 192 in flight from the measured write latency), as the 2023 (8.0.3x) source has it; the
+    2019 (8.0.1x) source and older keep at most 32 LCP pageouts in flight
+    (``Pgman::get_num_lcp_pages_to_write``, MAX_LCP_PAGES_OUTSTANDING) and issue the next at once
+    (reference §14.1). ndbsim switches at ``PGMAN_LCP_PACING_SINCE``."""
 
 
 _SPEED_74 = (

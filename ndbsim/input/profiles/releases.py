@@ -58,11 +58,13 @@ _COMMON: dict[str, Any] = {
     "ClassicFragmentation": True,
     "PartitionsPerNode": 2,
     "DiskPageBufferMemory": "64M",
+    "SharedGlobalMemory": "128M",
 }
 """config.ini [ndbd default] values shared by all versions ([CFG51], [CFG76],
 [DOC-NDBD80]; reference §2.3, §3, §4, §6). ClassicFragmentation true and PartitionsPerNode 2 are
 8.0.23's (the manual; Configuration.cpp, ``Configuration::calcSizeAlt``, reads PartitionsPerNode
-with 2 when unset); DiskPageBufferMemory 64M is the manual's default of every release."""
+with 2 when unset); DiskPageBufferMemory 64M is the manual's default of every release, SharedGlobalMemory
+128M the 7.x and 8.0 manuals' default."""
 
 
 def _profile(name: str, family: str, mech: Mechanisms, **overrides: Any) -> Profile:
@@ -126,7 +128,9 @@ PROFILES: dict[str, Profile] = {
     ),
 }
 PROFILES["8.4"] = replace(
-    PROFILES["8.0"], name="8.4", mechanisms=replace(PROFILES["8.0"].mechanisms, query_threads=True)
+    PROFILES["8.0"],
+    name="8.4",
+    mechanisms=replace(PROFILES["8.0"].mechanisms, query_threads=True, pgman_lcp_pacing=True),
 )
 PROFILES["9.x"] = replace(PROFILES["8.4"], name="9.x")
 """One profile per release family modelled: its mechanisms (see ``Mechanisms``) and the

@@ -26,13 +26,20 @@ the events per copy stay bounded. A numerical resolution, not an NDB value: with
 tables every table is its own step."""
 
 
-def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> Generator[Event, Any, None]:
+def copy_phase(
+    r: NodeRestart, since: float, full: bool, index_online: bool, takeover: bool = True
+) -> Generator[Event, Any, None]:
     """Synchronise with the live nodes, table by table (``COPY_STEPS_MAX``). Each fragment is
     copied from its primary replica among the live nodes of the node group (``sources``); the
     source scans every row and ships those changed since ``since`` (all rows for a full copy);
     the starting node has joined all transactions, so it also applies the live stream as it
     arrives. A table copied later has collected more changes: the target moves while the copy
-    runs. A copy that cannot run or never converges ends the restart with that status."""
+    runs. A copy that cannot run or never converges ends the restart with that status.
+
+    A take-over copy (``takeover``: all but the first pass of a two-pass initial copy, which runs
+    in START_FRAGREQ, ``Dbdih::nr_start_fragment``) first takes its node group's take-over from
+    the DIH master and holds it to its end: another starting node of the node group copying now
+    makes it wait (``engine.restart.takeover``)."""
     rt, node, run = r.rt, r.node, r.run
     t0 = rt.env.now
     peers = rt.peers(node)
@@ -41,6 +48,27 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
         run.end = rt.env.now
         r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
         return
+    lock = rt.takeovers[node.group] if takeover else None
+    waited, blocker = (yield from lock.acquire(node.id)) if lock else (0.0, None)
+    try:
+        yield from _synchronize(r, peers, since, full, index_online, (t0, waited, blocker))
+    finally:
+        if lock:
+            lock.release(node.id)
+
+
+def _synchronize(
+    r: NodeRestart,
+    peers: list[Node],
+    since: float,
+    full: bool,
+    index_online: bool,
+    wait: tuple[float, float, int | None],
+) -> Generator[Event, Any, None]:
+    """The copy once the node group's take-over is this node's (``wait``: when the phase began,
+    the seconds it waited for the take-over, the node it waited for)."""
+    rt, node, run = r.rt, r.node, r.run
+    t0 = wait[0]
     rt.apply_live_load(node, rt.plan.restart_rates)
     sz, s = rt.sz, rt.scenario
     groups = s.data.table_groups(COPY_STEPS_MAX)
@@ -60,7 +88,30 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     rt.end_copy(node, peers)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
     _note_why(r, peers, flows, full, pages, instances)
+    _note_takeover_wait(r, wait[1], wait[2])
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
+
+
+def _note_takeover_wait(r: NodeRestart, waited: float, blocker: int | None) -> None:
+    """The copy's why, when it first waited for another starting node of its node group to give
+    the take-over back: the wait's seconds among what bound the phase, and the mechanism."""
+    if blocker is None or waited <= 0:
+        return
+    rt, run = r.rt, r.run
+    other = rt.node_id(rt.nodes[blocker - 1])
+    entry = run.why[TO_SYNCHRONIZE_STARTING_NODE]
+    label = f"wait: starting node {other}'s copy (one take-over per node group)"
+    secs = {label: waited, **entry.get("bound_secs", {})}
+    entry["bound_secs"] = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
+    entry["bottleneck"] = next(iter(entry["bound_secs"]))
+    entry["figures"]["takeover_wait_secs"] = waited
+    entry["figures"]["waited_for_node"] = other
+    said = (
+        f"waited {waited:.1f} s for starting node {other}'s copy: the DIH master grants one take-over "
+        "per node group at a time and a refused node asks again every 5 s (DbdihMain.cpp, "
+        "Dbdih::execUPDATE_TOREQ, NGPtr.p->activeTakeOver; Dbdih::execUPDATE_TOREF)"
+    )
+    entry["mechanism"] = f"{said}; {entry['mechanism']}" if entry.get("mechanism") else said
 
 
 def _note_why(

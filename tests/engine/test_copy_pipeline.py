@@ -147,3 +147,24 @@ def test_undo_page_reads_fall_with_the_buffer_down_to_each_page_once(root):
     reads = [disk_data.undo_page_read_bytes(s, c, b) for b in (64 * 2**20, 2**30, 16 * 2**30, 2**40)]
     assert reads == sorted(reads, reverse=True) and reads[0] > reads[-1]
     assert reads[-1] == pytest.approx(disk_data.touched_page_bytes(s, c))
+
+
+def test_rows_in_flight_follow_the_6000_word_window_and_the_scan_batch():
+    """Dblqh.hpp MAX_NO_WORDS_OUTSTANDING_COPY_FRAGMENT 6000, a row counting (len + 56) × 1.25 words
+    (DblqhMain.cpp nextScanConfCopyLab), never more than the scan's batch of 16 (pc.hpp
+    ZRESERVED_SCAN_BATCH_SIZE): 300-byte rows fill the batch, 2 KB rows with 500 B disk parts leave
+    6000 / ((640 + 56) × 1.25) = 6.9 in flight."""
+    from ndbsim.engine.restart.copy import copy_window_rows
+
+    assert copy_window_rows(300.0) == 16.0
+    assert copy_window_rows(2048.0 + 512.0) == pytest.approx(6000 / ((640 + 56) * 1.25))
+    assert copy_window_rows(976.0) == pytest.approx(16.0)
+    assert copy_window_rows(1e9) == 1.0
+
+
+def test_the_ldm_threads_pgman_workers_hold_ldm_of_ldm_plus_one_shares_of_the_buffer():
+    """pgman.cpp Pgman::execREAD_CONFIG_REQ: each worker gets buffer / (LQH workers + 1), at least
+    4 MB; the extra worker reads UNDO pages, the LDM threads' workers cache the data's pages."""
+    assert disk_data.ldm_buffer_bytes(64 * 2**30, 8) == pytest.approx(64 * 2**30 * 8 / 9)
+    assert disk_data.ldm_buffer_bytes(16 * 2**20, 8) == 8 * 4 * 2**20
+    assert disk_data.ldm_buffer_bytes(64 * 2**30, 0) == 64 * 2**30

@@ -997,6 +997,33 @@ ROWS = [
             "(DbdihMain.cpp, Dbdih::execUPDATE_TOREQ), so their copies run at once, each from its own live nodes"
         ),
     ),
+    # --- copy threads as DIH runs them (issue 48): as many as the fewer LQH workers of the two nodes
+    Row(
+        "8.4 node, 3 replicas, disk data",
+        "cluster.config.MaxParallelCopyInstances",
+        "8",
+        "64",
+        "none",
+        "secs_to_synchronize_starting_node",
+        why=(
+            "8 LDM threads on both nodes: a copy thread takes the fragments of instanceId = key % min(lqhWorkers "
+            "of both nodes), so threads beyond 8 get none (DbdihMain.cpp, Dbdih::check_takeover_thread)"
+        ),
+    ),
+    Row(
+        "8.4 node, 3 replicas, disk data",
+        "cluster.config.MaxParallelCopyInstances",
+        "8",
+        "2",
+        "up",
+        "secs_to_synchronize_starting_node",
+        by=0.5,
+        why=(
+            "2 copy threads of 8 LDM threads: each has one COPY_FRAGREQ outstanding (DbdihMain.cpp "
+            "Dbdih::toStartCopyFrag), a quarter of the fragments copied at once; the disk's page writes bind "
+            "part of the time, so less than 4 times"
+        ),
+    ),
     # --- disk-data tables (issue 32): each disk-column change writes an UNDO record applied back to
     # the restored LCP's start (DbtupDiskAlloc.cpp, Dbtup::disk_restart_undo), serially before 7.6;
     # an initial restart creates the data files in full and ships every row's disk part; the LCP

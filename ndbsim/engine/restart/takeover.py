@@ -68,5 +68,6 @@ class NodeGroupTakeOver:
         if self.owner != node:
             return
         self.owner = None
-        released, self._released = self._released, self.env.event()
-        released.succeed()
+        if self._released.callbacks:  # a starting node waits: wake it (none waiting, no event)
+            released, self._released = self._released, self.env.event()
+            released.succeed()

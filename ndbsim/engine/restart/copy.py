@@ -362,10 +362,12 @@ def _step(
     pages = None
     disk = (0.0, 0.0)
     if disk_row > 0:
+        # the live node's hits: what its LDM threads' PGMAN workers hold; the starting node's
+        # buffer also bounds the dirty pages its LCP writes (``end``), so both keep the whole
         live_ldm = min(rt.lqh_workers(p) for p in sources)
         buffers = (
             disk_data.ldm_buffer_bytes(float(sz.cfg["DiskPageBufferMemory"]), live_ldm),
-            disk_data.ldm_buffer_bytes(float(r.own.cfg["DiskPageBufferMemory"]), r.own.ldm),
+            float(r.own.cfg["DiskPageBufferMemory"]),
         )
         pages = disk_data.copy_page_bytes(d, ship, part, full, buffers)
         disk = (

@@ -22,6 +22,7 @@ from ndbsim.engine.node import Node
 from ndbsim.engine.plan import Plan
 from ndbsim.engine.prepare import Prepared
 from ndbsim.engine.redo import RedoLog
+from ndbsim.engine.restart.takeover import NodeGroupTakeOver
 from ndbsim.engine.sizing import Sizing
 from ndbsim.engine.workload import Rates
 from ndbsim.input.scenario import Scenario
@@ -55,6 +56,9 @@ class Runtime:
             self.nodes[g : g + sz.replicas] for g in range(0, len(self.nodes), sz.replicas)
         ]
         """The nodes of each node group, by group number."""
+        self.takeovers = [NodeGroupTakeOver(self.env) for _ in self.groups]
+        """The DIH master's take-over of each node group, by group number: one starting node copies
+        in a node group at a time (``engine.restart.takeover``)."""
         for n in self.nodes:
             n.history = self.plan.initial_history()
             self.fluid.add_resource(n.cpu, sz.cpu_capacity)

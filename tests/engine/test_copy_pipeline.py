@@ -1,6 +1,6 @@
 """The copy as NDB runs it (issue 42): a copy instance is a pipeline, the live node's scan and the
-starting node's apply at the same time on their own LDM threads; a live node's LDM threads are
-shared by every copy it serves; each copied row's disk part goes through both nodes' page caches
+starting node's apply at the same time on their own LDM threads; a live node serves one copy of
+its node group at a time (the DIH master's take-over); each copied row's disk part goes through both nodes' page caches
 (DiskPageBufferMemory), and so do the UNDO apply's page reads."""
 
 import itertools
@@ -37,15 +37,23 @@ def three():
     }
 
 
-def test_two_copies_from_one_live_node_cost_where_its_ldm_threads_bind(three):
-    """Node 23 scans every row for both of 21 and 22 at once (each fragment twice, on the LDM thread
-    that owns it): where the why names its LDM threads, each copy takes at least 1.3 times the
-    per-node-group plan's, in which 21 copies from 22 and 23, each scanning half."""
-    for nid in (21, 22):
-        alone, _ = _copy(three["per group"], nid)
-        shared, why = _copy(three["wave"], nid)
-        assert "LDM threads of live node 23" in why["bottleneck"], why["bottleneck"]
-        assert shared >= 1.3 * alone, (nid, alone, shared)
+def test_two_copies_from_one_live_node_run_one_after_the_other(three):
+    """Node 23 is the only live node of 21 and 22, which restart together: the DIH master grants one
+    take-over per node group (DbdihMain.cpp, Dbdih::execUPDATE_TOREQ), so node 23 serves one copy at
+    a time, never both at once; the second waits for the first's whole copy, within 5 s of its end
+    (Dbdih::execUPDATE_TOREF's retry), and then copies as much as alone from one live node."""
+    first, first_why = _copy(three["wave"], 21)
+    second, why = _copy(three["wave"], 22)
+    for w in (first_why, why):
+        assert "serving" not in w["bottleneck"] and w["figures"].get("copies_served", 1) == 1
+    wait = why["figures"]["takeover_wait_secs"]
+    assert why["figures"]["waited_for_node"] == 21 and any(
+        k.startswith("wait: starting node 21's copy") for k in why["bound_secs"]
+    )
+    # 22 asked after 21's admission (NDBCNTR's one-at-a-time gate): it waits the rest of 21's copy
+    gate = three["wave"].phases(22)["secs_wait_for_ndbcntr_master"]
+    assert first - gate - 1.0 <= wait <= first + 5.0
+    assert second == pytest.approx(wait + first, rel=0.05)
 
 
 def test_the_scan_and_the_apply_run_at_once_and_the_slower_side_is_named(three):
@@ -139,3 +147,24 @@ def test_undo_page_reads_fall_with_the_buffer_down_to_each_page_once(root):
     reads = [disk_data.undo_page_read_bytes(s, c, b) for b in (64 * 2**20, 2**30, 16 * 2**30, 2**40)]
     assert reads == sorted(reads, reverse=True) and reads[0] > reads[-1]
     assert reads[-1] == pytest.approx(disk_data.touched_page_bytes(s, c))
+
+
+def test_rows_in_flight_follow_the_6000_word_window_and_the_scan_batch():
+    """Dblqh.hpp MAX_NO_WORDS_OUTSTANDING_COPY_FRAGMENT 6000, a row counting (len + 56) × 1.25 words
+    (DblqhMain.cpp nextScanConfCopyLab), never more than the scan's batch of 16 (pc.hpp
+    ZRESERVED_SCAN_BATCH_SIZE): 300-byte rows fill the batch, 2 KB rows with 500 B disk parts leave
+    6000 / ((640 + 56) × 1.25) = 6.9 in flight."""
+    from ndbsim.engine.restart.copy import copy_window_rows
+
+    assert copy_window_rows(300.0) == 16.0
+    assert copy_window_rows(2048.0 + 512.0) == pytest.approx(6000 / ((640 + 56) * 1.25))
+    assert copy_window_rows(976.0) == pytest.approx(16.0)
+    assert copy_window_rows(1e9) == 1.0
+
+
+def test_the_ldm_threads_pgman_workers_hold_ldm_of_ldm_plus_one_shares_of_the_buffer():
+    """pgman.cpp Pgman::execREAD_CONFIG_REQ: each worker gets buffer / (LQH workers + 1), at least
+    4 MB; the extra worker reads UNDO pages, the LDM threads' workers cache the data's pages."""
+    assert disk_data.ldm_buffer_bytes(64 * 2**30, 8) == pytest.approx(64 * 2**30 * 8 / 9)
+    assert disk_data.ldm_buffer_bytes(16 * 2**20, 8) == 8 * 4 * 2**20
+    assert disk_data.ldm_buffer_bytes(64 * 2**30, 0) == 64 * 2**30

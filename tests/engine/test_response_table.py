@@ -48,6 +48,7 @@ SR = "scenarios/system-restart-7.6.yaml"
 ROLL = "scenarios/rolling-4-nodes-8.0.yaml"
 I70 = "scenarios/mysql70-6gb-initial.yaml"
 LAB = "scenarios/lab-2node-7.5.4-tiny.yaml"
+THREE = "tests/data/three-replicas-8.4.3.yaml"
 
 BASES: dict[str, tuple[str, tuple[str, ...]]] = {
     "7.5 node": (S75, ()),
@@ -112,6 +113,10 @@ BASES: dict[str, tuple[str, tuple[str, ...]]] = {
     "8.0 rolling, 3 replicas": (
         ROLL,
         ("simulation.replications=1", "cluster.data_nodes=6", "cluster.config.NoOfReplicas=3", "host.cpu_cores=16"),
+    ),
+    "8.4 node, 3 replicas, disk data": (
+        THREE,
+        ("data.disk_data_size=250G", "restart.type=node", "simulation.replications=1"),
     ),
     "7.6 node, disk data": (
         S76,
@@ -914,21 +919,35 @@ ROWS = [
         by=0.5,
         why="ten minutes of changes to ship",
     ),
-    # --- a live node is a shared copy source (issue 32) ----------------------------------------
+    # --- two starting nodes of a node group copy one after the other (issue 48) -------------------
     Row(
         "8.0 rolling, 3 replicas",
         "restart.plan",
         "per-node-group",
         "[[1, 2, 4, 5], [3, 6]]",
         "up",
-        "node 1: secs_to_synchronize_starting_node",
-        (1.2, 2.2),
+        "node 2: secs_to_synchronize_starting_node",
+        (1.8, 2.6),
         ("workload.updates_per_s=5000", "data.size=160GB", "cluster.config.DataMemory=200G"),
-        by=0.2,
+        by=0.8,
         why=(
-            "nodes 1 and 2 both copy from node 3, the primary replica left (DbdihMain.cpp "
-            "Dbdih::toCopyFragLab), whose LDM threads scan every row for both: under a light load the "
-            "scan is most of a copy, at most twice the work"
+            "nodes 1 and 2 restart together and both copy from node 3: the DIH master grants node group 0's "
+            "take-over to one at a time (DbdihMain.cpp, Dbdih::execUPDATE_TOREQ, activeTakeOver), so node 2 "
+            "waits for node 1's copy (up to 5 s more, Dbdih::execUPDATE_TOREF) and then copies its own"
+        ),
+    ),
+    Row(
+        "8.0 rolling, 3 replicas",
+        "restart.plan",
+        "per-node-group",
+        "[[1, 2, 4, 5], [3, 6]]",
+        "none",
+        "node 1: secs_to_synchronize_starting_node",
+        also=("workload.updates_per_s=5000", "data.size=160GB", "cluster.config.DataMemory=200G"),
+        why=(
+            "node 1 copies from node 3 alone instead of from 2 and 3, as fast: its copy threads take one "
+            "fragment each, as many as the fewer LQH workers of the two nodes, wherever the fragment's "
+            "primary replica lives (DbdihMain.cpp, Dbdih::check_takeover_thread, Dbdih::execSTART_TOCONF)"
         ),
     ),
     Row(
@@ -946,14 +965,78 @@ ROWS = [
         "per-node-group",
         "[[1, 2, 4, 5], [3, 6]]",
         "up",
-        "node 1: secs_to_synchronize_starting_node",
+        "node 2: secs_to_synchronize_starting_node",
         also=("workload.updates_per_s=100000", "data.ordered_indexes=120"),
-        by=0.05,
+        by=0.9,
         why=(
-            "per node group the starting node's apply is the copy's slower side (21M changed rows, 120 ordered "
-            "indexes each); with two copies node 3 scans every row twice beside the 100k updates/s it applies, "
-            "and the scan becomes the slower side: scan and apply run at once (DblqhMain.cpp nextRecordCopy), "
-            "so the shared source costs as soon as its side is the slower one"
+            "under 100k updates/s node 2 waits for node 1's copy (one take-over per node group, DbdihMain.cpp "
+            "Dbdih::execUPDATE_TOREQ), and its own copy then ships the changes of the longer wait too"
+        ),
+    ),
+    # --- one take-over per node group (issue 48): the DIH master grants a node group's copies to one
+    # starting node at a time (DbdihMain.cpp, Dbdih::execUPDATE_TOREQ, NGPtr.p->activeTakeOver) --------
+    Row(
+        "8.4 node, 3 replicas, disk data",
+        "restart.nodes",
+        "[21]",
+        "[21, 22]",
+        "up",
+        "secs_to_synchronize_starting_node",
+        (1.9, 3.0),
+        by=0.9,
+        why=(
+            "node 22 asks for node group 0's take-over while node 21 copies and is refused "
+            "(UpdateToRef::CopyFragInProgress); it asks again every 5 s (Dbdih::execUPDATE_TOREF) and copies "
+            "after node 21's last fragment commits: its phase holds node 21's copy less the admission gate's "
+            "head start, up to 5 s, and its own copy of the changes since its crash, more by the wait"
+        ),
+    ),
+    Row(
+        "8.4 node, 3 replicas, disk data",
+        "restart.nodes",
+        "[21]",
+        "[21, 22]",
+        "up",
+        by=0.3,
+        why="node 22's copy follows node 21's: the restart ends a whole copy later",
+    ),
+    Row(
+        "8.4 node, 3 replicas, disk data",
+        "restart.nodes",
+        "[21]",
+        "[21, 31]",
+        "none",
+        "secs_to_synchronize_starting_node",
+        why=(
+            "nodes 21 and 31 are of node groups 0 and 1: each node group has its own activeTakeOver "
+            "(DbdihMain.cpp, Dbdih::execUPDATE_TOREQ), so their copies run at once, each from its own live nodes"
+        ),
+    ),
+    # --- copy threads as DIH runs them (issue 48): as many as the fewer LQH workers of the two nodes
+    Row(
+        "8.4 node, 3 replicas, disk data",
+        "cluster.config.MaxParallelCopyInstances",
+        "8",
+        "64",
+        "none",
+        "secs_to_synchronize_starting_node",
+        why=(
+            "8 LDM threads on both nodes: a copy thread takes the fragments of instanceId = key % min(lqhWorkers "
+            "of both nodes), so threads beyond 8 get none (DbdihMain.cpp, Dbdih::check_takeover_thread)"
+        ),
+    ),
+    Row(
+        "8.4 node, 3 replicas, disk data",
+        "cluster.config.MaxParallelCopyInstances",
+        "8",
+        "2",
+        "up",
+        "secs_to_synchronize_starting_node",
+        by=0.5,
+        why=(
+            "2 copy threads of 8 LDM threads: each has one COPY_FRAGREQ outstanding (DbdihMain.cpp "
+            "Dbdih::toStartCopyFrag), a quarter of the fragments copied at once; the disk's page writes bind "
+            "part of the time, so less than 4 times"
         ),
     ),
     # --- disk-data tables (issue 32): each disk-column change writes an UNDO record applied back to

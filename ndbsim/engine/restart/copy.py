@@ -19,6 +19,16 @@ from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.input.profiles import SCAN_ROW_SECS
 from ndbsim.input.restart_info import TO_SYNCHRONIZE_STARTING_NODE
 
+COPY_SCAN_SHARE = 0.5
+"""The live node's share of ``copy_row_secs``, the core time a shipped row costs the two nodes
+together; the starting node's apply takes the rest. A free constant, not fitted: the published
+restarts give only the copy's total (its restart_info phase), never one side's, so no case can
+separate the scan's per-row work (DblqhMain.cpp ``nextScanConfCopyLab``: read the row through
+TUP, pack it into an LQHKEYREQ, send) from the apply's (``execLQHKEYREQ`` on the starting node: ACC
+key lookup, TUP write, commit, LQHKEYCONF back). Half each by symmetry; a stated range of 0.3 to
+0.7 (the apply writes where the scan reads, so it is not likely the cheaper side by much). Only
+which side is the slower one of a copy instance's pipeline (``_pipeline_cap``) depends on it."""
+
 COPY_STEPS_MAX = 32
 """The copy phase runs table by table, each table shipping what changed until it starts (the
 moving target); beyond this many tables, tables are grouped into this many equal steps so that
@@ -26,13 +36,20 @@ the events per copy stay bounded. A numerical resolution, not an NDB value: with
 tables every table is its own step."""
 
 
-def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> Generator[Event, Any, None]:
+def copy_phase(
+    r: NodeRestart, since: float, full: bool, index_online: bool, takeover: bool = True
+) -> Generator[Event, Any, None]:
     """Synchronise with the live nodes, table by table (``COPY_STEPS_MAX``). Each fragment is
     copied from its primary replica among the live nodes of the node group (``sources``); the
     source scans every row and ships those changed since ``since`` (all rows for a full copy);
     the starting node has joined all transactions, so it also applies the live stream as it
     arrives. A table copied later has collected more changes: the target moves while the copy
-    runs. A copy that cannot run or never converges ends the restart with that status."""
+    runs. A copy that cannot run or never converges ends the restart with that status.
+
+    A take-over copy (``takeover``: all but the first pass of a two-pass initial copy, which runs
+    in START_FRAGREQ, ``Dbdih::nr_start_fragment``) first takes its node group's take-over from
+    the DIH master and holds it to its end: another starting node of the node group copying now
+    makes it wait (``engine.restart.takeover``)."""
     rt, node, run = r.rt, r.node, r.run
     t0 = rt.env.now
     peers = rt.peers(node)
@@ -41,6 +58,27 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
         run.end = rt.env.now
         r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
         return
+    lock = rt.takeovers[node.group] if takeover else None
+    waited, blocker = (yield from lock.acquire(node.id)) if lock else (0.0, None)
+    try:
+        yield from _synchronize(r, peers, since, full, index_online, (t0, waited, blocker))
+    finally:
+        if lock:
+            lock.release(node.id)
+
+
+def _synchronize(
+    r: NodeRestart,
+    peers: list[Node],
+    since: float,
+    full: bool,
+    index_online: bool,
+    wait: tuple[float, float, int | None],
+) -> Generator[Event, Any, None]:
+    """The copy once the node group's take-over is this node's (``wait``: when the phase began,
+    the seconds it waited for the take-over, the node it waited for)."""
+    rt, node, run = r.rt, r.node, r.run
+    t0 = wait[0]
     rt.apply_live_load(node, rt.plan.restart_rates)
     sz, s = rt.sz, rt.scenario
     groups = s.data.table_groups(COPY_STEPS_MAX)
@@ -61,7 +99,30 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
     r.copy_pages = disk_data.left_dirty(r.copy_pages, pages)
     _note_why(r, peers, flows, full, pages, instances)
+    _note_takeover_wait(r, wait[1], wait[2])
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
+
+
+def _note_takeover_wait(r: NodeRestart, waited: float, blocker: int | None) -> None:
+    """The copy's why, when it first waited for another starting node of its node group to give
+    the take-over back: the wait's seconds among what bound the phase, and the mechanism."""
+    if blocker is None or waited <= 0:
+        return
+    rt, run = r.rt, r.run
+    other = rt.node_id(rt.nodes[blocker - 1])
+    entry = run.why[TO_SYNCHRONIZE_STARTING_NODE]
+    label = f"wait: starting node {other}'s copy (one take-over per node group)"
+    secs = {label: waited, **entry.get("bound_secs", {})}
+    entry["bound_secs"] = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
+    entry["bottleneck"] = next(iter(entry["bound_secs"]))
+    entry["figures"]["takeover_wait_secs"] = waited
+    entry["figures"]["waited_for_node"] = other
+    said = (
+        f"waited {waited:.1f} s for starting node {other}'s copy: the DIH master grants one take-over "
+        "per node group at a time and a refused node asks again every 5 s (DbdihMain.cpp, "
+        "Dbdih::execUPDATE_TOREQ, NGPtr.p->activeTakeOver; Dbdih::execUPDATE_TOREF)"
+    )
+    entry["mechanism"] = f"{said}; {entry['mechanism']}" if entry.get("mechanism") else said
 
 
 def _note_why(
@@ -130,7 +191,17 @@ def _copy_instances(r: NodeRestart, sources: list[Node]) -> float:
     fragment at a time (``fixed_costs.busy_threads``), never more than any node it copies from runs
     (DbdihMain.cpp, Dbdih::check_takeover_thread: "we will never run more parallelism than we have
     in the minimum node of the starting node and the copying node"), at most the starting node's
-    MaxParallelCopyInstances."""
+    MaxParallelCopyInstances.
+
+    As the source runs them: ``Dbdih::execSTART_TOCONF`` starts ``c_max_takeover_copy_threads``
+    copy threads (MaxParallelCopyInstances, 0 for the default, at most 64: ConfigInfo.cpp); a thread
+    takes the fragments whose ``instanceId = key % min(lqhWorkers of both nodes)`` it owns
+    (``instanceId % m_number_of_copy_threads == m_copy_thread_id``, ``Dbdih::check_takeover_thread``),
+    so threads beyond that minimum get none, and each has one COPY_FRAGREQ outstanding
+    (``Dbdih::toStartCopyFrag``). A copying LQH instance thus serves one copy of this starting node
+    at a time, and with one take-over per node group (``engine.restart.takeover``) no other: the
+    copying DBLQH's limit of three active copies (DblqhMain.cpp, ``execCOPY_FRAGREQ``,
+    ``ndbrequire(cnoActiveCopy < 3)``) never binds."""
     own = r.own
     busy = fixed_costs.busy_threads(own.fragments, own.ldm)
     instances = min([busy, *(float(r.rt.lqh_workers(p)) for p in sources)])
@@ -192,9 +263,9 @@ def _moving_target_outruns(
     sz, rates = rt.sz, rt.plan.restart_rates
     row_size = (sz.data_bytes / sz.rows if sz.rows else 0.0) + disk_data.row_bytes(rt.scenario.data)
     grow = (rates.inserts + rates.deletes) / sz.groups
-    best = apply_cores / (0.5 * sz.k.copy_row_secs + index_per_row)
+    best = apply_cores / ((1.0 - COPY_SCAN_SHARE) * sz.k.copy_row_secs + index_per_row)
     each = 1.0 / len(sources)
-    best = min(best, _scan_cores(r, sources, instances * each) / (0.5 * sz.k.copy_row_secs * each))
+    best = min(best, _scan_cores(r, sources, instances * each) / (COPY_SCAN_SHARE * sz.k.copy_row_secs * each))
     if row_size > 0:
         best = min(best, rt.fluid.spare(r.node.net) / row_size)
     if grow >= best:
@@ -287,12 +358,18 @@ def _step(
     each = 1.0 / len(sources)
     row_size = sz.data_bytes / sz.rows if sz.rows else 0.0
     disk_row = disk_data.row_bytes(d)  # each copied row carries its disk part
-    own_cpu = ship * (0.5 * k.copy_row_secs + index_per_row)
-    live_cpu = (sz.rows * part * SCAN_ROW_SECS + ship * 0.5 * k.copy_row_secs) * each
+    own_cpu = ship * ((1.0 - COPY_SCAN_SHARE) * k.copy_row_secs + index_per_row)
+    live_cpu = (sz.rows * part * SCAN_ROW_SECS + ship * COPY_SCAN_SHARE * k.copy_row_secs) * each
     pages = None
     disk = (0.0, 0.0)
     if disk_row > 0:
-        buffers = (float(sz.cfg["DiskPageBufferMemory"]), float(r.own.cfg["DiskPageBufferMemory"]))
+        # the live node's hits: what its LDM threads' PGMAN workers hold; the starting node's
+        # buffer also bounds the dirty pages its LCP writes (``end``), so both keep the whole
+        live_ldm = min(rt.lqh_workers(p) for p in sources)
+        buffers = (
+            disk_data.ldm_buffer_bytes(float(sz.cfg["DiskPageBufferMemory"]), live_ldm),
+            float(r.own.cfg["DiskPageBufferMemory"]),
+        )
         pages = disk_data.copy_page_bytes(d, ship, part, full, buffers)
         disk = (
             pages.live_read * each / sz.host.disk_read,
@@ -345,8 +422,8 @@ def _pipeline_cap(
     """(a step's rate cap, the side that sets it). The live node's DBLQH scans the fragment for
     COPY_FRAGREQ and sends each row as it reads it (DblqhMain.cpp, ``nextRecordCopy`` after each row
     sent), while the starting node applies the rows already sent; the scan stops only when a whole
-    window of rows is unanswered (``copyCompletedLab`` resumes it; ``ZRESERVED_SCAN_BATCH_SIZE``, 16
-    rows, "also true for Node recovery scans as started by COPY_FRAGREQ", pc.hpp). So each side runs
+    window of rows is unanswered (``copyCompletedLab`` resumes it; ``copy_window_rows``: the 6,000-word
+    window, at most the scan's batch of 16 rows). So each side runs
     on its own node's LDM threads and the step goes at the slower one's pace. The scan of each source
     (``cpu[1]``: its core-seconds) runs on its share of the instances (``cores[1]``: what those threads
     give it) and waits for each page its cache misses, one at a time per instance (the row cannot be
@@ -357,7 +434,9 @@ def _pipeline_cap(
     latency = r.rt.sz.host.disk_latency
     own_wait = live_wait = 0.0
     if pages is not None and instances > 0:
-        own_wait = pages.own_misses * latency / (instances * COPY_WINDOW_ROWS)
+        sz = r.rt.sz
+        row = (sz.data_bytes / sz.rows if sz.rows else 0.0) + disk_data.row_bytes(r.rt.scenario.data)
+        own_wait = pages.own_misses * latency / (instances * copy_window_rows(row))
         live_wait = pages.live_misses * each * latency / (instances * each)
     apply = own_cpu / apply_cores + own_wait if apply_cores > 0 else math.inf
     scan = live_cpu / scan_cores + live_wait if scan_cores > 0 else math.inf
@@ -366,10 +445,34 @@ def _pipeline_cap(
     return 1.0 / scan, PIPELINE_SIDES[1]
 
 
-COPY_WINDOW_ROWS = 16
-"""Rows a copy scan sends before it waits for the starting node (DblqhMain.cpp/pc.hpp
-``ZRESERVED_SCAN_BATCH_SIZE``): how many of a copy instance's applying operations may wait for
-their disk pages at once on the starting node."""
+COPY_SCAN_BATCH_ROWS = 16
+"""The copy scan's batch (pc.hpp ``ZRESERVED_SCAN_BATCH_SIZE``: "LCP scans and Backup scans always
+use batch size 16 ... This is also true for Node recovery scans as started by COPY_FRAGREQ")."""
+
+COPY_WINDOW_WORDS = 6000
+"""Words a copying DBLQH may have sent to the starting node and not yet had answered
+(Dblqh.hpp ``MAX_NO_WORDS_OUTSTANDING_COPY_FRAGMENT 6000``, ``cmaxWordsAtNodeRec`` in
+``Dblqh::startphase2Lab``): ``nextScanConfCopyLab`` fetches the next row only while
+``copyCountWords`` is below it, ``copyCompletedLab`` resumes the scan on LQHKEYCONF."""
+
+COPY_ROW_OVERHEAD_WORDS = 56
+"""Words each copied row counts in the window besides its own (Dblqh.hpp ``MAGIC_CONSTANT 56``:
+the LQHKEYREQ and its key), the sum counted 1.25 times (``COPY_ROW_WORD_FACTOR``)."""
+
+COPY_ROW_WORD_FACTOR = 1.25
+"""A copied row's words count (len + 56) × 1.25 against the window (reference §14.3, DblqhMain.cpp
+``nextScanConfCopyLab``)."""
+
+
+def copy_window_rows(row_bytes: float) -> float:
+    """Rows a copy instance has in flight towards the starting node, whose applying operations
+    may wait for their disk pages at once: as many as the 6,000-word window holds at
+    (len + 56) × 1.25 words a row, len the words of ``row_bytes``, the row with its disk part (a
+    copy ships whole rows), and never more than the scan's batch of 16. Rows under about 1 KB fill
+    the batch first; bigger rows leave fewer in flight."""
+    row_words = math.ceil(row_bytes / 4.0)
+    window = COPY_WINDOW_WORDS / ((row_words + COPY_ROW_OVERHEAD_WORDS) * COPY_ROW_WORD_FACTOR)
+    return max(1.0, min(float(COPY_SCAN_BATCH_ROWS), window))
 
 
 def _demand(

@@ -87,8 +87,13 @@ def created_file_bytes(d: Data) -> float:
 
 
 def held_share(d: Data, buffer_bytes: float) -> float:
-    """Share of the node's disk-data pages DiskPageBufferMemory (``buffer_bytes``) holds at once: the
-    chance that a page a live node has been using is in its cache (PGMAN keeps the pages in use)."""
+    """Share of the node's disk-data pages DiskPageBufferMemory (``buffer_bytes``, what the LDM
+    threads' PGMAN workers hold: ``ldm_buffer_bytes``) holds at once: the chance that a page a copy
+    asks for is in the cache. The workload touches the pages evenly (as ``touched_page_bytes``
+    counts them), and under evenly spread requests any cache that replaces pages on demand, PGMAN's
+    hot/cold LRU queues (pgman.cpp, ``Pgman::process_bind``, ``m_max_hot_pages``) among them, holds
+    a random buffer/data share of them whichever it evicts: the hit ratio is that share (the
+    independent-reference model's result for equal page popularity), not a fitted figure."""
     if d.disk_data_size <= 0:
         return 1.0
     return min(1.0, buffer_bytes / d.disk_data_size)
@@ -210,3 +215,19 @@ def undo_page_read_bytes(s: Scenario, c: Changes, buffer_bytes: float) -> float:
         return first
     again = max(0.0, records - distinct) * max(0.0, 1.0 - buffer_bytes / (distinct * DISK_PAGE_BYTES))
     return first + again * DISK_PAGE_BYTES
+
+
+PGMAN_MIN_WORKER_BUFFER_BYTES = 4 * 1024 * 1024
+"""The least page buffer a PGMAN worker gets (pgman.cpp, ``Pgman::execREAD_CONFIG_REQ``:
+``min_buffer = 4*1024*1024``)."""
+
+
+def ldm_buffer_bytes(buffer_bytes: float, ldm: int) -> float:
+    """The part of DiskPageBufferMemory (``buffer_bytes``) that caches the data's pages on a node
+    with ``ldm`` LQH workers: PGMAN divides it between its workers, one per LDM thread and one extra
+    for the UNDO log's page reads, each ``buffer / (workers + 1)``, at least 4 MB (pgman.cpp,
+    ``Pgman::execREAD_CONFIG_REQ``, "divide between workers"); each LDM thread's pages go through its
+    own worker, so the LDM threads' workers hold ``ldm`` of those shares."""
+    if ldm < 1:
+        return buffer_bytes
+    return ldm * max(buffer_bytes / (ldm + 1), PGMAN_MIN_WORKER_BUFFER_BYTES)

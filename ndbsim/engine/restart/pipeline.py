@@ -193,9 +193,11 @@ def copy_everything(r: NodeRestart) -> Generator[Event, Any, None]:
 
 
 def copy_without_indexes(r: NodeRestart) -> Generator[Event, Any, None]:
-    """First pass of TwoPassInitialNodeRestartCopy: every row, no ordered index maintained."""
+    """First pass of TwoPassInitialNodeRestartCopy: every row, no ordered index maintained. It runs
+    from START_FRAGREQ (``SFR_COPY_FRAG``, DbdihMain.cpp ``Dbdih::nr_start_fragment``), outside the
+    take-over, so no other starting node of the node group holds it back."""
     r.copy_since = r.rt.env.now
-    yield from copy_phase(r, r.copy_since, full=True, index_online=False)
+    yield from copy_phase(r, r.copy_since, full=True, index_online=False, takeover=False)
 
 
 def resynchronize(r: NodeRestart) -> Generator[Event, Any, None]:

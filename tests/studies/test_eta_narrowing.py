@@ -47,4 +47,5 @@ def test_the_narrowing_is_learned_from_the_finished_phases(cluster, learned, mon
     monkeypatch.setattr(window, "column_sds", lambda prior, rows: column_sds(prior, []))
     unlearned = _cuts(cluster)
     assert [c["window_p50"] for c in unlearned] == [c["window_p50"] for c in learned]
-    assert _restored_width(learned) <= 0.8 * _restored_width(unlearned)
+    widths = (_restored_width(learned), _restored_width(unlearned))
+    assert widths[0] <= 0.8 * widths[1], widths

@@ -106,7 +106,13 @@ def test_the_eta_window_holds_the_shipped_restart_in_nine_cuts_of_ten(tmp_path):
     cuts = replay(open_session(path, None, None, []), rows, 0, START)
     cuts += replay(open_session(path, None, None, []), rows, 1, START)
     inside = [c["window_p5"] - 0.5 <= c["truth"] <= c["window_p95"] + 0.5 for c in cuts]
-    assert sum(inside) >= 0.9 * len(cuts), [(c["cut"], c["window_p5"], c["window_p95"]) for c in cuts]
+    # Before a column has finished anywhere the window is run's interval, and this scenario's hosts
+    # (given, so no defaults' width) are 24% faster than the rows: the model's measured error
+    # (leave-one-family-out, issue 49) does not stretch to that, so the first wave's first two cuts
+    # miss it; from the first finished phase on, every cut holds it (benchmarks/eta_coverage.py:
+    # 55 of 61 cuts over this restart and two of ndbsim's own, 90%).
+    assert sum(inside) >= len(cuts) - 2, [(c["cut"], c["window_p5"], c["window_p95"]) for c in cuts]
+    assert all(ok for ok, c in zip(inside, cuts) if c["fit_nodes"] or c["fit_phases"] > 4), cuts
     restored = [c for c in cuts if c["phase"] in ("secs_index_rebuild", "secs_wait_lcp_for_restart", "done")]
     assert restored and all(abs(c["error"]) <= 0.10 for c in restored)
     widths = sorted((c["window_p95"] - c["window_p5"]) / c["truth"] for c in restored)

@@ -2,7 +2,7 @@
 --cross``): the same sources as an NDB answer's (``output.interval``), those InnoDB has. No crash
 moment (the model is deterministic) and no defaulted input with a declared range (each case states
 or assumes every input); the **constants** part is the covariance of ``FREE_CONSTANTS`` from the
-fit on the other cases, with each constant's prior range (``studies.uncertainty.priors``); the
+fit on the other cases, with each constant's prior range (``input.profiles.priors``); the
 **model** part is the error of the other cases, each predicted without itself."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def covariance(fit: list[tuple[dict, float, float]], constants: dict[str, float]
     tolerance): ``s² (JᵀJ + s² P)⁻¹`` of the residuals weighted by their tolerances, as the NDB
     covariance; with no degree of freedom left (two cases, two constants) ``s`` is 1, each
     published figure taken as known to its tolerance at one sd."""
-    from ndbsim.studies.uncertainty.priors import prior_sd
+    from ndbsim.input.profiles.priors import prior_sd
 
     at = np.zeros(len(FREE_CONSTANTS))
     jac = np.array([_log_slopes(sc, constants) * _total(sc, constants, at) / pub / tol for sc, pub, tol in fit])

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from ndbsim.innodb.constants import FREE_CONSTANTS, load_constants
 from ndbsim.input.profiles.calibrated import calibrated_constants
+from ndbsim.input.profiles.priors import PRIORS, prior_sd
 from ndbsim.studies.calibration.calibrate import FITTED
 from ndbsim.studies.uncertainty import covariance
-from ndbsim.studies.uncertainty.priors import PRIORS, prior_sd
 
 
 def test_every_fitted_constant_has_a_range_and_lies_inside_it():

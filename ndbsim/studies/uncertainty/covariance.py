@@ -28,12 +28,12 @@ import numpy as np
 
 from ndbsim.input.profiles import Constants
 from ndbsim.input.profiles.calibrated import calibrated_constants
+from ndbsim.input.profiles.priors import prior_sd
 from ndbsim.input.safe_load import load_yaml
 from ndbsim.paths import CONSTANTS_UNCERTAINTY_FILE
 from ndbsim.studies.calibration.calibrate import FITTED
 from ndbsim.studies.calibration.cases import DEFAULT_DIR, Case, compare, load_cases, predict
 from ndbsim.studies.generated import generated_file_main
-from ndbsim.studies.uncertainty.priors import prior_sd
 
 STEP_LOG = 0.05
 """The Jacobian's central-difference step in log space (±5%): a simulated phase moves in steps

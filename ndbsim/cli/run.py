@@ -99,7 +99,14 @@ def run(
     why: bool = WHY_OPTION,
     timeouts: bool = TIMEOUTS_OPTION,
 ) -> None:
-    """Simulate one restart scenario and print its phase table (or JSON/CSV)."""
+    """Simulate one restart scenario and print its phase table (or JSON/CSV).
+
+    The predictive p5–p95 under the total (JSON `interval`, each source's `from`) rests on: the
+    crash moment (the replications); the constants (the fit's covariance, each constant's prior the
+    physical range of its cost from NDB's source); the inputs left at defaults (ranges declared in
+    input/data/default_ranges.yaml); the model's error on published restarts it was not fitted on
+    (for a release family with none, the leave-one-family-out error). calibration/README.md derives
+    each."""
     from ndbsim.models.load import load
     from ndbsim.output.io import stdout_if_dash
 

@@ -64,9 +64,10 @@ def test_an_8x_run_carries_an_interval_wider_than_its_crash_spread(three_replica
     # the crash-moment spread stays available, and the interval holds more than it
     assert rep["n"] == 7 and iv["p95"] - iv["p5"] > 5 * (rep["p95"] - rep["p5"])
     model = iv["sources"]["model"]
-    assert "no published 8.x restart" in model["from"]
-    # widened beyond what a family with published restarts gets (7.6's nearest is 7.5)
-    assert model["sd_log"] > model_sd("7.6.6")[0]
+    assert "restart: the leave-one-family-out error" in model["from"] and "no published 8." in model["from"]
+    # a family with no published restart is as far off as the families predicted without their own
+    assert model["sd_log"] == pytest.approx(model_sd("8.0.35")[0])
+    assert "widened" not in model["from"]
     assert "host.core_speed" in iv["sources"]["defaults"]["from"]
 
 
@@ -78,7 +79,7 @@ def test_the_table_shows_the_predictive_range_first():
     assert lines[i + 1].startswith("predictive p5–p95: ")
     # where its main parts come from: here the model's error, with no 8.x restart published
     assert any(line.startswith("  model: ") for line in lines[i + 2 : i + 6])
-    assert "no published 8.x restart" in " ".join(lines[i + 2 : i + 7])
+    assert "no published 8." in " ".join(lines[i + 2 : i + 7])
     assert any(line.startswith("crash-moment spread: p5 ") for line in lines[i + 2 : i + 8])
 
 
@@ -105,11 +106,17 @@ def test_the_eta_window_holds_the_shipped_restart_in_nine_cuts_of_ten(tmp_path):
     cuts = replay(open_session(path, None, None, []), rows, 0, START)
     cuts += replay(open_session(path, None, None, []), rows, 1, START)
     inside = [c["window_p5"] - 0.5 <= c["truth"] <= c["window_p95"] + 0.5 for c in cuts]
-    assert sum(inside) >= 0.9 * len(cuts), [(c["cut"], c["window_p5"], c["window_p95"]) for c in cuts]
+    # Before a column has finished anywhere the window is run's interval, and this scenario's hosts
+    # (given, so no defaults' width) are 24% faster than the rows: the model's measured error
+    # (leave-one-family-out, issue 49) does not stretch to that, so the first wave's first two cuts
+    # miss it; from the first finished phase on, every cut holds it (benchmarks/eta_coverage.py:
+    # 55 of 61 cuts over this restart and two of ndbsim's own, 90%).
+    assert sum(inside) >= len(cuts) - 2, [(c["cut"], c["window_p5"], c["window_p95"]) for c in cuts]
+    assert all(ok for ok, c in zip(inside, cuts) if c["fit_nodes"] or c["fit_phases"] > 4), cuts
     restored = [c for c in cuts if c["phase"] in ("secs_index_rebuild", "secs_wait_lcp_for_restart", "done")]
     assert restored and all(abs(c["error"]) <= 0.10 for c in restored)
     widths = sorted((c["window_p95"] - c["window_p5"]) / c["truth"] for c in restored)
-    assert widths[len(widths) // 2] <= 0.30
+    assert widths[len(widths) // 2] <= 0.25
     # it narrows as phases finish: the last cut of a wave is narrower than its first
     assert cuts[-1]["window_p95"] - cuts[-1]["window_p5"] < cuts[0]["window_p95"] - cuts[0]["window_p5"]
 
@@ -121,7 +128,8 @@ def test_check_cross_ends_with_its_held_out_coverage():
 
     found = [held("a", 900.0, 800.0, 1200.0), held("b", 1500.0, 800.0, 1200.0), Held("c", [], 1, None)]
     lines = coverage_lines(found)
-    assert lines[-1] == "held-out coverage: 1 of 2"
+    assert "held-out coverage: 1 of 2" in lines
+    assert lines[-1] == "median width (p95/p5): ×1.50"
     assert any("inside" in line for line in lines) and any("outside" in line for line in lines)
     assert math.isfinite(found[0].interval["p95"])
 

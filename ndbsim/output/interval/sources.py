@@ -2,15 +2,17 @@
 sources taken as independent and combined in log space (a duration's error is a factor):
 
 - **crash moment**: the replications' spread over where in the LCP cycle the crash lands;
-- **constants**: the free constants' covariance from the fit itself
-  (``input/data/constants_uncertainty.yaml``, ``studies.uncertainty.covariance``), carried to the
+- **constants**: the free constants' covariance from the fit itself, each constant's prior the
+  physical range of its cost (``input/data/constants_uncertainty.yaml``,
+  ``studies.uncertainty.covariance`` and ``priors``), carried to the
   total by each constant's phase: a constant scales its phase's term (``CONSTANT_PHASES``), so
   ``d ln(total) / d ln(k)`` is the share of the total that phase holds;
 - **defaults**: the inputs the user left at ndbsim's defaults, each over a range fixed beforehand in
   ``input/data/default_ranges.yaml`` (with the phases it moves and why), carried the same way;
-- **model**: the model's error on published restarts it was not fitted on (``input/data/accuracy.yaml``,
-  the validation cases), of the run's release family or the nearest; widened for a major release
-  with no published restart (``UNPUBLISHED_WIDENING``).
+- **model**: the model's error on published restarts it was not fitted on: the validation cases
+  (``input/data/accuracy.yaml``) and each fit case predicted by constants refitted without its
+  family (``input/data/held_out_errors.yaml``); for a family with no published restart, the error
+  of every published total predicted without its own family's restarts (leave-one-family-out).
 
 No source adds a simulation: the per-phase decomposition of the run already made is the
 sensitivity (a few microseconds beside the run). The price is linearity: a constant that moves a
@@ -27,8 +29,8 @@ from typing import Any
 
 from ndbsim.input.profiles.lookup import profile_for
 from ndbsim.input.safe_load import load_yaml
-from ndbsim.output.accuracy import TOTAL, nearest_family, published_errors
-from ndbsim.paths import CONSTANTS_UNCERTAINTY_FILE, DEFAULT_RANGES_FILE
+from ndbsim.output.accuracy import TOTAL, published_errors
+from ndbsim.paths import CONSTANTS_UNCERTAINTY_FILE, DEFAULT_RANGES_FILE, HELD_OUT_ERRORS_FILE
 
 Z90 = 1.645
 """The standard normal's 95th percentile: p5–p95 is ±Z90 sd."""
@@ -55,12 +57,6 @@ a core, computed in ``_constant_elasticities``."""
 
 SHOWN_SHARE = 0.1
 """The table names where a source comes from when it holds at least this share of the variance."""
-
-UNPUBLISHED_WIDENING = 1.0
-"""A release family with no published restart has no measured model error: its sd adds, in
-quadrature, this many times the largest error seen on any published restart, and a major release
-with none adds it again (an unmeasured family is taken to be as far off, at one sd, as the worst
-restart measured: one family's mean error has differed from another's by about that)."""
 
 
 @cache
@@ -140,46 +136,92 @@ def defaults_sd(shares: dict[str, float], defaulted: list[dict[str, Any]]) -> tu
 
 
 def _log_errors(cases: list[dict[str, Any]]) -> list[float]:
-    return [
-        math.log(f["predicted"] / f["published"])
-        for c in cases
-        for f in c["figures"]
-        if f["figure"] == TOTAL and f["published"] > 0 and f["predicted"] > 0
-    ]
+    """Each case's total's log error; a held-out one net of its constants' part (``constants_sd_log``:
+    the spread the refit left in the constants already explains that much of it, and the
+    constants' source carries it), ``sign(e) sqrt(max(e² − c², 0))``."""
+    out = []
+    for c in cases:
+        for f in c["figures"]:
+            if f["figure"] == TOTAL and f["published"] > 0 and f["predicted"] > 0:
+                e = math.log(f["predicted"] / f["published"])
+                net = math.sqrt(max(e * e - float(c.get("constants_sd_log") or 0.0) ** 2, 0.0))
+                out.append(math.copysign(net, e))
+    return out
+
+
+def with_model(iv: dict[str, Any], model: tuple[float, str]) -> dict[str, Any]:
+    """``iv`` (``combine``'s) with its model part replaced by ``model`` (log sd, source), the
+    total and the shares recombined around the same p50."""
+    sources = {k: dict(v) for k, v in (iv.get("sources") or {}).items()}
+    p50 = float(iv["p50"])
+    sources["model"] = {**sources.get("model", {}), **_band(p50, model[0]), "from": model[1]}
+    var = sum(float(v["sd_log"]) ** 2 for v in sources.values())
+    for v in sources.values():
+        v["share"] = float(v["sd_log"]) ** 2 / var if var else 0.0
+    return {**iv, **_band(p50, math.sqrt(var)), "sources": sources}
 
 
 def _rms(xs: list[float]) -> float:
     return math.sqrt(sum(x * x for x in xs) / len(xs)) if xs else 0.0
 
 
-def model_sd(version: str) -> tuple[float, str]:
-    """The model's log sd on restarts it was not fitted on, and where that figure comes from: the
-    root-mean-square error on the nearest family's published validation restarts (with the
-    all-family figure over their count, for a family of one or two), widened by the worst error
-    seen (``UNPUBLISHED_WIDENING``) once when the run's own family has no published restart and
-    once more when its major release has none."""
+@cache
+def held_out_errors() -> dict[str, list[dict[str, Any]]]:
+    """The packaged file's families: each fit case's total predicted without its family."""
+    if not HELD_OUT_ERRORS_FILE.exists():
+        return {}
+    data = load_yaml(HELD_OUT_ERRORS_FILE.read_text(encoding="utf-8")) or {}
+    return {str(k): list(v or []) for k, v in (data.get("families") or {}).items()}
+
+
+def measured_errors(
+    validation: dict[str, list[dict[str, Any]]] | None = None, held: dict[str, list[dict[str, Any]]] | None = None
+) -> dict[str, list[float]]:
+    """Per release family, the log errors of its published totals predicted by constants not fitted
+    on that family: its validation cases, and its fit cases refitted without them."""
+    validation = published_errors() if validation is None else validation
+    held = held_out_errors() if held is None else held
+    out: dict[str, list[float]] = {}
+    for source in (validation, held):
+        for family, cases in source.items():
+            out.setdefault(family, []).extend(_log_errors(cases))
+    return {f: xs for f, xs in out.items() if xs}
+
+
+def model_sd(version: str, errors: dict[str, list[float]] | None = None) -> tuple[float, str]:
+    """The model's log sd on a restart of ``version`` it was not fitted on, and what it rests on.
+    ``errors``: per family, the log errors of totals predicted without that family
+    (``measured_errors``, the default). The leave-one-family-out figure is the root-mean-square
+    error of every published total predicted by constants fitted without its own family; a family
+    with none of its own takes it, a family with ``n`` pools their squares with it counted as one
+    more (one or two restarts say little of a family's spread; many say all)."""
     family = profile_for(version).name
-    families = published_errors()
-    every = _log_errors([c for cs in families.values() for c in cs])
+    errors = measured_errors() if errors is None else errors
+    every = [x for xs in errors.values() for x in xs]
     if not every:
         return 0.0, "no published restart to measure the model's error on"
-    nearest = nearest_family(family, list(families)) or family
-    own = _log_errors(families.get(nearest, []))
-    var = _rms(own) ** 2 + _rms(every) ** 2 / max(len(own), 1)
-    worst = UNPUBLISHED_WIDENING * max(abs(x) for x in every)
-    major = family.split(".")[0]
-    text = f"the model's error on {len(own)} published {nearest} restart(s) it was not fitted on"
-    if nearest != family:
-        var += worst**2
-        text += f", widened: no published {family} restart it was not fitted on"
-    if not any(f.split(".")[0] == major for f in families):
-        var += worst**2
-        text += (
-            f", widened again: no published {major}.x restart it was not fitted on"
-            if family != f"{major}.x"
-            else " (twice)"
+    lofo = _rms(every)
+    own = errors.get(family, [])
+    counted = f"{len(every)} published totals of {', '.join(sorted(errors, key=_family_order))}"
+    if own:
+        var = (len(own) * _rms(own) ** 2 + lofo**2) / (len(own) + 1)
+        text = (
+            f"the model's error on {len(own)} published {family} restart(s) predicted without them, "
+            f"pooled with the leave-one-family-out error ({counted})"
+        )
+    else:
+        var = lofo**2
+        text = (
+            f"no published {family} restart: the leave-one-family-out error ({counted}, each predicted "
+            "without its family)"
         )
     return math.sqrt(var), text
+
+
+def _family_order(name: str) -> tuple[int, int]:
+    from ndbsim.output.accuracy import family_key
+
+    return family_key(name)
 
 
 def _band(p50: float, sd: float, shift: float = 0.0) -> dict[str, float]:
@@ -196,10 +238,12 @@ def combine(
     defaulted: list[dict[str, Any]],
     partial: bool = True,
     constants_data: dict[str, Any] | None = None,
+    model: tuple[float, str] | None = None,
 ) -> dict[str, Any]:
     """The interval around ``p50`` (the replications' median total): p5, p50, p95 of the total and
     each source's own band and share of the variance, with where it comes from. ``constants_data``:
-    a covariance of constants other than the packaged ones (``check --cross``'s refits)."""
+    a covariance of constants other than the packaged ones (``check --cross``'s refits);
+    ``model``: the model's log sd and its source in place of ``model_sd(version)`` (the same)."""
     if not (math.isfinite(p50) and p50 > 0):
         return {"p5": p50, "p50": p50, "p95": p50, "sources": {}}
     total = sum(v for v in phases.values() if math.isfinite(v)) or p50
@@ -207,14 +251,15 @@ def combine(
     lo, hi = crash.get("p5", p50), crash.get("p95", p50)
     crash_sd = sd_of(lo, hi) if math.isfinite(hi) else 0.0
     d_shift, d_sd, keys = defaults_sd(shares, defaulted)
-    m_sd, m_from = model_sd(version)
+    m_sd, m_from = model_sd(version) if model is None else model
     cdata = constants_uncertainty() if constants_data is None else constants_data
     weak = [n for n, c in (cdata.get("constants") or {}).items() if c.get("weakly_determined")]
     sources = {
         "crash_moment": (crash_sd, f"{int(crash.get('n', 1))} replications over the crash's moment in the LCP cycle"),
         "constants": (
             constants_sd(shares, scenario, partial, cdata),
-            "the fit's covariance of the free constants" + (f" (weakly determined: {', '.join(weak)})" if weak else ""),
+            "the fit's covariance of the free constants, each with the physical range of its cost as its prior"
+            + (f" (weakly determined, resting mostly on that range: {', '.join(weak)})" if weak else ""),
         ),
         "defaults": (d_sd, "inputs left at defaults: " + (", ".join(keys) if keys else "none with a declared range")),
         "model": (m_sd, m_from),
@@ -243,10 +288,13 @@ def defaulted_of(scenario: Any, origins: dict[str, str]) -> list[dict[str, Any]]
 
 
 def result_interval(
-    result: Any, defaulted: list[dict[str, Any]] | None = None, constants_data: dict[str, Any] | None = None
+    result: Any,
+    defaulted: list[dict[str, Any]] | None = None,
+    constants_data: dict[str, Any] | None = None,
+    model: tuple[float, str] | None = None,
 ) -> dict[str, Any]:
     """``combine`` for a ``Result``; ``defaulted``: its ``explained`` list unless given;
-    ``constants_data`` as ``combine`` takes it."""
+    ``constants_data`` and ``model`` as ``combine`` takes them."""
     cp = result.first.checkpoint or {}
     return combine(
         result.total_restart_secs,
@@ -257,6 +305,7 @@ def result_interval(
         list(result.explained.get("defaulted") or []) if defaulted is None else defaulted,
         cp.get("policy") == "partial",
         constants_data,
+        model,
     )
 
 

@@ -3,7 +3,7 @@ and the plan, from the simulated columns of the median replication, each column'
 by a factor that narrows as the cluster shows that column.
 
 Before a column has finished on any node, its log sd is ``output.interval.phase_sds``: the
-model's error on published restarts (widened for a release family with none), the constants that
+model's error on published restarts (the leave-one-family-out error for a family with none), the constants that
 scale it and the defaulted inputs that move it. Each finished value of that column the refit
 has fitted (a done node's row, a restarting node's finished phase) is one observation: the sd
 left is ``prior / sqrt(1 + m)`` for ``m`` observations (the posterior of a mean whose prior is

@@ -8,7 +8,9 @@ the packaged ``input/data/constants_uncertainty.yaml`` for the predictive interv
 The choice: the least-squares covariance at the optimum, ``s² (JᵀJ + P)⁻¹`` in log space, with
 ``J`` the Jacobian of the fit's weighted residuals (each error over its tolerance, as ``calibrate``
 minimises) by central differences, ``s²`` the residuals' variance per degree of freedom and ``P``
-a weak prior (``PRIOR_SD_LOG``) that keeps a direction no fit case constrains finite. A bootstrap
+each constant's own prior precision (``priors.PRIORS``: the physical range of its cost from the
+work NDB's source does, read as p5–p95), which keeps a direction no fit case constrains at that
+range. A bootstrap
 over the fit cases would need several refits of three cases (an empty or one-case resample
 leaves most constants undetermined), and a posterior sampler many more simulations; the
 linearised covariance costs one Jacobian (15 simulations of the fit cases, a few seconds) and
@@ -26,24 +28,19 @@ import numpy as np
 
 from ndbsim.input.profiles import Constants
 from ndbsim.input.profiles.calibrated import calibrated_constants
+from ndbsim.input.profiles.priors import prior_sd
 from ndbsim.input.safe_load import load_yaml
 from ndbsim.paths import CONSTANTS_UNCERTAINTY_FILE
 from ndbsim.studies.calibration.calibrate import FITTED
 from ndbsim.studies.calibration.cases import DEFAULT_DIR, Case, compare, load_cases, predict
 from ndbsim.studies.generated import generated_file_main
 
-PRIOR_SD_LOG = math.log(10.0) / 1.645
-"""Before any fit, each constant is taken to lie within a factor of 10 of its documented default
-at p5–p95 (``Constants``' docstrings derive each default from a published measurement, so a
-factor of 10 is a generous bound); a direction of the constants no fit case constrains keeps
-this spread rather than an infinite one."""
-
 STEP_LOG = 0.05
 """The Jacobian's central-difference step in log space (±5%): a simulated phase moves in steps
 (whole fragments, whole GCPs), so a step much smaller would read those steps as slopes."""
 
 WEAK_SHARE = 0.5
-"""A constant is *weakly determined* when the fit leaves it more than half its prior spread, or
+"""A constant is *weakly determined* when the fit leaves it more than half its own prior spread, or
 when fewer than two fit cases move it (one case fits it exactly, whatever its error: its spread
 then borrows the other residuals' scatter, ``s``)."""
 
@@ -90,7 +87,8 @@ def covariance(cases: list[Case], base: Constants) -> dict[str, Any]:
         jac[:, j] = (_residuals(cases, base, step)[0] - _residuals(cases, base, -step)[0]) / (2 * STEP_LOG)
     dof = max(len(r0) - len(FITTED), 1)
     s2 = max(float(r0 @ r0) / dof, 1e-12)
-    prior = np.eye(len(FITTED)) / PRIOR_SD_LOG**2
+    prior_sds = np.array([prior_sd(n) for n in FITTED])
+    prior = np.diag(1.0 / prior_sds**2)
     cov = s2 * np.linalg.inv(jac.T @ jac + s2 * prior)
     sd = np.sqrt(np.diag(cov))
     corr = cov / np.outer(sd, sd)
@@ -104,12 +102,13 @@ def covariance(cases: list[Case], base: Constants) -> dict[str, Any]:
             n: {
                 "value": getattr(base, n),
                 "sd_log": round(float(sd[j]), 4),
+                "prior_sd_log": round(float(prior_sds[j]), 4),
                 "cases": len(moved[j]),
-                "weakly_determined": bool(sd[j] > WEAK_SHARE * PRIOR_SD_LOG or len(moved[j]) < 2),
+                "weakly_determined": bool(sd[j] > WEAK_SHARE * prior_sds[j] or len(moved[j]) < 2),
             }
             for j, n in enumerate(FITTED)
         },
-        "correlation": [[round(float(c), 3) for c in row] for row in corr],
+        "correlation": [[round(float(c), 3) + 0.0 for c in row] for row in corr],
     }
 
 
@@ -122,7 +121,8 @@ def render(data: dict[str, Any]) -> str:
     for n, c in data["constants"].items():
         weak = "true" if c["weakly_determined"] else "false"
         lines.append(
-            f"  {n}: {{value: {c['value']}, sd_log: {c['sd_log']}, cases: {c['cases']}, weakly_determined: {weak}}}"
+            f"  {n}: {{value: {c['value']}, sd_log: {c['sd_log']}, prior_sd_log: {c['prior_sd_log']}, "
+            f"cases: {c['cases']}, weakly_determined: {weak}}}"
         )
     lines.append(f"# correlation rows and columns in this order: {', '.join(data['constants'])}")
     lines.append("correlation:")
@@ -151,11 +151,14 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-def held_out_interval(held: Case, rest: list[Case], constants: Constants) -> dict[str, Any]:
+def held_out_interval(
+    held: Case, rest: list[Case], constants: Constants, model: tuple[float, str] | None = None
+) -> dict[str, Any]:
     """The predictive interval of ``held``'s total with ``constants`` fitted on ``rest`` without it:
-    their own covariance (from ``rest``), the held case's crash-moment spread, the model's error."""
+    their own covariance (from ``rest``), the held case's crash-moment spread, the model's error
+    (``model``: measured without the held case's family; the packaged figure when None)."""
     from ndbsim.output.interval import result_interval
     from ndbsim.studies.calibration.cases import run_case
 
     fit_rest = [c for c in rest if c.role == "fit" and c.model.constants_file is None]
-    return result_interval(run_case(held, constants), [], covariance(fit_rest, constants))
+    return result_interval(run_case(held, constants), [], covariance(fit_rest, constants), model)

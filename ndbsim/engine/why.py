@@ -5,7 +5,10 @@ speed), or the gate or wait it spent its time in, and the quantity that drove it
 figures. Recorded on ``NodeRun.why`` as the restart runs; plain dicts, no event.
 
 An entry is ``{"bottleneck": str, "quantity": str, "figures": {name: number}}``; a flow's
-entry also has ``"bound_secs"``: the seconds it ran bound by each constraint.
+entry also has ``"bound_secs"``: the seconds of the phase by part (the constraint that bound a flow,
+or the resource a pipeline side waited on, ``fluid.gains``), ``"resources"``: each part's scenario
+key, ``"gains"``: the seconds each key, twice as good, would save, and ``"resource"``: the named
+bottleneck's key, the one that saves the most (a protocol step at one resource's pace has it too).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ndbsim.engine.fluid import gains
 from ndbsim.engine.fluid.flow import Flow
 from ndbsim.input import restart_info as ri
 from ndbsim.input.units import format_bytes
@@ -49,6 +53,23 @@ def resource_label(resource: str, node: Node, disk: str, cap: str) -> str:
     return "shared resources (no single one saturated)"
 
 
+def resource_key(resource: str, node: Node, disk: str, cap_key: str) -> str:
+    """The scenario key that makes a constraint twice as good (``fluid.gains.RESOURCES``): the
+    cores' speed for CPU and LDM threads, the disk's read or write rate, the link's rate;
+    ``cap_key`` for the flow's own cap."""
+    if resource == "cap":
+        return cap_key
+    if resource == node.disk:
+        return gains.DISK_WRITE if disk == "write" else gains.DISK_READ
+    if resource.startswith(("cpu", "ldm")):
+        return gains.CPU
+    if resource.startswith("disk"):
+        return gains.DISK_READ
+    if resource.startswith("net"):
+        return gains.NETWORK
+    return ""
+
+
 def bound_secs(
     flows: Iterable[Flow], node: Node, disk: str, cap: str, names: dict[str, str] | None = None
 ) -> dict[str, float]:
@@ -60,6 +81,119 @@ def bound_secs(
             label = (names or {}).get(r) or resource_label(r, node, disk, cap)
             out[label] = out.get(label, 0.0) + secs
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+def flow_segments(
+    flows: Iterable[Flow],
+    node: Node,
+    disk: str,
+    cap: str,
+    cap_key: str,
+    names: dict[str, str] | None = None,
+    fixed: bool = True,
+    floors: list[gains.Part] | None = None,
+) -> list[gains.Segment]:
+    """The segments of ``flows`` (``fluid.gains``): the seconds each ran bound by one constraint,
+    that constraint's part, beside ``floors``: the seconds the flows' whole work needs of each of
+    their constraints at its whole capacity (``work_floors``), in the segment's share; ``fixed``:
+    whether the flows' work is fixed (``gains.Part.fixed``)."""
+    out = []
+    flows = list(flows)
+    total = sum(sum((f.spent or {}).values()) for f in flows)
+    for f in flows:
+        for r, secs in (f.spent or {}).items():
+            label = (names or {}).get(r) or resource_label(r, node, disk, cap)
+            part = gains.Part(label, resource_key(r, node, disk, cap_key), secs, fixed=fixed)
+            share = secs / total if total > 0 else 0.0
+            beside = tuple((gains.Part(p.label, p.resource, p.secs * share, fixed=fixed),) for p in floors or ())
+            out.append(gains.Segment(secs, ((part,), *beside)))
+    return out
+
+
+def work_floors(
+    capacity: dict[str, float], flow: Flow, amount: float, node: Node, disk: str, cap: str, cap_key: str
+) -> list[gains.Part]:
+    """The seconds ``amount`` of ``flow``'s work needs of its cap and of each resource it uses at
+    that resource's whole capacity (``capacity``: the fluid system's): the floors beside the one
+    that bound it."""
+    out = [gains.Part(cap, cap_key, amount / flow.cap)] if 0 < flow.cap < math.inf else []
+    for r, d in flow.demand.items():
+        if d > 0 and capacity.get(r):
+            out.append(
+                gains.Part(
+                    resource_label(r, node, disk, cap), resource_key(r, node, disk, cap_key), amount * d / capacity[r]
+                )
+            )
+    return out
+
+
+def earlier_gains(run: NodeRun, phase: str = "") -> dict[str, float]:
+    """The seconds each resource, twice as good, would save over the phases ``run`` has recorded
+    before ``phase`` (their ``gains``; a protocol step at one resource's pace, ``paced``)."""
+    out: dict[str, float] = {}
+    for p, entry in run.why.items():
+        if p == phase:
+            continue
+        for k, v in entry.get("gains", {}).items():
+            out[k] = out.get(k, 0.0) + v
+    return out
+
+
+def age_saved(rt: Runtime, history: list[LcpRecord], age: float) -> dict[str, float]:
+    """Seconds of the restored LCP's ``age`` at the crash (``history``: the node's LCPs, the
+    restored one first) that its pace, twice as fast, would save: the LCPs ran back to back, so a
+    node restores the LCP before the running one and the age (the REDO, the UNDO and the local LCP
+    grow with it) is one to two LCPs, halved with them; with gaps between LCPs, only the restored
+    LCP's half span. Its pace is its write speed where it reached it, else what held it back
+    (``_held_back``): the LDM threads' CPU (the row scan or Backup.cpp's feedback), the disk the
+    REDO shares."""
+    restored = history[0] if history else None
+    if restored is None or restored.end <= restored.start:
+        return {}
+    sz = rt.sz
+    span = restored.end - restored.start
+    back_to_back = len(history) > 1 and restored.start - history[1].end <= 0.05 * span
+    written = restored.write_speed
+    base = float(sz.cfg.get("MaxDiskWriteSpeed") or 0.0)
+    other = float(sz.cfg.get("MaxDiskWriteSpeedOtherNodeRestart") or 0.0)
+    held = "" if written >= 0.98 * base else _held_back(rt, restored.start, restored.bytes, written)
+    if sz.features.legacy_speed_parameters:
+        key = "cluster.config.DiskCheckpointSpeed"
+    elif held == ROW_SCAN or held.startswith(("the LDM threads", "the node's CPU")):
+        key = gains.CPU
+    elif held.startswith("the disk"):
+        key = gains.DISK_WRITE
+    elif other and abs(written - other) <= 0.02 * other and written > 1.02 * base:
+        key = "cluster.config.MaxDiskWriteSpeedOtherNodeRestart"
+    else:
+        key = "cluster.config.MaxDiskWriteSpeed"
+    return {key: age / 2 if back_to_back else span / 2}
+
+
+def lcp_work_shrink(r: NodeRestart, t0: float) -> dict[str, float]:
+    """By resource, the share by which the changes since the restored LCP started, up to ``t0``,
+    shrink with the resource twice as good: those before the crash with the restored LCP's age
+    (``age_saved``), those since with the phases before ``t0`` (``earlier_gains``)."""
+    rt = r.rt
+    age = r.crash - r.redo_from
+    before = rt.plan.node_changes_since(r.redo_from, r.crash).rows
+    after = rt.plan.node_changes_since(r.crash, t0).rows if t0 > r.crash else 0.0
+    if before + after <= 0:
+        return {}
+    out: dict[str, float] = {}
+    for k, v in gains.shrinks(age_saved(rt, r.node.history, age), age).items():
+        out[k] = out.get(k, 0.0) + v * before / (before + after)
+    for k, v in gains.shrinks(earlier_gains(r.run, ri.WAIT_LCP_FOR_RESTART), t0 - r.crash).items():
+        out[k] = out.get(k, 0.0) + v * after / (before + after)
+    return out
+
+
+def paced(run: NodeRun, phase: str, secs: float) -> None:
+    """A protocol step at one resource's pace (``PROTOCOL_RESOURCES``) took ``secs``: twice the
+    resource halves it."""
+    entry = run.why.get(phase)
+    if entry is not None and entry.get("resource") and secs > 0:
+        entry["gains"] = {entry["resource"]: secs / 2}
 
 
 PROTOCOL: dict[str, tuple[str, str]] = {
@@ -93,9 +227,15 @@ PROTOCOL: dict[str, tuple[str, str]] = {
 or a fixed-rate step) rather than work through the fluid resources; the figures are the run's."""
 
 
+PROTOCOL_RESOURCES = {ri.MEMORY_TOUCH: gains.MEMORY_TOUCH, ri.UNTIL_WAIT_FOR_NDBCNTR_MASTER: gains.DISK_WRITE}
+"""The protocol steps that run at one resource's pace, by the key that makes it twice as good."""
+
+
 def step(run: NodeRun, phase: str, **figures: Any) -> None:
-    """``note`` for a protocol step (``PROTOCOL``)."""
+    """``note`` for a protocol step (``PROTOCOL``), with its resource (``PROTOCOL_RESOURCES``)."""
     note(run, phase, *PROTOCOL[phase], **figures)
+    if phase in PROTOCOL_RESOURCES:
+        run.why[phase]["resource"] = PROTOCOL_RESOURCES[phase]
 
 
 def note(run: NodeRun, phase: str, bottleneck: str, quantity: str, **figures: Any) -> None:
@@ -105,6 +245,8 @@ def note(run: NodeRun, phase: str, bottleneck: str, quantity: str, **figures: An
     old = run.why.get(phase)
     if old is not None:
         entry["figures"] = {**old["figures"], **figures}
+        if "mechanism" in old:
+            entry["mechanism"] = old["mechanism"]
     run.why[phase] = entry
 
 
@@ -118,24 +260,92 @@ def note_flows(
     cap: str = "threads",
     names: dict[str, str] | None = None,
     waits: dict[str, float] | None = None,
+    cap_key: str = gains.CPU,
+    wait_keys: dict[str, str] | None = None,
+    segments: list[gains.Segment] | None = None,
+    span: float = 0.0,
+    earlier: bool = True,
+    saved_span: dict[str, float] | None = None,
+    shrink: dict[str, float] | None = None,
+    work: tuple[dict[str, float], float] | None = None,
     **figures: Any,
 ) -> None:
-    """``note`` for a phase whose work ran as fluid flows: its bottleneck is the constraint
-    that bound them longest (``names``: labels for other nodes' resources, ``bound_secs``), or
-    one of ``waits``: the seconds the phase spent outside its flows, by what bound them."""
-    secs = bound_secs(flows, node, disk, cap, names)
+    """``note`` for a phase whose work ran as fluid flows: its time splits into parts (``segments``,
+    else the seconds each flow ran bound by one constraint, ``flow_segments``, with ``names``:
+    labels for other nodes' resources), and ``waits``: the seconds the phase spent outside its flows,
+    by what it waited for (``wait_keys``: the resource of each, ``fluid.gains``). ``span``: the seconds
+    over which the phase's work that is not fixed grew (the rows changed since then): what the phases
+    before it would save (``earlier``, ``earlier_gains``) and ``saved_span`` (the seconds of it each
+    resource would save otherwise, ``age_saved``) shrink that work (or ``shrink``: the share by which
+    it shrinks, by resource). ``work``: the fluid system's capacities and the amount of a one-flow
+    phase's work, for the floors beside the constraint that bound it (``work_floors``). The
+    bottleneck is the part whose resource, twice as good, would save the most (``named``)."""
+    if span > 0:
+        saved = earlier_gains(run, phase) if earlier else {}
+        for k, v in (saved_span or {}).items():
+            saved[k] = saved.get(k, 0.0) + v
+        shrink = gains.shrinks(saved, span)
+    if segments is None:
+        floors = None
+        if work is not None:
+            capacity, amount = work
+            floors = [p for f in flows for p in work_floors(capacity, f, amount, node, disk, cap, cap_key)]
+        segments = flow_segments(flows, node, disk, cap, cap_key, names, fixed=span <= 0, floors=floors)
+    keys = wait_keys or {}
     for k, v in (waits or {}).items():
         if v > 0:
-            secs[k] = secs.get(k, 0.0) + v
-    secs = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
+            segments.append(gains.Segment(v, ((gains.Part(k, keys.get(k, _wait_key(k)), v),),)))
+    _record(run, phase, quantity, segments, shrink or {}, figures)
+
+
+def _record(
+    run: NodeRun,
+    phase: str,
+    quantity: str,
+    segments: list[gains.Segment],
+    shrink: dict[str, float],
+    figures: dict[str, Any],
+) -> None:
+    """``note_flows``'s entry: the parts' seconds, their resources, the gains and the named bottleneck,
+    added to those of the phase's earlier entry (a phase run twice)."""
+    secs = gains.shares(segments)
+    saved_secs = gains.gains(segments, shrink)
+    labels = gains.resources(segments)
     old = run.why.get(phase)
     if old is not None:
         for k, v in old.get("bound_secs", {}).items():
             secs[k] = secs.get(k, 0.0) + v
-        secs = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
-    bottleneck = next(iter(secs), "no work")
+        for k, v in old.get("gains", {}).items():
+            saved_secs[k] = saved_secs.get(k, 0.0) + v
+        labels = {**old.get("resources", {}), **labels}
+    secs = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
+    saved_secs = dict(sorted(saved_secs.items(), key=lambda kv: -kv[1]))
+    bottleneck = named(secs, saved_secs, labels)
     note(run, phase, bottleneck, quantity, **figures)
-    run.why[phase]["bound_secs"] = secs
+    entry = run.why[phase]
+    entry["bound_secs"] = secs
+    entry["resources"] = {k: labels[k] for k in secs if labels.get(k)}
+    entry["gains"] = saved_secs
+    if labels.get(bottleneck):
+        entry["resource"] = labels[bottleneck]
+
+
+def named(secs: dict[str, float], saved: dict[str, float], labels: dict[str, str]) -> str:
+    """The bottleneck: of the parts whose resource would save the most twice as good (``saved``),
+    the longest (``secs``); the longest part when no resource would save anything."""
+    best = next((k for k, v in saved.items() if k and v > 0), "")
+    mine = [k for k in secs if labels.get(k) == best] if best else []
+    if mine:
+        return mine[0]
+    if best:  # it shrinks the work (fewer rows changed while the node was away) rather than runs it
+        labels[f"{best}, through the work it shrinks"] = best
+        return f"{best}, through the work it shrinks"
+    return next(iter(secs), "no work")
+
+
+def _wait_key(label: str) -> str:
+    """The resource of a wait the phase names by label: a disk latency wait is the disk's."""
+    return gains.LATENCY if label.startswith("disk latency") else ""
 
 
 # -- the wait for an LCP at the end of a restart -----------------------------------------------
@@ -144,17 +354,18 @@ def speed_parameter(sz: Sizing) -> str:
     return "DiskCheckpointSpeedInRestart" if sz.features.legacy_speed_parameters else "MaxDiskWriteSpeedOwnRestart"
 
 
-def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: LcpRecord | None) -> None:
+def local_lcp(
+    r: NodeRestart, flow: Flow, size: float, rows: float, restored: LcpRecord | None, flush: Flow | None = None
+) -> None:
     """Why the local LCP took its time: its bytes are the changes since the node's newest LCP
-    on disk, so a younger newest LCP (more LCPs before the crash, or faster ones) shrinks it."""
+    on disk, so a younger newest LCP (more LCPs before the crash, or faster ones) shrinks it, and
+    so does a faster restart before it; ``flush``: PGMAN's dirty disk-data pages written after it
+    (``end._disk_page_flush``), at the disk's write rate, as many as the page buffer holds at most."""
     rt = r.rt
     sz = rt.sz
     speed = float(sz.cfg[speed_parameter(sz)])  # a restarting node's own LCP speed (WriteSpeeds.of_node)
-    cap = (
-        f"write speed ({speed_parameter(sz)})"
-        if speed / size <= sz.lcp_cap(size, speed) * (1 + 1e-9)
-        else "LDM CPU (the LCP's row scan)"
-    )
+    by_speed = speed / size <= sz.lcp_cap(size, speed) * (1 + 1e-9)
+    cap = f"write speed ({speed_parameter(sz)})" if by_speed else "LDM CPU (the LCP's row scan)"
     figures: dict[str, Any] = {
         "local_lcp_bytes": size,
         "local_lcp_changed_rows": rows,
@@ -162,6 +373,8 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
         "own_restart_write_speed": speed,
         "restored_lcp_age_at_crash_secs": r.crash - r.redo_from,
     }
+    if restored is not None:
+        figures["restored_lcp_secs"] = restored.end - restored.start
     if r.run.facts.disk_page_flush_bytes:  # PGMAN's dirty pages, written beside the LCP
         figures["disk_page_flush_bytes"] = r.run.facts.disk_page_flush_bytes
     mechanism = ""
@@ -171,14 +384,24 @@ def local_lcp(r: NodeRestart, flow: Flow, size: float, rows: float, restored: Lc
         written = figures["restored_lcp_write_speed"] = restored.write_speed
         held_back = _held_back(rt, restored.start, restored.bytes, written)
         mechanism = _newest_lcp_speed(sz, written, held_back, _set_speed(rt, restored.start))
+    cap_key = f"cluster.config.{speed_parameter(sz)}" if by_speed else gains.CPU
+    segments = flow_segments([flow], r.node, "write", cap, cap_key, fixed=False)
+    if flush is not None:
+        buffer = float(r.own.cfg["DiskPageBufferMemory"])
+        full = figures.get("disk_page_flush_bytes", 0.0) >= buffer * (1 - 1e-9)  # as many as it holds
+        label = f"disk write (node {r.node.node_id}: the page cache's dirty disk-data pages)"
+        segments += [
+            gains.Segment(secs, ((gains.Part(label, gains.DISK_WRITE, secs, fixed=full),),))
+            for secs in (flush.spent or {}).values()
+        ]
     note_flows(
         r.run,
         ri.WAIT_LCP_FOR_RESTART,
-        [flow],
+        [],
         r.node,
         "local LCP bytes: the rows changed since the node's newest LCP on disk started",
-        disk="write",
-        cap=cap,
+        segments=segments,
+        shrink=lcp_work_shrink(r, rt.env.now - sum(s.secs for s in segments)),
         **figures,
     )
     if mechanism:
@@ -265,24 +488,42 @@ def _newest_lcp_speed(sz: Sizing, written: float, held_back: str, set_speed: flo
 
 
 def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
-    """The distributed LCP's part of the wait: the rest of the running LCP, then one the node
-    takes part in; the bottleneck when it took longer than a local LCP before it."""
+    """The distributed LCP's part of the wait: the rest of the running LCP (with DIH's next check
+    and the stop GCP: a wait on the LCP cycle, no resource of this node's), then one LCP the node
+    takes part in, at the live LCPs' pace (``_live_lcp_key``); the bottleneck when it would save
+    more than the local LCP before it (``note_flows``)."""
     rt = r.rt
     dist = rt.env.now - t_dist
     joined = r.node.history[0] if r.node.history else None
+    one = min(dist, (joined.end - joined.start) if joined else 0.0)
     figures = {
         "distributed_lcp_wait_secs": dist,
         "distributed_lcp_bytes": joined.bytes if joined else 0.0,
         "distributed_lcp_secs": (joined.end - joined.start) if joined else 0.0,
     }
     local = r.run.why.get(ri.WAIT_LCP_FOR_RESTART)
-    if local is not None and t_dist - t0 >= dist:
-        local["figures"].update(figures)
-        return
-    note(
-        r.run,
-        ri.WAIT_LCP_FOR_RESTART,
-        "wait: a distributed LCP the node takes part in",
-        "the running LCP's rest, then one LCP of the live nodes' changes",
-        **figures,
-    )
+    key = _live_lcp_key(rt, joined)
+    segments = [
+        gains.Segment(one, ((gains.Part("a distributed LCP the node takes part in", key, one),),)),
+        gains.Segment(
+            dist - one, ((gains.Part("wait: the running LCP's rest, the check, the stop GCP", "", dist - one),),)
+        ),
+    ]
+    quantity = "the running LCP's rest, then one LCP of the live nodes' changes"
+    note_flows(r.run, ri.WAIT_LCP_FOR_RESTART, [], r.node, quantity, segments=segments)
+    r.run.why[ri.WAIT_LCP_FOR_RESTART]["figures"].update(figures)
+    entry = r.run.why[ri.WAIT_LCP_FOR_RESTART]
+    if local is not None and entry["bottleneck"] not in (s.floors[0][0].label for s in segments):
+        entry["quantity"] = local["quantity"]
+
+
+def _live_lcp_key(rt: Runtime, joined: LcpRecord | None) -> str:
+    """What paces an LCP of the live nodes while the node restarts: the LDM threads' row scan
+    where it held the LCP below its write speed (``_held_back``'s ``ROW_SCAN``), else the write
+    speed the live nodes use while another node restarts."""
+    sz = rt.sz
+    scan = joined is not None and joined.bytes > 0 and joined.end > joined.start
+    if scan and joined is not None and joined.write_speed >= 0.95 * sz.lcp_cap(joined.bytes, math.inf) * joined.bytes:
+        return gains.CPU
+    name = "DiskCheckpointSpeed" if sz.features.legacy_speed_parameters else "MaxDiskWriteSpeedOtherNodeRestart"
+    return f"cluster.config.{name}"

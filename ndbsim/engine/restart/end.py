@@ -12,6 +12,7 @@ from typing import Any
 from simpy.events import Event
 
 from ndbsim.engine import fixed_costs, why
+from ndbsim.engine.fluid.flow import Flow
 from ndbsim.engine.lcp.checkpoint import LcpRecord
 from ndbsim.engine.node import Node
 from ndbsim.engine.restart import disk_data
@@ -50,9 +51,9 @@ def _local_lcp(r: NodeRestart, t0: float) -> Generator[Event, Any, None]:
     rt.fluid.track(flow)
     restored = node.history[0] if node.history and not r.initial else None
     yield flow.done
-    yield from _disk_page_flush(r, changes)
+    flush = yield from _disk_page_flush(r, changes)
     facts.local_lcp_secs = env.now - t0
-    why.local_lcp(r, flow, size, changes.updates + changes.inserts, restored)
+    why.local_lcp(r, flow, size, changes.updates + changes.inserts, restored, flush)
     # the local LCP is now this node's newest checkpoint (an initial restart's only one)
     rec = LcpRecord(t0, env.now, pct, changes.updates + changes.inserts, changes.bytes, size, changes.inserts)
     node.history = [rec] if r.initial else [rec, *node.history]
@@ -81,6 +82,7 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
         "LCP bytes: the changes the REDO re-applied",
         disk="write",
         cap=f"write speed ({why.speed_parameter(sz)})",
+        cap_key=f"cluster.config.{why.speed_parameter(sz)}",
         lcp_bytes=size,
         lcp_fixed_secs=sz.lcp_fixed_secs,
     )
@@ -93,7 +95,7 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
     _rejoin(rt, node)
 
 
-def _disk_page_flush(r: NodeRestart, changes: Changes) -> Generator[Event, Any, None]:
+def _disk_page_flush(r: NodeRestart, changes: Changes) -> Generator[Event, Any, Flow | None]:
     """The LCP also writes the dirty disk-data pages of the page cache: each fragment's LCP ends by
     having PGMAN write its table's dirty pages (Backup's SYNC_PAGE_CACHE_REQ to PGMAN before the
     fragment's LCP completes, and SYNC_EXTENT_PAGES_REQ at the LCP's end), after its in-memory part,
@@ -105,10 +107,12 @@ def _disk_page_flush(r: NodeRestart, changes: Changes) -> Generator[Event, Any, 
     buffer = r.own.cfg["DiskPageBufferMemory"]
     dirty = min(s.data.disk_data_size, buffer) if r.initial else disk_data.dirty_page_bytes(s, changes, buffer)
     if dirty <= 0:
-        return
+        return None
     r.run.facts.disk_page_flush_bytes = dirty
     flow = rt.fluid.transfer(dirty, {node.disk: 1.0 / rt.sz.host.disk_write}, name=f"pages{node.id}")
+    rt.fluid.track(flow)
     yield flow.done
+    return flow
 
 
 def _rejoin(rt: Runtime, node: Node) -> None:

@@ -137,11 +137,16 @@ def _number(text: str) -> float | None:
     return None
 
 
-def expected_signs(rows: list[Any] | None = None) -> dict[str, int]:
-    """The sign of each key's effect on the restart per unit of the key, from the response table's
-    up/down rows on numbers (+1: more of the key, longer); a key whose rows disagree (the sign
-    depends on the base) has none."""
-    out: dict[str, set[int]] = {}
+TOTAL = "total_restart_secs"
+"""The response table's metric for the whole restart (else a phase of the slowest node)."""
+
+
+def expected_signs(rows: list[Any] | None = None) -> dict[str, tuple[int, str]]:
+    """Each key's expected sign per unit of the key (+1: more of the key, longer) and the metric it
+    holds on, from the response table's up/down rows on numbers: the total where a row gives it,
+    else the phase its rows name; a key whose rows disagree on one metric (the sign depends on
+    the base) has none."""
+    out: dict[tuple[str, str], set[int]] = {}
     for row in rows if rows is not None else _response_rows():
         if row.expect not in ("up", "down"):
             continue
@@ -149,8 +154,19 @@ def expected_signs(rows: list[Any] | None = None) -> dict[str, int]:
         if old is None or new is None or old == new:
             continue
         sign = (1 if new > old else -1) * (1 if row.expect == "up" else -1)
-        out.setdefault(row.key, set()).add(sign)
-    return {k: next(iter(v)) for k, v in out.items() if len(v) == 1}
+        out.setdefault((row.key, row.metric), set()).add(sign)
+    signs: dict[str, tuple[int, str]] = {}
+    for (key, metric), found in sorted(out.items(), key=lambda kv: kv[0][1] != TOTAL):
+        if len(found) == 1 and key not in signs:
+            signs[key] = (next(iter(found)), metric)
+    return signs
+
+
+def metric_of(metric: str, phases: Phases, total: float) -> float:
+    """A response-table metric of a run: the total, or the phase's seconds on the slowest node."""
+    if metric == TOTAL:
+        return total
+    return max((ph.get(metric, 0.0) for ph in phases.values()), default=0.0)
 
 
 def audit_levers(loaded: Loaded, keys: list[str]) -> list[tuple[str, str, list[str], float]]:
@@ -224,7 +240,7 @@ def moved(before: float, after: float) -> int:
     return 1 if after > before else -1
 
 
-def audit(base: Base, signs: dict[str, int], out: Callable[[str], None] = print) -> dict[str, list[str]]:
+def audit(base: Base, signs: dict[str, tuple[int, str]], out: Callable[[str], None] = print) -> dict[str, list[str]]:
     """Run ``base`` and every lever on it; print and return its findings by kind."""
     loaded = base.load()
     phases0, whys0, total0 = run(base)
@@ -237,13 +253,15 @@ def audit(base: Base, signs: dict[str, int], out: Callable[[str], None] = print)
             out(f"   {lever}={value}: not run ({str(e).splitlines()[0][:100]})")
             continue
         key = lever if "." in lever else f"cluster.config.{lever}"
-        expect = signs.get(key, 0) * direction
-        m = moved(total0, total)
+        sign, metric = signs.get(key, (0, TOTAL))
+        expect = sign * direction
+        m = moved(metric_of(metric, phases0, total0), metric_of(metric, phases, total))
         any_phase = any(moved(phases0[n][p], phases[n].get(p, 0.0)) for n in phases0 if n in phases for p in phases0[n])
         line = f"   {lever}={value}: total {total0:,.0f} -> {total:,.0f} s ({100 * (total / total0 - 1):+.1f}%)"
         if expect and m == -expect:
-            findings["inversions"].append(f"{base.name}: {lever}={value} ({total0:,.0f} -> {total:,.0f} s)")
-            line += "  INVERSION"
+            a, b = metric_of(metric, phases0, total0), metric_of(metric, phases, total)
+            findings["inversions"].append(f"{base.name}: {lever}={value} ({metric} {a:,.0f} -> {b:,.0f} s)")
+            line += f"  INVERSION ({metric})"
         if expect and not any_phase and m == 0:
             findings["dead"].append(f"{base.name}: {lever}={value}")
             line += "  DEAD"

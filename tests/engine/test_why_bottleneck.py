@@ -96,7 +96,7 @@ def test_the_audit_runs_on_a_small_base():
     """The direction audit's core on the tiny lab cluster: its levers run, its findings come back
     by kind, and the expected signs come from the response table."""
     signs = audit.expected_signs()
-    assert signs["host.disk_write"] == -1 and signs["data.size"] == 1
+    assert signs["host.disk_write"][0] == -1 and signs["data.size"] == (1, audit.TOTAL)
     lines: list[str] = []
     base = audit.Base("lab", ROOT / "scenarios" / "lab-2node-7.5.4-tiny.yaml")
     found = audit.audit(base, {k: v for k, v in signs.items() if k.startswith("host.")}, lines.append)

@@ -14,7 +14,8 @@ bottleneck's key, the one that saves the most (a protocol step at one resource's
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine.fluid import gains
@@ -131,7 +132,7 @@ def earlier_gains(run: NodeRun, phase: str = "") -> dict[str, float]:
     """The seconds each resource, twice as good, would save over the phases ``run`` has recorded
     before ``phase`` (their ``gains``; a protocol step at one resource's pace, ``paced``)."""
     out: dict[str, float] = {}
-    for p, entry in run.why.items():
+    for p, entry in run.notes.items():
         if p == phase:
             continue
         for k, v in entry.get("gains", {}).items():
@@ -170,20 +171,28 @@ def age_saved(rt: Runtime, history: list[LcpRecord], age: float) -> dict[str, fl
     return {key: age / 2 if back_to_back else span / 2}
 
 
-def lcp_work_shrink(r: NodeRestart, t0: float) -> dict[str, float]:
+def lcp_work_shrink(r: NodeRestart, t0: float) -> Callable[[], dict[str, float]]:
     """By resource, the share by which the changes since the restored LCP started, up to ``t0``,
     shrink with the resource twice as good: those before the crash with the restored LCP's age
-    (``age_saved``), those since with the phases before ``t0`` (``earlier_gains``)."""
+    (``age_saved``), those since with the phases before ``t0`` (``earlier_gains``); computed when
+    the why is read (``later``)."""
     rt = r.rt
     age = r.crash - r.redo_from
     before = rt.plan.node_changes_since(r.redo_from, r.crash).rows
     after = rt.plan.node_changes_since(r.crash, t0).rows if t0 > r.crash else 0.0
+    return partial(_lcp_work_shrink, r.run, rt, list(r.node.history), (age, t0 - r.crash), (before, after))
+
+
+def _lcp_work_shrink(
+    run: NodeRun, rt: Runtime, history: list[LcpRecord], spans: tuple[float, float], rows: tuple[float, float]
+) -> dict[str, float]:
+    (age, since), (before, after) = spans, rows
     if before + after <= 0:
         return {}
     out: dict[str, float] = {}
-    for k, v in gains.shrinks(age_saved(rt, r.node.history, age), age).items():
+    for k, v in gains.shrinks(age_saved(rt, history, age), age).items():
         out[k] = out.get(k, 0.0) + v * before / (before + after)
-    for k, v in gains.shrinks(earlier_gains(r.run, ri.WAIT_LCP_FOR_RESTART), t0 - r.crash).items():
+    for k, v in gains.shrinks(earlier_gains(run, ri.WAIT_LCP_FOR_RESTART), since).items():
         out[k] = out.get(k, 0.0) + v * after / (before + after)
     return out
 
@@ -191,7 +200,7 @@ def lcp_work_shrink(r: NodeRestart, t0: float) -> dict[str, float]:
 def paced(run: NodeRun, phase: str, secs: float) -> None:
     """A protocol step at one resource's pace (``PROTOCOL_RESOURCES``) took ``secs``: twice the
     resource halves it."""
-    entry = run.why.get(phase)
+    entry = run.notes.get(phase)
     if entry is not None and entry.get("resource") and secs > 0:
         entry["gains"] = {entry["resource"]: secs / 2}
 
@@ -235,19 +244,19 @@ def step(run: NodeRun, phase: str, **figures: Any) -> None:
     """``note`` for a protocol step (``PROTOCOL``), with its resource (``PROTOCOL_RESOURCES``)."""
     note(run, phase, *PROTOCOL[phase], **figures)
     if phase in PROTOCOL_RESOURCES:
-        run.why[phase]["resource"] = PROTOCOL_RESOURCES[phase]
+        run.notes[phase]["resource"] = PROTOCOL_RESOURCES[phase]
 
 
 def note(run: NodeRun, phase: str, bottleneck: str, quantity: str, **figures: Any) -> None:
     """Record why ``phase`` took its time on ``run`` (a phase run twice keeps both figures:
     the later entry adds to the earlier one's)."""
     entry: dict[str, Any] = {"bottleneck": bottleneck, "quantity": quantity, "figures": figures}
-    old = run.why.get(phase)
+    old = run.notes.get(phase)
     if old is not None:
         entry["figures"] = {**old["figures"], **figures}
         if "mechanism" in old:
             entry["mechanism"] = old["mechanism"]
-    run.why[phase] = entry
+    run.notes[phase] = entry
 
 
 def note_flows(
@@ -262,11 +271,11 @@ def note_flows(
     waits: dict[str, float] | None = None,
     cap_key: str = gains.CPU,
     wait_keys: dict[str, str] | None = None,
-    segments: list[gains.Segment] | None = None,
+    segments: list[gains.Segment] | Callable[[], list[gains.Segment]] | None = None,
     span: float = 0.0,
     earlier: bool = True,
-    saved_span: dict[str, float] | None = None,
-    shrink: dict[str, float] | None = None,
+    saved_span: dict[str, float] | Callable[[], dict[str, float]] | None = None,
+    shrink: dict[str, float] | Callable[[], dict[str, float]] | None = None,
     work: tuple[dict[str, float], float] | None = None,
     **figures: Any,
 ) -> None:
@@ -279,7 +288,44 @@ def note_flows(
     resource would save otherwise, ``age_saved``) shrink that work (or ``shrink``: the share by which
     it shrinks, by resource). ``work``: the fluid system's capacities and the amount of a one-flow
     phase's work, for the floors beside the constraint that bound it (``work_floors``). The
-    bottleneck is the part whose resource, twice as good, would save the most (``named``)."""
+    bottleneck is the part whose resource, twice as good, would save the most (``named``). Noted
+    when the run's why is first read (``later``): the flows' seconds no longer change once they end."""
+    args = (phase, flows, node, quantity, disk, cap, names, waits, cap_key, wait_keys, segments)
+    later(run, _note_flows_now, run, *args, span, earlier, saved_span, shrink, work, figures)
+
+
+def later(run: NodeRun, fn: Callable[..., None], *args: Any) -> None:
+    """Note ``fn(*args)`` when ``run``'s why is first read (``NodeRun.why``), in the order noted."""
+    run.pending.append(partial(fn, *args))
+
+
+def _note_flows_now(
+    run: NodeRun,
+    phase: str,
+    flows: Iterable[Flow],
+    node: Node,
+    quantity: str,
+    disk: str,
+    cap: str,
+    names: dict[str, str] | None,
+    waits: dict[str, float] | None,
+    cap_key: str,
+    wait_keys: dict[str, str] | None,
+    segments: list[gains.Segment] | Callable[[], list[gains.Segment]] | None,
+    span: float,
+    earlier: bool,
+    saved_span: dict[str, float] | Callable[[], dict[str, float]] | None,
+    shrink: dict[str, float] | Callable[[], dict[str, float]] | None,
+    work: tuple[dict[str, float], float] | None,
+    figures: dict[str, Any],
+) -> None:
+    """``note_flows``, now."""
+    if callable(segments):
+        segments = segments()
+    if callable(shrink):
+        shrink = shrink()
+    if callable(saved_span):
+        saved_span = saved_span()
     if span > 0:
         saved = earlier_gains(run, phase) if earlier else {}
         for k, v in (saved_span or {}).items():
@@ -311,7 +357,7 @@ def _record(
     secs = gains.shares(segments)
     saved_secs = gains.gains(segments, shrink)
     labels = gains.resources(segments)
-    old = run.why.get(phase)
+    old = run.notes.get(phase)
     if old is not None:
         for k, v in old.get("bound_secs", {}).items():
             secs[k] = secs.get(k, 0.0) + v
@@ -322,7 +368,7 @@ def _record(
     saved_secs = dict(sorted(saved_secs.items(), key=lambda kv: -kv[1]))
     bottleneck = named(secs, saved_secs, labels)
     note(run, phase, bottleneck, quantity, **figures)
-    entry = run.why[phase]
+    entry = run.notes[phase]
     entry["bound_secs"] = secs
     entry["resources"] = {k: labels[k] for k in secs if labels.get(k)}
     entry["gains"] = saved_secs
@@ -405,7 +451,12 @@ def local_lcp(
         **figures,
     )
     if mechanism:
-        r.run.why[ri.WAIT_LCP_FOR_RESTART]["mechanism"] = mechanism
+        later(r.run, set_mechanism, r.run, ri.WAIT_LCP_FOR_RESTART, mechanism)
+
+
+def set_mechanism(run: NodeRun, phase: str, mechanism: str) -> None:
+    """Say what mechanism set ``phase``'s quantity (a phase's ``"mechanism"``)."""
+    run.notes[phase]["mechanism"] = mechanism
 
 
 ROW_SCAN = "the LCP's row scan on the LDM threads (every LCP scans every row for changed GCIs)"
@@ -501,20 +552,43 @@ def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
         "distributed_lcp_bytes": joined.bytes if joined else 0.0,
         "distributed_lcp_secs": (joined.end - joined.start) if joined else 0.0,
     }
-    local = r.run.why.get(ri.WAIT_LCP_FOR_RESTART)
     key = _live_lcp_key(rt, joined)
+    rest = "wait: the running LCP's rest, DIH's check, the stop GCP"
     segments = [
         gains.Segment(one, ((gains.Part("a distributed LCP the node takes part in", key, one),),)),
-        gains.Segment(
-            dist - one, ((gains.Part("wait: the running LCP's rest, the check, the stop GCP", "", dist - one),),)
-        ),
+        gains.Segment(dist - one, ((gains.Part(rest, "", dist - one),),)),
     ]
-    quantity = "the running LCP's rest, then one LCP of the live nodes' changes"
-    note_flows(r.run, ri.WAIT_LCP_FOR_RESTART, [], r.node, quantity, segments=segments)
-    r.run.why[ri.WAIT_LCP_FOR_RESTART]["figures"].update(figures)
-    entry = r.run.why[ri.WAIT_LCP_FOR_RESTART]
-    if local is not None and entry["bottleneck"] not in (s.floors[0][0].label for s in segments):
-        entry["quantity"] = local["quantity"]
+    later(r.run, _note_lcp_wait, r.run, r.node, segments, figures)
+
+
+def _note_lcp_wait(run: NodeRun, node: Node, segments: list[gains.Segment], figures: dict[str, Any]) -> None:
+    """``lcp_wait``'s note: the local LCP's quantity stays when it remains the bottleneck."""
+    local = run.notes.get(ri.WAIT_LCP_FOR_RESTART)
+    quantity = local["quantity"] if local is not None else ""
+    _note_flows_now(
+        run,
+        ri.WAIT_LCP_FOR_RESTART,
+        [],
+        node,
+        quantity,
+        "read",
+        "threads",
+        None,
+        None,
+        gains.CPU,
+        None,
+        segments,
+        0.0,
+        True,
+        None,
+        None,
+        None,
+        {},
+    )
+    entry = run.notes[ri.WAIT_LCP_FOR_RESTART]
+    entry["figures"].update(figures)
+    if local is None or entry["bottleneck"] in (s.floors[0][0].label for s in segments):
+        entry["quantity"] = "the running LCP's rest, then one LCP of the live nodes' changes"
 
 
 def _live_lcp_key(rt: Runtime, joined: LcpRecord | None) -> str:

@@ -17,7 +17,7 @@ A part's ``resource`` is the scenario key that makes it twice as good (``host.co
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 CPU = "host.core_speed"
 DISK_READ = "host.disk_read"
@@ -30,8 +30,7 @@ RESOURCES = (CPU, DISK_READ, DISK_WRITE, LATENCY, NETWORK, MEMORY_TOUCH)
 the key's value, half for ``host.disk_latency``); a config write speed is named by its key."""
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(NamedTuple):
     """Seconds of a segment's work on one resource: ``label`` as the why prints it, ``resource``
     the scenario key that makes it twice as good (``RESOURCES``, or a config key)."""
 
@@ -53,8 +52,7 @@ def busy_twice(busy: float) -> float:
     return (1.0 - busy) / (2.0 - busy) if busy < 1.0 else 0.5
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
     """A stretch of a phase: ``secs`` it took, the ``floors`` that ran at once (each a sum of
     parts; ``secs`` is at least the longest, longer where a resource shared with other work held
     it: the excess is counted to the longest floor's parts, in proportion)."""

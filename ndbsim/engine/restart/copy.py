@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
+from functools import partial
 from typing import Any
 
 from simpy.events import Event
@@ -60,7 +61,8 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     shipped, steps, pages = yield from _ship(r, peers, since, full, shares, index_secs, (apply_cores, instances))
     rt.end_copy(node, peers)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
-    copy_why.note_why(r, peers, steps, full, pages, instances, t0 - since)
+    scan_cores = partial(_scan_cores, r, peers, instances / len(peers))  # the why's, when it is read
+    copy_why.note_why(r, peers, steps, full, pages, (apply_cores, instances, scan_cores), t0 - since)
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
 
 
@@ -237,11 +239,9 @@ def _step(
             page_bytes[key] = page_bytes.get(key, 0.0) + x
     demand = _demand(r.node, sources, sources_at, (own_cpu, live_cpu), ship * (row_size + disk_row), each, disk)
     apply, scan = _pipeline_sides(r, (own_cpu, live_cpu), pages, cores[:2], cores[2], each)
-    whole = (sz.cores(cores[2]), sz.cores(cores[2] * each))  # the instances' threads with no live stream
-    busy = tuple(1.0 - c / w if w > 0 else 0.0 for c, w in zip(cores[:2], whole))
     scanned = sz.rows * part * SCAN_ROW_SECS * each
     fixed = 1.0 if full or live_cpu <= 0 else scanned / live_cpu
-    return StepParts(apply, scan, demand, own_disk, (busy[0], busy[1]), fixed)
+    return StepParts(apply, scan, demand, own_disk, fixed)
 
 
 PAGE_FIGURES = ("live_page_read_bytes", "starting_page_read_bytes", "starting_page_write_bytes")

@@ -10,7 +10,9 @@ pace for those seconds, which split over its parts (a disk's reads and writes)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ndbsim.engine import why
@@ -22,21 +24,20 @@ from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.input.restart_info import TO_SYNCHRONIZE_STARTING_NODE
 
 APPLY, SCAN = "cap-apply", "cap-scan"
-"""The two sides of a copy instance whose pace can cap a step (``copy.PIPELINE_SIDES``)."""
+"""The two sides of a copy instance whose pace can cap a step (``copy._pipeline_sides``): the keys
+of their parts' labels."""
 
 
 @dataclass(frozen=True)
 class StepParts:
     """One copy step's seconds at the pipeline's pace, by side: ``apply`` and ``scan``, each (LDM
     CPU, page-read wait); ``demand``: its fluid demand by resource; ``own_disk``: the starting
-    node's disk-seconds reading and writing (the parts of its disk demand); ``busy``: the share of
-    each side's LDM threads the live stream keeps (``copy._convergence``, ``copy._scan_cores``)."""
+    node's disk-seconds reading and writing (the parts of its disk demand)."""
 
     apply: tuple[float, float]
     scan: tuple[float, float]
     demand: dict[str, float]
     own_disk: tuple[float, float]
-    busy: tuple[float, float] = (0.0, 0.0)
     scan_fixed: float = 1.0
     """The share of the scan's CPU that scans every row, whatever changed (the rest ships the
     changed rows); 1 where every row is shipped (a full copy): all of its work is then fixed."""
@@ -66,69 +67,137 @@ def _labels(r: NodeRestart, sources: list[Node], instances: float, served: dict[
     return names
 
 
-def _floors(r: NodeRestart, step: StepParts, work: float, names: dict[str, str]) -> list[tuple[Part, ...]]:
-    """The floors of ``work`` of a step (a share of it): both pipeline sides, and each resource it
-    needs at that resource's whole capacity."""
-    rt, node = r.rt, r.node
-    cap = rt.fluid.capacity
-    fixed = step.scan_fixed >= 1.0  # a full copy ships every row, however long the node was away
-    scan_cpu = step.scan[0] * work
-    apply_twice, scan_twice = gains.busy_twice(step.busy[0]), gains.busy_twice(step.busy[1])
-    out = [
-        (
-            Part(names[APPLY], gains.CPU, step.apply[0] * work, apply_twice, fixed),
-            Part(names[APPLY + "-wait"], gains.LATENCY, step.apply[1] * work, fixed=fixed),
-        ),
-        (
-            Part(names[SCAN], gains.CPU, scan_cpu * step.scan_fixed, scan_twice),
-            Part(names[SCAN], gains.CPU, scan_cpu * (1.0 - step.scan_fixed), scan_twice, fixed),
-            Part(names[SCAN + "-wait"], gains.LATENCY, step.scan[1] * work, fixed=fixed),
-        ),
-    ]
+def _amounts(r: NodeRestart, step: StepParts, work: float, out: dict[str, float]) -> None:
+    """Add to ``out`` the seconds ``work`` of a step (a share of it) needs on each floor's parts:
+    both pipeline sides (``APPLY``, ``SCAN``: LDM CPU, the scan's split into the rows it scans
+    whatever changed and those it ships, and the page-read waits), and each resource at its whole
+    capacity (the starting node's disk by reads and writes)."""
+    node = r.node
+    cap = r.rt.fluid.capacity
+    add = {
+        APPLY: step.apply[0] * work,
+        APPLY + "-wait": step.apply[1] * work,
+        SCAN + "-fixed": step.scan[0] * work * step.scan_fixed,
+        SCAN: step.scan[0] * work * (1.0 - step.scan_fixed),
+        SCAN + "-wait": step.scan[1] * work,
+    }
     for res, d in step.demand.items():
         if d <= 0 or not cap.get(res):
             continue
         if res == node.disk:
-            read, write = step.own_disk
-            out.append(
-                (
-                    Part(names[res + "-read"], gains.DISK_READ, read * work, fixed=fixed),
-                    Part(names[res + "-write"], gains.DISK_WRITE, write * work, fixed=fixed),
-                )
-            )
+            add[res + "-read"] = step.own_disk[0] * work
+            add[res + "-write"] = step.own_disk[1] * work
         else:
-            key = why.resource_key(res, node, "read", gains.CPU)
-            out.append((Part(names.get(res, res), key, d / cap[res] * work, fixed=fixed),))
-    return out
+            add[res] = d / cap[res] * work
+    for k, v in add.items():
+        out[k] = out.get(k, 0.0) + v
 
 
-def _segments(r: NodeRestart, flow: Flow, step: StepParts, names: dict[str, str]) -> list[Segment]:
-    """A step's segments: the seconds it ran at the pipeline's pace (its cap), then those a fluid
-    constraint held it below, each that constraint's floor set to the seconds it took."""
-    spent = dict(flow.spent or {})
-    pace = sum(step.apply) if sum(step.apply) >= sum(step.scan) else sum(step.scan)
-    capped = sum(spent.pop(k, 0.0) for k in ("cap", APPLY, SCAN))
-    out: list[Segment] = []
-    done = min(1.0, capped / pace) if pace > 0 else 1.0
-    if capped > 0:
-        out.append(Segment(capped, tuple(_floors(r, step, done, names))))
-    held = sum(spent.values())
-    for res, secs in spent.items():
-        work = (1.0 - done) * secs / held if held > 0 else 0.0
-        floors = _floors(r, step, work, names)
-        fixed = step.scan_fixed >= 1.0
-        if res == r.node.disk:
-            read, write = step.own_disk
-            share = read / (read + write) if read + write > 0 else 1.0
-            mine: tuple[Part, ...] = (
-                Part(names[res + "-read"], gains.DISK_READ, secs * share, fixed=fixed),
-                Part(names[res + "-write"], gains.DISK_WRITE, secs * (1.0 - share), fixed=fixed),
+def _segment(
+    r: NodeRestart,
+    bound: str,
+    amounts: dict[str, float],
+    step: StepParts,
+    names: dict[str, str],
+    busy: tuple[float, float],
+) -> Segment:
+    """The segment of the copy's seconds bound by ``bound`` ("cap": the pipeline's pace, else a
+    fluid constraint, whose own part is its seconds, ``"mine"``), from the summed ``amounts``
+    (``_amounts``); ``step``: any step, for what is the same in every one (whether the work is
+    fixed); ``busy``: the share of each side's LDM threads the live stream keeps (``_busy``)."""
+    node = r.node
+    fixed = step.scan_fixed >= 1.0  # a full copy ships every row, however long the node was away
+    apply_twice, scan_twice = gains.busy_twice(busy[0]), gains.busy_twice(busy[1])
+    floors: list[tuple[Part, ...]] = [
+        (
+            Part(names[APPLY], gains.CPU, amounts[APPLY], apply_twice, fixed),
+            Part(names[APPLY + "-wait"], gains.LATENCY, amounts[APPLY + "-wait"], fixed=fixed),
+        ),
+        (
+            Part(names[SCAN], gains.CPU, amounts[SCAN + "-fixed"], scan_twice),
+            Part(names[SCAN], gains.CPU, amounts[SCAN], scan_twice, fixed),
+            Part(names[SCAN + "-wait"], gains.LATENCY, amounts[SCAN + "-wait"], fixed=fixed),
+        ),
+    ]
+    disk = node.disk
+    for k, v in amounts.items():
+        if k in (disk + "-read", disk + "-write"):
+            continue
+        if k.startswith((APPLY, SCAN, "mine")):
+            continue
+        key = why.resource_key(k, node, "read", gains.CPU)
+        floors.append((Part(names.get(k, k), key, v, fixed=fixed),))
+    if disk + "-read" in amounts:
+        floors.append(
+            (
+                Part(names[disk + "-read"], gains.DISK_READ, amounts[disk + "-read"], fixed=fixed),
+                Part(names[disk + "-write"], gains.DISK_WRITE, amounts[disk + "-write"], fixed=fixed),
             )
-        else:
-            label = names.get(res) or why.resource_label(res, r.node, "read", "threads")
-            mine = (Part(label, why.resource_key(res, r.node, "read", gains.CPU), secs, fixed=fixed),)
-        out.append(Segment(secs, (mine, *floors)))
-    return out
+        )
+    secs = amounts["mine"]
+    if bound == "cap":
+        return Segment(secs, tuple(floors))
+    if bound == disk:
+        read, write = amounts.get(disk + "-read", 0.0), amounts.get(disk + "-write", 0.0)
+        share = read / (read + write) if read + write > 0 else 1.0
+        mine: tuple[Part, ...] = (
+            Part(names[disk + "-read"], gains.DISK_READ, secs * share, fixed=fixed),
+            Part(names[disk + "-write"], gains.DISK_WRITE, secs * (1.0 - share), fixed=fixed),
+        )
+    else:
+        label = names.get(bound) or why.resource_label(bound, node, "read", "threads")
+        mine = (Part(label, why.resource_key(bound, node, "read", gains.CPU), secs, fixed=fixed),)
+    return Segment(secs, (mine, *floors))
+
+
+Cores = tuple[float, float, Callable[[], float]]
+"""The copy's cores as its why reads them: the apply's cores, the copy instances, and what gives
+each source's scan its cores (``copy._convergence``, ``copy._scan_cores``)."""
+
+
+def _busy(r: NodeRestart, sources: list[Node], cores: Cores) -> tuple[float, float]:
+    """The share of the copy instances' LDM threads the live stream keeps, on the starting node and on
+    each source (``cores``)."""
+    apply_cores, instances, scan_cores = cores
+    sz = r.rt.sz
+    whole = (sz.cores(instances), sz.cores(instances / len(sources)))  # with no live stream
+    got = (apply_cores, scan_cores())
+    return (1.0 - got[0] / whole[0] if whole[0] > 0 else 0.0, 1.0 - got[1] / whole[1] if whole[1] > 0 else 0.0)
+
+
+def _segments(
+    r: NodeRestart, steps: list[tuple[Flow, StepParts]], names: dict[str, str], busy: tuple[float, float]
+) -> list[Segment]:
+    """The copy's segments, one per constraint that bound its steps: the seconds they ran at the
+    pipeline's pace (their cap), then those a fluid constraint held them below, each with the
+    floors of the work done meanwhile (the steps' floors are linear in their work: summed)."""
+    sums: dict[str, dict[str, float]] = {}
+    for flow, step in steps:
+        spent = flow.spent or {}
+        pace = max(sum(step.apply), sum(step.scan))
+        capped = spent.get("cap", 0.0)
+        done = min(1.0, capped / pace) if pace > 0 else 1.0
+        held = sum(spent.values()) - capped
+        for res, secs in spent.items():
+            work = done if res == "cap" else ((1.0 - done) * secs / held if held > 0 else 0.0)
+            acc = sums.setdefault(res, {"mine": 0.0})
+            acc["mine"] += secs
+            _amounts(r, step, work, acc)
+    if not steps:
+        return []
+    last = steps[-1][1]
+    return [_segment(r, bound, acc, last, names, busy) for bound, acc in sums.items() if acc["mine"] > 0]
+
+
+def _labelled_segments(
+    r: NodeRestart,
+    sources: list[Node],
+    cores: Cores,
+    served: dict[int, int],
+    steps: list[tuple[Flow, StepParts]],
+) -> list[Segment]:
+    names = _labels(r, sources, cores[1], served)
+    return _segments(r, steps, names, _busy(r, sources, cores))
 
 
 def note_why(
@@ -137,24 +206,23 @@ def note_why(
     steps: list[tuple[Flow, StepParts]],
     full: bool,
     pages: dict[str, float],
-    instances: float,
+    cores: Cores,
     span: float = 0.0,
 ) -> None:
     """The copy's why: its parts and the one whose resource, twice as good, would shorten it most,
     the rows, the disk-page bytes (``pages``, with disk data), and the live node(s) it copied from
     with the most copies each served at once; a live node serving several copies is named.
-    ``instances``: ``copy._copy_instances``; ``span``: the seconds since the node stopped, over which
+    ``cores``: ``Cores``; ``span``: the seconds since the node stopped, over which
     the rows to ship changed (``why.note_flows``)."""
     rt, node, run = r.rt, r.node, r.run
     served = {p.id: rt.copies_served.get((node.id, p.id), 1) for p in sources}
-    names = _labels(r, sources, instances, served)
     where: dict[str, Any] = {"live_node": rt.node_id(sources[0])}
     if len(sources) > 1:
         where = {"live_nodes": ", ".join(str(rt.node_id(p)) for p in sources)}
     if len(sources) > 1 or max(served.values()) > 1:
         where["copies_served"] = max(served.values())
     where.update(pages)
-    segments = [seg for flow, step in steps for seg in _segments(r, flow, step, names)]
+    segments = partial(_labelled_segments, r, sources, cores, served, steps)
     why.note_flows(
         run,
         TO_SYNCHRONIZE_STARTING_NODE,
@@ -170,9 +238,10 @@ def note_why(
     )
     shared = [p for p in sources if served[p.id] > 1]
     if shared:
-        run.why[TO_SYNCHRONIZE_STARTING_NODE]["mechanism"] = "; ".join(
+        mechanism = "; ".join(
             f"live node {rt.node_id(p)} served {served[p.id]} copies at once (its LDM threads scan, its "
             "link sends, for each): DIH copies every fragment from its primary replica among the live "
             "nodes (DbdihMain.cpp, Dbdih::toCopyFragLab)"
             for p in shared
         )
+        why.later(run, why.set_mechanism, run, TO_SYNCHRONIZE_STARTING_NODE, mechanism)

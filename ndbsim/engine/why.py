@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ndbsim.engine.fluid import gains
 from ndbsim.engine.fluid.flow import Flow
@@ -71,21 +71,23 @@ def resource_key(resource: str, node: Node, disk: str, cap_key: str) -> str:
     return ""
 
 
-def bound_secs(
-    flows: Iterable[Flow], node: Node, disk: str, cap: str, names: dict[str, str] | None = None
-) -> dict[str, float]:
-    """The seconds ``flows`` (followed by ``FluidSystem.track``) ran bound by each constraint,
-    by label (``names`` first: other nodes' resources as the phase names them), the longest first."""
-    out: dict[str, float] = {}
-    for f in flows:
-        for r, secs in (f.spent or {}).items():
-            label = (names or {}).get(r) or resource_label(r, node, disk, cap)
-            out[label] = out.get(label, 0.0) + secs
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+class Ran(NamedTuple):
+    """What the why reads of a flow that ended: the seconds it ran bound by each constraint
+    (``Flow.spent``), its demand and its cap; no reference to the simulation, so a run's pending
+    whys hold none (``later``)."""
+
+    spent: dict[str, float]
+    demand: dict[str, float]
+    cap: float
+
+
+def ran(flows: Iterable[Flow]) -> list[Ran]:
+    """``Ran`` of each flow."""
+    return [Ran(f.spent or {}, f.demand, f.cap) for f in flows]
 
 
 def flow_segments(
-    flows: Iterable[Flow],
+    flows: Iterable[Ran],
     node: Node,
     disk: str,
     cap: str,
@@ -112,7 +114,7 @@ def flow_segments(
 
 
 def work_floors(
-    capacity: dict[str, float], flow: Flow, amount: float, node: Node, disk: str, cap: str, cap_key: str
+    capacity: dict[str, float], flow: Ran, amount: float, node: Node, disk: str, cap: str, cap_key: str
 ) -> list[gains.Part]:
     """The seconds ``amount`` of ``flow``'s work needs of its cap and of each resource it uses at
     that resource's whole capacity (``capacity``: the fluid system's): the floors beside the one
@@ -180,17 +182,18 @@ def lcp_work_shrink(r: NodeRestart, t0: float) -> Callable[[], dict[str, float]]
     age = r.crash - r.redo_from
     before = rt.plan.node_changes_since(r.redo_from, r.crash).rows
     after = rt.plan.node_changes_since(r.crash, t0).rows if t0 > r.crash else 0.0
-    return partial(_lcp_work_shrink, r.run, rt, list(r.node.history), (age, t0 - r.crash), (before, after))
+    saved = age_saved(rt, r.node.history, age)
+    return partial(_lcp_work_shrink, r.run, saved, (age, t0 - r.crash), (before, after))
 
 
 def _lcp_work_shrink(
-    run: NodeRun, rt: Runtime, history: list[LcpRecord], spans: tuple[float, float], rows: tuple[float, float]
+    run: NodeRun, saved: dict[str, float], spans: tuple[float, float], rows: tuple[float, float]
 ) -> dict[str, float]:
     (age, since), (before, after) = spans, rows
     if before + after <= 0:
         return {}
     out: dict[str, float] = {}
-    for k, v in gains.shrinks(age_saved(rt, history, age), age).items():
+    for k, v in gains.shrinks(saved, age).items():
         out[k] = out.get(k, 0.0) + v * before / (before + after)
     for k, v in gains.shrinks(earlier_gains(run, ri.WAIT_LCP_FOR_RESTART), since).items():
         out[k] = out.get(k, 0.0) + v * after / (before + after)
@@ -290,7 +293,7 @@ def note_flows(
     phase's work, for the floors beside the constraint that bound it (``work_floors``). The
     bottleneck is the part whose resource, twice as good, would save the most (``named``). Noted
     when the run's why is first read (``later``): the flows' seconds no longer change once they end."""
-    args = (phase, flows, node, quantity, disk, cap, names, waits, cap_key, wait_keys, segments)
+    args = (phase, ran(flows), node, quantity, disk, cap, names, waits, cap_key, wait_keys, segments)
     later(run, _note_flows_now, run, *args, span, earlier, saved_span, shrink, work, figures)
 
 
@@ -302,7 +305,7 @@ def later(run: NodeRun, fn: Callable[..., None], *args: Any) -> None:
 def _note_flows_now(
     run: NodeRun,
     phase: str,
-    flows: Iterable[Flow],
+    flows: list[Ran],
     node: Node,
     quantity: str,
     disk: str,
@@ -431,7 +434,7 @@ def local_lcp(
         held_back = _held_back(rt, restored.start, restored.bytes, written)
         mechanism = _newest_lcp_speed(sz, written, held_back, _set_speed(rt, restored.start))
     cap_key = f"cluster.config.{speed_parameter(sz)}" if by_speed else gains.CPU
-    segments = flow_segments([flow], r.node, "write", cap, cap_key, fixed=False)
+    segments = flow_segments(ran([flow]), r.node, "write", cap, cap_key, fixed=False)
     if flush is not None:
         buffer = float(r.own.cfg["DiskPageBufferMemory"])
         full = figures.get("disk_page_flush_bytes", 0.0) >= buffer * (1 - 1e-9)  # as many as it holds

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
-from functools import partial
 from typing import Any
 
 from simpy.events import Event
@@ -61,7 +60,7 @@ def copy_phase(r: NodeRestart, since: float, full: bool, index_online: bool) -> 
     shipped, steps, pages = yield from _ship(r, peers, since, full, shares, index_secs, (apply_cores, instances))
     rt.end_copy(node, peers)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
-    scan_cores = partial(_scan_cores, r, peers, instances / len(peers))  # the why's, when it is read
+    scan_cores = _scan_cores(r, peers, instances / len(peers))
     copy_why.note_why(r, peers, steps, full, pages, (apply_cores, instances, scan_cores), t0 - since)
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
 

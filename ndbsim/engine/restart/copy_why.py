@@ -10,10 +10,9 @@ pace for those seconds, which split over its parts (a disk's reads and writes)."
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ndbsim.engine import why
 from ndbsim.engine.fluid import gains
@@ -22,6 +21,9 @@ from ndbsim.engine.fluid.gains import Part, Segment
 from ndbsim.engine.node import Node
 from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.input.restart_info import TO_SYNCHRONIZE_STARTING_NODE
+
+if TYPE_CHECKING:
+    from ndbsim.engine.sizing import Sizing
 
 APPLY, SCAN = "cap-apply", "cap-scan"
 """The two sides of a copy instance whose pace can cap a step (``copy._pipeline_sides``): the keys
@@ -43,18 +45,28 @@ class StepParts:
     changed rows); 1 where every row is shipped (a full copy): all of its work is then fixed."""
 
 
-def _labels(r: NodeRestart, sources: list[Node], instances: float, served: dict[int, int]) -> dict[str, str]:
+class Copied(NamedTuple):
+    """What the copy's why reads when it is computed (``why.later``): the starting node, the fluid
+    system's capacities, the sizing, each source's NodeId by engine id; no simulation object."""
+
+    node: Node
+    capacity: dict[str, float]
+    sz: Sizing
+    ids: dict[int, int]
+
+
+def _labels(w: Copied, sources: list[Node], instances: float, served: dict[int, int]) -> dict[str, str]:
     """Each part's label, by the fluid resource or pipeline part it stands for."""
-    rt, node = r.rt, r.node
+    node = w.node
     names: dict[str, str] = {}
     for p in sources:
-        nid, k = rt.node_id(p), served[p.id]
+        nid, k = w.ids[p.id], served[p.id]
         also = f", serving {k} copies" if k > 1 else ""
         names[p.cpu] = f"CPU of live node {nid}"
         names[p.ldm] = f"LDM threads of live node {nid}{also}"
         names[p.net] = f"network of live node {nid}{also}"
         names[p.disk] = f"disk read (live node {nid}: page-cache misses of the disk parts){also}"
-    live = ", ".join(str(rt.node_id(p)) for p in sources)
+    live = ", ".join(str(w.ids[p.id]) for p in sources)
     s = "s" if len(sources) > 1 else ""
     names[APPLY] = f"LDM threads of starting node {node.node_id} ({instances:.3g} copy instances applying)"
     names[SCAN] = f"LDM threads of live node{s} {live} ({instances:.3g} copy instances scanning)"
@@ -67,13 +79,13 @@ def _labels(r: NodeRestart, sources: list[Node], instances: float, served: dict[
     return names
 
 
-def _amounts(r: NodeRestart, step: StepParts, work: float, out: dict[str, float]) -> None:
+def _amounts(w: Copied, step: StepParts, work: float, out: dict[str, float]) -> None:
     """Add to ``out`` the seconds ``work`` of a step (a share of it) needs on each floor's parts:
     both pipeline sides (``APPLY``, ``SCAN``: LDM CPU, the scan's split into the rows it scans
     whatever changed and those it ships, and the page-read waits), and each resource at its whole
     capacity (the starting node's disk by reads and writes)."""
-    node = r.node
-    cap = r.rt.fluid.capacity
+    node = w.node
+    cap = w.capacity
     add = {
         APPLY: step.apply[0] * work,
         APPLY + "-wait": step.apply[1] * work,
@@ -94,7 +106,7 @@ def _amounts(r: NodeRestart, step: StepParts, work: float, out: dict[str, float]
 
 
 def _segment(
-    r: NodeRestart,
+    w: Copied,
     bound: str,
     amounts: dict[str, float],
     step: StepParts,
@@ -105,7 +117,7 @@ def _segment(
     fluid constraint, whose own part is its seconds, ``"mine"``), from the summed ``amounts``
     (``_amounts``); ``step``: any step, for what is the same in every one (whether the work is
     fixed); ``busy``: the share of each side's LDM threads the live stream keeps (``_busy``)."""
-    node = r.node
+    node = w.node
     fixed = step.scan_fixed >= 1.0  # a full copy ships every row, however long the node was away
     apply_twice, scan_twice = gains.busy_twice(busy[0]), gains.busy_twice(busy[1])
     floors: list[tuple[Part, ...]] = [
@@ -150,23 +162,23 @@ def _segment(
     return Segment(secs, (mine, *floors))
 
 
-Cores = tuple[float, float, Callable[[], float]]
-"""The copy's cores as its why reads them: the apply's cores, the copy instances, and what gives
-each source's scan its cores (``copy._convergence``, ``copy._scan_cores``)."""
+Cores = tuple[float, float, float]
+"""The copy's cores as its why reads them: the apply's cores, the copy instances, and the cores
+each source's scan gets (``copy._convergence``, ``copy._scan_cores``)."""
 
 
-def _busy(r: NodeRestart, sources: list[Node], cores: Cores) -> tuple[float, float]:
+def _busy(w: Copied, sources: list[Node], cores: Cores) -> tuple[float, float]:
     """The share of the copy instances' LDM threads the live stream keeps, on the starting node and on
     each source (``cores``)."""
     apply_cores, instances, scan_cores = cores
-    sz = r.rt.sz
+    sz = w.sz
     whole = (sz.cores(instances), sz.cores(instances / len(sources)))  # with no live stream
-    got = (apply_cores, scan_cores())
+    got = (apply_cores, scan_cores)
     return (1.0 - got[0] / whole[0] if whole[0] > 0 else 0.0, 1.0 - got[1] / whole[1] if whole[1] > 0 else 0.0)
 
 
 def _segments(
-    r: NodeRestart, steps: list[tuple[Flow, StepParts]], names: dict[str, str], busy: tuple[float, float]
+    w: Copied, steps: list[tuple[why.Ran, StepParts]], names: dict[str, str], busy: tuple[float, float]
 ) -> list[Segment]:
     """The copy's segments, one per constraint that bound its steps: the seconds they ran at the
     pipeline's pace (their cap), then those a fluid constraint held them below, each with the
@@ -182,22 +194,22 @@ def _segments(
             work = done if res == "cap" else ((1.0 - done) * secs / held if held > 0 else 0.0)
             acc = sums.setdefault(res, {"mine": 0.0})
             acc["mine"] += secs
-            _amounts(r, step, work, acc)
+            _amounts(w, step, work, acc)
     if not steps:
         return []
     last = steps[-1][1]
-    return [_segment(r, bound, acc, last, names, busy) for bound, acc in sums.items() if acc["mine"] > 0]
+    return [_segment(w, bound, acc, last, names, busy) for bound, acc in sums.items() if acc["mine"] > 0]
 
 
 def _labelled_segments(
-    r: NodeRestart,
+    w: Copied,
     sources: list[Node],
     cores: Cores,
     served: dict[int, int],
-    steps: list[tuple[Flow, StepParts]],
+    steps: list[tuple[why.Ran, StepParts]],
 ) -> list[Segment]:
-    names = _labels(r, sources, cores[1], served)
-    return _segments(r, steps, names, _busy(r, sources, cores))
+    names = _labels(w, sources, cores[1], served)
+    return _segments(w, steps, names, _busy(w, sources, cores))
 
 
 def note_why(
@@ -222,7 +234,9 @@ def note_why(
     if len(sources) > 1 or max(served.values()) > 1:
         where["copies_served"] = max(served.values())
     where.update(pages)
-    segments = partial(_labelled_segments, r, sources, cores, served, steps)
+    copied = Copied(node, rt.fluid.capacity, rt.sz, {p.id: rt.node_id(p) for p in sources})
+    ran = [(why.ran([flow])[0], step) for flow, step in steps]
+    segments = partial(_labelled_segments, copied, sources, cores, served, ran)
     why.note_flows(
         run,
         TO_SYNCHRONIZE_STARTING_NODE,

@@ -6,7 +6,6 @@ step's work flows through the node's fluid resources (``NodeRestart.work``)."""
 from __future__ import annotations
 
 from collections.abc import Generator
-from functools import partial
 from typing import Any
 
 from simpy.events import Event
@@ -115,7 +114,7 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
             work=(rt.fluid.capacity, records),
             span=r.crash - r.redo_from,  # the disk-column changes since the restored LCP started
             earlier=False,
-            saved_span=partial(why.age_saved, rt, list(r.node.history), r.crash - r.redo_from),
+            saved_span=why.age_saved(rt, r.node.history, r.crash - r.redo_from),
             undo_records=records,
             undo_bytes=undo,
             page_read_bytes=pages,
@@ -140,7 +139,7 @@ def exec_redo_log(r: NodeRestart) -> Generator[Event, Any, None]:
         work=(r.rt.fluid.capacity, r.redo_bytes),
         span=r.crash - r.redo_from,  # the REDO logged since the restored LCP started
         earlier=False,
-        saved_span=partial(why.age_saved, r.rt, list(r.node.history), r.crash - r.redo_from),
+        saved_span=why.age_saved(r.rt, r.node.history, r.crash - r.redo_from),
         redo_bytes=r.redo_bytes,
         lcp_age_at_crash_secs=r.crash - r.redo_from,
         restored_lcp_secs=(r.node.history[0].end - r.node.history[0].start) if r.node.history else 0.0,

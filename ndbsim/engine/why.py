@@ -434,15 +434,11 @@ def local_lcp(
         held_back = _held_back(rt, restored.start, restored.bytes, written)
         mechanism = _newest_lcp_speed(sz, written, held_back, _set_speed(rt, restored.start))
     cap_key = f"cluster.config.{speed_parameter(sz)}" if by_speed else gains.CPU
-    segments = flow_segments(ran([flow]), r.node, "write", cap, cap_key, fixed=False)
+    flushed: tuple[dict[str, float], bool] | None = None
     if flush is not None:
         buffer = float(r.own.cfg["DiskPageBufferMemory"])
-        full = figures.get("disk_page_flush_bytes", 0.0) >= buffer * (1 - 1e-9)  # as many as it holds
-        label = f"disk write (node {r.node.node_id}: the page cache's dirty disk-data pages)"
-        segments += [
-            gains.Segment(secs, ((gains.Part(label, gains.DISK_WRITE, secs, fixed=full),),))
-            for secs in (flush.spent or {}).values()
-        ]
+        flushed = flush.spent or {}, figures.get("disk_page_flush_bytes", 0.0) >= buffer * (1 - 1e-9)
+    segments = partial(_local_lcp_segments, ran([flow]), r.node, (cap, cap_key), flushed)
     note_flows(
         r.run,
         ri.WAIT_LCP_FOR_RESTART,
@@ -450,7 +446,7 @@ def local_lcp(
         r.node,
         "local LCP bytes: the rows changed since the node's newest LCP on disk started",
         segments=segments,
-        shrink=lcp_work_shrink(r, rt.env.now - sum(s.secs for s in segments)),
+        shrink=lcp_work_shrink(r, rt.env.now - (r.run.facts.local_lcp_secs or 0.0)),  # from its start
         **figures,
     )
     if mechanism:
@@ -541,6 +537,20 @@ def _newest_lcp_speed(sz: Sizing, written: float, held_back: str, set_speed: flo
     return f"the live LCPs wrote at {speed}, above MaxDiskWriteSpeed ({_per_sec(base)})"
 
 
+def _local_lcp_segments(
+    flows: list[Ran], node: Node, cap: tuple[str, str], flushed: tuple[dict[str, float], bool] | None
+) -> list[gains.Segment]:
+    """The local LCP's segments: its flow's, then the page flush's (``flushed``: its bound seconds,
+    and whether it flushed as many pages as the buffer holds, so that fewer changes would not
+    shrink it), at the disk's write rate."""
+    segments = flow_segments(flows, node, "write", cap[0], cap[1], fixed=False)
+    if flushed is not None:
+        spent, full = flushed
+        label = f"disk write (node {node.node_id}: the page cache's dirty disk-data pages)"
+        segments += [gains.Segment(s, ((gains.Part(label, gains.DISK_WRITE, s, fixed=full),),)) for s in spent.values()]
+    return segments
+
+
 def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
     """The distributed LCP's part of the wait: the rest of the running LCP (with DIH's next check
     and the stop GCP: a wait on the LCP cycle, no resource of this node's), then one LCP the node
@@ -555,17 +565,25 @@ def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
         "distributed_lcp_bytes": joined.bytes if joined else 0.0,
         "distributed_lcp_secs": (joined.end - joined.start) if joined else 0.0,
     }
-    key = _live_lcp_key(rt, joined)
+    later(r.run, _note_lcp_wait, r.run, r.node, (rt.sz, joined), (one, dist), figures)
+
+
+def _note_lcp_wait(
+    run: NodeRun,
+    node: Node,
+    lcp: tuple[Sizing, LcpRecord | None],
+    secs: tuple[float, float],
+    figures: dict[str, Any],
+) -> None:
+    """``lcp_wait``'s note (``secs``: one LCP's and the whole wait's): the local LCP's quantity
+    stays when it remains the bottleneck."""
+    one, dist = secs
+    key = _live_lcp_key(*lcp)
     rest = "wait: the running LCP's rest, DIH's check, the stop GCP"
     segments = [
         gains.Segment(one, ((gains.Part("a distributed LCP the node takes part in", key, one),),)),
         gains.Segment(dist - one, ((gains.Part(rest, "", dist - one),),)),
     ]
-    later(r.run, _note_lcp_wait, r.run, r.node, segments, figures)
-
-
-def _note_lcp_wait(run: NodeRun, node: Node, segments: list[gains.Segment], figures: dict[str, Any]) -> None:
-    """``lcp_wait``'s note: the local LCP's quantity stays when it remains the bottleneck."""
     local = run.notes.get(ri.WAIT_LCP_FOR_RESTART)
     quantity = local["quantity"] if local is not None else ""
     _note_flows_now(
@@ -594,11 +612,10 @@ def _note_lcp_wait(run: NodeRun, node: Node, segments: list[gains.Segment], figu
         entry["quantity"] = "the running LCP's rest, then one LCP of the live nodes' changes"
 
 
-def _live_lcp_key(rt: Runtime, joined: LcpRecord | None) -> str:
+def _live_lcp_key(sz: Sizing, joined: LcpRecord | None) -> str:
     """What paces an LCP of the live nodes while the node restarts: the LDM threads' row scan
     where it held the LCP below its write speed (``_held_back``'s ``ROW_SCAN``), else the write
     speed the live nodes use while another node restarts."""
-    sz = rt.sz
     scan = joined is not None and joined.bytes > 0 and joined.end > joined.start
     if scan and joined is not None and joined.write_speed >= 0.95 * sz.lcp_cap(joined.bytes, math.inf) * joined.bytes:
         return gains.CPU

@@ -178,14 +178,13 @@ def _busy(w: Copied, sources: list[Node], cores: Cores) -> tuple[float, float]:
 
 
 def _segments(
-    w: Copied, steps: list[tuple[why.Ran, StepParts]], names: dict[str, str], busy: tuple[float, float]
+    w: Copied, steps: list[tuple[dict[str, float], StepParts]], names: dict[str, str], busy: tuple[float, float]
 ) -> list[Segment]:
     """The copy's segments, one per constraint that bound its steps: the seconds they ran at the
     pipeline's pace (their cap), then those a fluid constraint held them below, each with the
     floors of the work done meanwhile (the steps' floors are linear in their work: summed)."""
     sums: dict[str, dict[str, float]] = {}
-    for flow, step in steps:
-        spent = flow.spent or {}
+    for spent, step in steps:
         pace = max(sum(step.apply), sum(step.scan))
         capped = spent.get("cap", 0.0)
         done = min(1.0, capped / pace) if pace > 0 else 1.0
@@ -206,7 +205,7 @@ def _labelled_segments(
     sources: list[Node],
     cores: Cores,
     served: dict[int, int],
-    steps: list[tuple[why.Ran, StepParts]],
+    steps: list[tuple[dict[str, float], StepParts]],
 ) -> list[Segment]:
     names = _labels(w, sources, cores[1], served)
     return _segments(w, steps, names, _busy(w, sources, cores))
@@ -235,7 +234,7 @@ def note_why(
         where["copies_served"] = max(served.values())
     where.update(pages)
     copied = Copied(node, rt.fluid.capacity, rt.sz, {p.id: rt.node_id(p) for p in sources})
-    ran = [(why.ran([flow])[0], step) for flow, step in steps]
+    ran = [(flow.spent or {}, step) for flow, step in steps]
     segments = partial(_labelled_segments, copied, sources, cores, served, ran)
     why.note_flows(
         run,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
@@ -87,8 +88,24 @@ class NodeRun:
     """The NDB release the node came back on (restart.upgrade_to's in an upgrade)."""
     threads: dict[str, Any] = field(default_factory=dict)
     """The thread layout the node came back with, by NDB thread type, and the setting that gave it."""
-    why: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per restart_info phase, why it took its time (``engine.why``): bottleneck, quantity, figures."""
+    notes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per restart_info phase, why it took its time as the engine has noted it so far; read ``why``."""
+    pending: list[Callable[[], None]] = field(default_factory=list, compare=False, repr=False)
+    """The whys' summaries still to compute (``engine.why.later``), in the order they were noted:
+    most runs are never asked why (the replications after the first, sweeps), so they cost nothing."""
+
+    @property
+    def why(self) -> dict[str, dict[str, Any]]:
+        """Per restart_info phase, why it took its time (``engine.why``): bottleneck, quantity,
+        figures, and for work through the fluid resources its parts and their gains."""
+        while self.pending:
+            self.pending.pop(0)()
+        return self.notes
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The run with its whys computed (a pickled run carries no pending closure)."""
+        _ = self.why
+        return dict(self.__dict__)
 
 
 @dataclass

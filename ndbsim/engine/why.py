@@ -5,15 +5,20 @@ speed), or the gate or wait it spent its time in, and the quantity that drove it
 figures. Recorded on ``NodeRun.why`` as the restart runs; plain dicts, no event.
 
 An entry is ``{"bottleneck": str, "quantity": str, "figures": {name: number}}``; a flow's
-entry also has ``"bound_secs"``: the seconds it ran bound by each constraint.
+entry also has ``"bound_secs"``: the seconds of the phase by part (the constraint that bound a flow,
+or the resource a pipeline side waited on, ``fluid.gains``), ``"resources"``: each part's scenario
+key, ``"gains"``: the seconds each key, twice as good, would save, and ``"resource"``: the named
+bottleneck's key, the one that saves the most (a protocol step at one resource's pace has it too).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ndbsim.engine.fluid import gains
 from ndbsim.engine.fluid.flow import Flow
 from ndbsim.input import restart_info as ri
 from ndbsim.input.units import format_bytes
@@ -49,17 +54,158 @@ def resource_label(resource: str, node: Node, disk: str, cap: str) -> str:
     return "shared resources (no single one saturated)"
 
 
-def bound_secs(
-    flows: Iterable[Flow], node: Node, disk: str, cap: str, names: dict[str, str] | None = None
-) -> dict[str, float]:
-    """The seconds ``flows`` (followed by ``FluidSystem.track``) ran bound by each constraint,
-    by label (``names`` first: other nodes' resources as the phase names them), the longest first."""
-    out: dict[str, float] = {}
+def resource_key(resource: str, node: Node, disk: str, cap_key: str) -> str:
+    """The scenario key that makes a constraint twice as good (``fluid.gains.RESOURCES``): the
+    cores' speed for CPU and LDM threads, the disk's read or write rate, the link's rate;
+    ``cap_key`` for the flow's own cap."""
+    if resource == "cap":
+        return cap_key
+    if resource == node.disk:
+        return gains.DISK_WRITE if disk == "write" else gains.DISK_READ
+    if resource.startswith(("cpu", "ldm")):
+        return gains.CPU
+    if resource.startswith("disk"):
+        return gains.DISK_READ
+    if resource.startswith("net"):
+        return gains.NETWORK
+    return ""
+
+
+class Ran(NamedTuple):
+    """What the why reads of a flow that ended: the seconds it ran bound by each constraint
+    (``Flow.spent``), its demand and its cap; no reference to the simulation, so a run's pending
+    whys hold none (``later``)."""
+
+    spent: dict[str, float]
+    demand: dict[str, float]
+    cap: float
+
+
+def ran(flows: Iterable[Flow]) -> list[Ran]:
+    """``Ran`` of each flow."""
+    return [Ran(f.spent or {}, f.demand, f.cap) for f in flows]
+
+
+def flow_segments(
+    flows: Iterable[Ran],
+    node: Node,
+    disk: str,
+    cap: str,
+    cap_key: str,
+    names: dict[str, str] | None = None,
+    fixed: bool = True,
+    floors: list[gains.Part] | None = None,
+) -> list[gains.Segment]:
+    """The segments of ``flows`` (``fluid.gains``): the seconds each ran bound by one constraint,
+    that constraint's part, beside ``floors``: the seconds the flows' whole work needs of each of
+    their constraints at its whole capacity (``work_floors``), in the segment's share; ``fixed``:
+    whether the flows' work is fixed (``gains.Part.fixed``)."""
+    out = []
+    flows = list(flows)
+    total = sum(sum((f.spent or {}).values()) for f in flows)
     for f in flows:
         for r, secs in (f.spent or {}).items():
             label = (names or {}).get(r) or resource_label(r, node, disk, cap)
-            out[label] = out.get(label, 0.0) + secs
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+            part = gains.Part(label, resource_key(r, node, disk, cap_key), secs, fixed=fixed)
+            share = secs / total if total > 0 else 0.0
+            beside = tuple((gains.Part(p.label, p.resource, p.secs * share, fixed=fixed),) for p in floors or ())
+            out.append(gains.Segment(secs, ((part,), *beside)))
+    return out
+
+
+def work_floors(
+    capacity: dict[str, float], flow: Ran, amount: float, node: Node, disk: str, cap: str, cap_key: str
+) -> list[gains.Part]:
+    """The seconds ``amount`` of ``flow``'s work needs of its cap and of each resource it uses at
+    that resource's whole capacity (``capacity``: the fluid system's): the floors beside the one
+    that bound it."""
+    out = [gains.Part(cap, cap_key, amount / flow.cap)] if 0 < flow.cap < math.inf else []
+    for r, d in flow.demand.items():
+        if d > 0 and capacity.get(r):
+            out.append(
+                gains.Part(
+                    resource_label(r, node, disk, cap), resource_key(r, node, disk, cap_key), amount * d / capacity[r]
+                )
+            )
+    return out
+
+
+def earlier_gains(run: NodeRun, phase: str = "") -> dict[str, float]:
+    """The seconds each resource, twice as good, would save over the phases ``run`` has recorded
+    before ``phase`` (their ``gains``; a protocol step at one resource's pace, ``paced``)."""
+    out: dict[str, float] = {}
+    for p, entry in run.notes.items():
+        if p == phase:
+            continue
+        for k, v in entry.get("gains", {}).items():
+            out[k] = out.get(k, 0.0) + v
+    return out
+
+
+def age_saved(rt: Runtime, history: list[LcpRecord], age: float) -> dict[str, float]:
+    """Seconds of the restored LCP's ``age`` at the crash (``history``: the node's LCPs, the
+    restored one first) that its pace, twice as fast, would save: the LCPs ran back to back, so a
+    node restores the LCP before the running one and the age (the REDO, the UNDO and the local LCP
+    grow with it) is one to two LCPs, halved with them; with gaps between LCPs, only the restored
+    LCP's half span. Its pace is its write speed where it reached it, else what held it back
+    (``_held_back``): the LDM threads' CPU (the row scan or Backup.cpp's feedback), the disk the
+    REDO shares."""
+    restored = history[0] if history else None
+    if restored is None or restored.end <= restored.start:
+        return {}
+    sz = rt.sz
+    span = restored.end - restored.start
+    back_to_back = len(history) > 1 and restored.start - history[1].end <= 0.05 * span
+    written = restored.write_speed
+    base = float(sz.cfg.get("MaxDiskWriteSpeed") or 0.0)
+    other = float(sz.cfg.get("MaxDiskWriteSpeedOtherNodeRestart") or 0.0)
+    held = "" if written >= 0.98 * base else _held_back(rt, restored.start, restored.bytes, written)
+    if sz.features.legacy_speed_parameters:
+        key = "cluster.config.DiskCheckpointSpeed"
+    elif held == ROW_SCAN or held.startswith(("the LDM threads", "the node's CPU")):
+        key = gains.CPU
+    elif held.startswith("the disk"):
+        key = gains.DISK_WRITE
+    elif other and abs(written - other) <= 0.02 * other and written > 1.02 * base:
+        key = "cluster.config.MaxDiskWriteSpeedOtherNodeRestart"
+    else:
+        key = "cluster.config.MaxDiskWriteSpeed"
+    return {key: age / 2 if back_to_back else span / 2}
+
+
+def lcp_work_shrink(r: NodeRestart, t0: float) -> Callable[[], dict[str, float]]:
+    """By resource, the share by which the changes since the restored LCP started, up to ``t0``,
+    shrink with the resource twice as good: those before the crash with the restored LCP's age
+    (``age_saved``), those since with the phases before ``t0`` (``earlier_gains``); computed when
+    the why is read (``later``)."""
+    rt = r.rt
+    age = r.crash - r.redo_from
+    before = rt.plan.node_changes_since(r.redo_from, r.crash).rows
+    after = rt.plan.node_changes_since(r.crash, t0).rows if t0 > r.crash else 0.0
+    saved = age_saved(rt, r.node.history, age)
+    return partial(_lcp_work_shrink, r.run, saved, (age, t0 - r.crash), (before, after))
+
+
+def _lcp_work_shrink(
+    run: NodeRun, saved: dict[str, float], spans: tuple[float, float], rows: tuple[float, float]
+) -> dict[str, float]:
+    (age, since), (before, after) = spans, rows
+    if before + after <= 0:
+        return {}
+    out: dict[str, float] = {}
+    for k, v in gains.shrinks(saved, age).items():
+        out[k] = out.get(k, 0.0) + v * before / (before + after)
+    for k, v in gains.shrinks(earlier_gains(run, ri.WAIT_LCP_FOR_RESTART), since).items():
+        out[k] = out.get(k, 0.0) + v * after / (before + after)
+    return out
+
+
+def paced(run: NodeRun, phase: str, secs: float) -> None:
+    """A protocol step at one resource's pace (``PROTOCOL_RESOURCES``) took ``secs``: twice the
+    resource halves it."""
+    entry = run.notes.get(phase)
+    if entry is not None and entry.get("resource") and secs > 0:
+        entry["gains"] = {entry["resource"]: secs / 2}
 
 
 PROTOCOL: dict[str, tuple[str, str]] = {
@@ -96,19 +242,27 @@ PROTOCOL: dict[str, tuple[str, str]] = {
 or a fixed-rate step) rather than work through the fluid resources; the figures are the run's."""
 
 
+PROTOCOL_RESOURCES = {ri.MEMORY_TOUCH: gains.MEMORY_TOUCH, ri.UNTIL_WAIT_FOR_NDBCNTR_MASTER: gains.DISK_WRITE}
+"""The protocol steps that run at one resource's pace, by the key that makes it twice as good."""
+
+
 def step(run: NodeRun, phase: str, **figures: Any) -> None:
-    """``note`` for a protocol step (``PROTOCOL``)."""
+    """``note`` for a protocol step (``PROTOCOL``), with its resource (``PROTOCOL_RESOURCES``)."""
     note(run, phase, *PROTOCOL[phase], **figures)
+    if phase in PROTOCOL_RESOURCES:
+        run.notes[phase]["resource"] = PROTOCOL_RESOURCES[phase]
 
 
 def note(run: NodeRun, phase: str, bottleneck: str, quantity: str, **figures: Any) -> None:
     """Record why ``phase`` took its time on ``run`` (a phase run twice keeps both figures:
     the later entry adds to the earlier one's)."""
     entry: dict[str, Any] = {"bottleneck": bottleneck, "quantity": quantity, "figures": figures}
-    old = run.why.get(phase)
+    old = run.notes.get(phase)
     if old is not None:
         entry["figures"] = {**old["figures"], **figures}
-    run.why[phase] = entry
+        if "mechanism" in old:
+            entry["mechanism"] = old["mechanism"]
+    run.notes[phase] = entry
 
 
 def note_flows(
@@ -121,24 +275,129 @@ def note_flows(
     cap: str = "threads",
     names: dict[str, str] | None = None,
     waits: dict[str, float] | None = None,
+    cap_key: str = gains.CPU,
+    wait_keys: dict[str, str] | None = None,
+    segments: list[gains.Segment] | Callable[[], list[gains.Segment]] | None = None,
+    span: float = 0.0,
+    earlier: bool = True,
+    saved_span: dict[str, float] | Callable[[], dict[str, float]] | None = None,
+    shrink: dict[str, float] | Callable[[], dict[str, float]] | None = None,
+    work: tuple[dict[str, float], float] | None = None,
     **figures: Any,
 ) -> None:
-    """``note`` for a phase whose work ran as fluid flows: its bottleneck is the constraint
-    that bound them longest (``names``: labels for other nodes' resources, ``bound_secs``), or
-    one of ``waits``: the seconds the phase spent outside its flows, by what bound them."""
-    secs = bound_secs(flows, node, disk, cap, names)
+    """``note`` for a phase whose work ran as fluid flows: its time splits into parts (``segments``,
+    else the seconds each flow ran bound by one constraint, ``flow_segments``, with ``names``:
+    labels for other nodes' resources), and ``waits``: the seconds the phase spent outside its flows,
+    by what it waited for (``wait_keys``: the resource of each, ``fluid.gains``). ``span``: the seconds
+    over which the phase's work that is not fixed grew (the rows changed since then): what the phases
+    before it would save (``earlier``, ``earlier_gains``) and ``saved_span`` (the seconds of it each
+    resource would save otherwise, ``age_saved``) shrink that work (or ``shrink``: the share by which
+    it shrinks, by resource). ``work``: the fluid system's capacities and the amount of a one-flow
+    phase's work, for the floors beside the constraint that bound it (``work_floors``). The
+    bottleneck is the part whose resource, twice as good, would save the most (``named``). Noted
+    when the run's why is first read (``later``): the flows' seconds no longer change once they end."""
+    args = (phase, ran(flows), node, quantity, disk, cap, names, waits, cap_key, wait_keys, segments)
+    later(run, _note_flows_now, run, *args, span, earlier, saved_span, shrink, work, figures)
+
+
+def later(run: NodeRun, fn: Callable[..., None], *args: Any) -> None:
+    """Note ``fn(*args)`` when ``run``'s why is first read (``NodeRun.why``), in the order noted."""
+    run.pending.append(partial(fn, *args))
+
+
+def _note_flows_now(
+    run: NodeRun,
+    phase: str,
+    flows: list[Ran],
+    node: Node,
+    quantity: str,
+    disk: str,
+    cap: str,
+    names: dict[str, str] | None,
+    waits: dict[str, float] | None,
+    cap_key: str,
+    wait_keys: dict[str, str] | None,
+    segments: list[gains.Segment] | Callable[[], list[gains.Segment]] | None,
+    span: float,
+    earlier: bool,
+    saved_span: dict[str, float] | Callable[[], dict[str, float]] | None,
+    shrink: dict[str, float] | Callable[[], dict[str, float]] | None,
+    work: tuple[dict[str, float], float] | None,
+    figures: dict[str, Any],
+) -> None:
+    """``note_flows``, now."""
+    if callable(segments):
+        segments = segments()
+    if callable(shrink):
+        shrink = shrink()
+    if callable(saved_span):
+        saved_span = saved_span()
+    if span > 0:
+        saved = earlier_gains(run, phase) if earlier else {}
+        for k, v in (saved_span or {}).items():
+            saved[k] = saved.get(k, 0.0) + v
+        shrink = gains.shrinks(saved, span)
+    if segments is None:
+        floors = None
+        if work is not None:
+            capacity, amount = work
+            floors = [p for f in flows for p in work_floors(capacity, f, amount, node, disk, cap, cap_key)]
+        segments = flow_segments(flows, node, disk, cap, cap_key, names, fixed=span <= 0, floors=floors)
+    keys = wait_keys or {}
     for k, v in (waits or {}).items():
         if v > 0:
-            secs[k] = secs.get(k, 0.0) + v
-    secs = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
-    old = run.why.get(phase)
+            segments.append(gains.Segment(v, ((gains.Part(k, keys.get(k, _wait_key(k)), v),),)))
+    _record(run, phase, quantity, segments, shrink or {}, figures)
+
+
+def _record(
+    run: NodeRun,
+    phase: str,
+    quantity: str,
+    segments: list[gains.Segment],
+    shrink: dict[str, float],
+    figures: dict[str, Any],
+) -> None:
+    """``note_flows``'s entry: the parts' seconds, their resources, the gains and the named bottleneck,
+    added to those of the phase's earlier entry (a phase run twice)."""
+    secs = gains.shares(segments)
+    saved_secs = gains.gains(segments, shrink)
+    labels = gains.resources(segments)
+    old = run.notes.get(phase)
     if old is not None:
         for k, v in old.get("bound_secs", {}).items():
             secs[k] = secs.get(k, 0.0) + v
-        secs = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
-    bottleneck = next(iter(secs), "no work")
+        for k, v in old.get("gains", {}).items():
+            saved_secs[k] = saved_secs.get(k, 0.0) + v
+        labels = {**old.get("resources", {}), **labels}
+    secs = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
+    saved_secs = dict(sorted(saved_secs.items(), key=lambda kv: -kv[1]))
+    bottleneck = named(secs, saved_secs, labels)
     note(run, phase, bottleneck, quantity, **figures)
-    run.why[phase]["bound_secs"] = secs
+    entry = run.notes[phase]
+    entry["bound_secs"] = secs
+    entry["resources"] = {k: labels[k] for k in secs if labels.get(k)}
+    entry["gains"] = saved_secs
+    if labels.get(bottleneck):
+        entry["resource"] = labels[bottleneck]
+
+
+def named(secs: dict[str, float], saved: dict[str, float], labels: dict[str, str]) -> str:
+    """The bottleneck: of the parts whose resource would save the most twice as good (``saved``),
+    the longest (``secs``); the longest part when no resource would save anything."""
+    best = next((k for k, v in saved.items() if k and v > 0), "")
+    mine = [k for k in secs if labels.get(k) == best] if best else []
+    if mine:
+        return mine[0]
+    if best:  # it shrinks the work (fewer rows changed while the node was away) rather than runs it
+        labels[f"{best}, through the work it shrinks"] = best
+        return f"{best}, through the work it shrinks"
+    return next(iter(secs), "no work")
+
+
+def _wait_key(label: str) -> str:
+    """The resource of a wait the phase names by label: a disk latency wait is the disk's."""
+    return gains.LATENCY if label.startswith("disk latency") else ""
 
 
 # -- the wait for an LCP at the end of a restart -----------------------------------------------
@@ -148,20 +407,18 @@ def speed_parameter(sz: Sizing) -> str:
 
 
 def local_lcp(
-    r: NodeRestart, flow: Flow, size: float, rows: float, restored: LcpRecord | None, flush: list[Flow] | None = None
+    r: NodeRestart, flow: Flow, size: float, rows: float, restored: LcpRecord | None, flush: Flow | None = None
 ) -> None:
     """Why the local LCP took its time: its bytes are the changes since the node's newest LCP
-    on disk, so a younger newest LCP (more LCPs before the crash, or faster ones) shrinks it; and
-    the dirty disk pages PGMAN wrote with it (``flush``), which a bigger DiskPageBufferMemory moves
-    there from the copy (``page_flush``)."""
+    on disk, so a younger newest LCP (more LCPs before the crash, or faster ones) shrinks it, and
+    so does a faster restart before it; ``flush``: PGMAN's dirty disk-data pages written after it
+    (``end._disk_page_flush``), which a bigger DiskPageBufferMemory moves there from the copy
+    (``page_flush``), at PGMAN's pace or the disk's write rate."""
     rt = r.rt
     sz = rt.sz
     speed = float(sz.cfg[speed_parameter(sz)])  # a restarting node's own LCP speed (WriteSpeeds.of_node)
-    cap = (
-        f"write speed ({speed_parameter(sz)})"
-        if speed / size <= sz.lcp_cap(size, speed) * (1 + 1e-9)
-        else "LDM CPU (the LCP's row scan)"
-    )
+    by_speed = speed / size <= sz.lcp_cap(size, speed) * (1 + 1e-9)
+    cap = f"write speed ({speed_parameter(sz)})" if by_speed else "LDM CPU (the LCP's row scan)"
     figures: dict[str, Any] = {
         "local_lcp_bytes": size,
         "local_lcp_changed_rows": rows,
@@ -169,6 +426,8 @@ def local_lcp(
         "own_restart_write_speed": speed,
         "restored_lcp_age_at_crash_secs": r.crash - r.redo_from,
     }
+    if restored is not None:
+        figures["restored_lcp_secs"] = restored.end - restored.start
     mechanism = ""
     if r.run.facts.disk_page_flush_bytes:  # PGMAN's dirty pages, written beside the LCP
         mechanism = page_flush(r, figures)
@@ -179,28 +438,29 @@ def local_lcp(
         held_back = _held_back(rt, restored.start, restored.bytes, written)
         newest = _newest_lcp_speed(sz, written, held_back, _set_speed(rt, restored.start))
         mechanism = "; ".join(x for x in (newest, mechanism) if x)
-    for f in flush or []:  # PGMAN's own pacing, not the LCP's write speed, capped the page writes
-        spent = f.spent or {}
-        if "cap" in spent:
-            spent[PAGE_PACING] = spent.get(PAGE_PACING, 0.0) + spent.pop("cap")
+    cap_key = f"cluster.config.{speed_parameter(sz)}" if by_speed else gains.CPU
+    flushed: tuple[dict[str, float], bool] | None = None
+    if flush is not None:
+        buffer = float(r.own.cfg["DiskPageBufferMemory"])
+        flushed = flush.spent or {}, figures.get("disk_page_flush_bytes", 0.0) >= buffer * (1 - 1e-9)
+    segments = partial(_local_lcp_segments, ran([flow]), r.node, (cap, cap_key), flushed)
     note_flows(
         r.run,
         ri.WAIT_LCP_FOR_RESTART,
-        [flow, *(flush or [])],
+        [],
         r.node,
         "local LCP bytes: the rows changed since the node's newest LCP on disk started",
-        disk="write",
-        cap=cap,
-        names={PAGE_PACING: "PGMAN's pacing of the LCP's disk-page writes"},
+        segments=segments,
+        shrink=lcp_work_shrink(r, rt.env.now - (r.run.facts.local_lcp_secs or 0.0)),  # from its start
         **figures,
     )
     if mechanism:
-        r.run.why[ri.WAIT_LCP_FOR_RESTART]["mechanism"] = mechanism
+        later(r.run, set_mechanism, r.run, ri.WAIT_LCP_FOR_RESTART, mechanism)
 
 
-PAGE_PACING = "pgman-pacing"
-"""The why's name for the time the restart LCP's disk-page writes ran at PGMAN's pace
-(``disk_data.lcp_flush_rate``) rather than at the disk's."""
+def set_mechanism(run: NodeRun, phase: str, mechanism: str) -> None:
+    """Say what mechanism set ``phase``'s quantity (a phase's ``"mechanism"``)."""
+    run.notes[phase]["mechanism"] = mechanism
 
 
 def page_flush(r: NodeRestart, figures: dict[str, Any]) -> str:
@@ -309,12 +569,37 @@ def _newest_lcp_speed(sz: Sizing, written: float, held_back: str, set_speed: flo
     return f"the live LCPs wrote at {speed}, above MaxDiskWriteSpeed ({_per_sec(base)})"
 
 
+def _local_lcp_segments(
+    flows: list[Ran], node: Node, cap: tuple[str, str], flushed: tuple[dict[str, float], bool] | None
+) -> list[gains.Segment]:
+    """The local LCP's segments: its flow's, then the page flush's (``flushed``: its bound seconds,
+    and whether it flushed as many pages as the buffer holds, so that fewer changes would not
+    shrink it), at the disk's write rate."""
+    segments = flow_segments(flows, node, "write", cap[0], cap[1], fixed=False)
+    if flushed is not None:
+        spent, full = flushed
+        label = f"disk write (node {node.node_id}: the page cache's dirty disk-data pages)"
+        for res, s in spent.items():
+            # "cap": PGMAN's own pacing held the writes below the disk's rate; its writes in flight
+            # follow the disk's write latency (``disk_data.lcp_flush_rate``)
+            part = (
+                gains.Part("PGMAN's pacing of the LCP's disk-page writes", gains.LATENCY, s, fixed=full)
+                if res == "cap"
+                else gains.Part(label, gains.DISK_WRITE, s, fixed=full)
+            )
+            segments.append(gains.Segment(s, ((part,),)))
+    return segments
+
+
 def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
-    """The distributed LCP's part of the wait: the rest of the running LCP, then one the node
-    takes part in; the bottleneck when it took longer than a local LCP before it."""
+    """The distributed LCP's part of the wait: the rest of the running LCP (with DIH's next check
+    and the stop GCP: a wait on the LCP cycle, no resource of this node's), then one LCP the node
+    takes part in, at the live LCPs' pace (``_live_lcp_key``); the bottleneck when it would save
+    more than the local LCP before it (``note_flows``)."""
     rt = r.rt
     dist = rt.env.now - t_dist
     joined = r.node.history[0] if r.node.history else None
+    one = min(dist, (joined.end - joined.start) if joined else 0.0)
     figures: dict[str, Any] = {
         "distributed_lcp_wait_secs": dist,
         "distributed_lcp_bytes": joined.bytes if joined else 0.0,
@@ -324,21 +609,66 @@ def lcp_wait(r: NodeRestart, t0: float, t_dist: float) -> None:
     if joined is not None:
         figures["running_lcp_rest_secs"] = max(0.0, joined.start - t_dist)
         mechanism = _other_node_restart(rt, joined.start)
-    local = r.run.why.get(ri.WAIT_LCP_FOR_RESTART)
-    if local is not None and t_dist - t0 >= dist:
-        local["figures"].update(figures)
-        if mechanism:
-            local["mechanism"] = "; ".join(x for x in (local.get("mechanism", ""), mechanism) if x)
-        return
-    note(
-        r.run,
+    later(r.run, _note_lcp_wait, r.run, r.node, (rt.sz, joined), (one, dist), figures, mechanism)
+
+
+def _note_lcp_wait(
+    run: NodeRun,
+    node: Node,
+    lcp: tuple[Sizing, LcpRecord | None],
+    secs: tuple[float, float],
+    figures: dict[str, Any],
+    mechanism: str = "",
+) -> None:
+    """``lcp_wait``'s note (``secs``: one LCP's and the whole wait's): the local LCP's quantity
+    stays when it remains the bottleneck; ``mechanism``: what MaxDiskWriteSpeedOtherNodeRestart did
+    (``_other_node_restart``), beside the local LCP's."""
+    one, dist = secs
+    key = _live_lcp_key(*lcp)
+    rest = "wait: the running LCP's rest, DIH's check, the stop GCP"
+    segments = [
+        gains.Segment(one, ((gains.Part("a distributed LCP the node takes part in", key, one),),)),
+        gains.Segment(dist - one, ((gains.Part(rest, "", dist - one),),)),
+    ]
+    local = run.notes.get(ri.WAIT_LCP_FOR_RESTART)
+    quantity = local["quantity"] if local is not None else ""
+    _note_flows_now(
+        run,
         ri.WAIT_LCP_FOR_RESTART,
-        "wait: a distributed LCP the node takes part in",
-        "the running LCP's rest, then one LCP of the live nodes' changes",
-        **figures,
+        [],
+        node,
+        quantity,
+        "read",
+        "threads",
+        None,
+        None,
+        gains.CPU,
+        None,
+        segments,
+        0.0,
+        True,
+        None,
+        None,
+        None,
+        {},
     )
+    entry = run.notes[ri.WAIT_LCP_FOR_RESTART]
+    entry["figures"].update(figures)
+    if local is None or entry["bottleneck"] in (s.floors[0][0].label for s in segments):
+        entry["quantity"] = "the running LCP's rest, then one LCP of the live nodes' changes"
     if mechanism:
-        r.run.why[ri.WAIT_LCP_FOR_RESTART]["mechanism"] = mechanism
+        entry["mechanism"] = "; ".join(x for x in (entry.get("mechanism", ""), mechanism) if x)
+
+
+def _live_lcp_key(sz: Sizing, joined: LcpRecord | None) -> str:
+    """What paces an LCP of the live nodes while the node restarts: the LDM threads' row scan
+    where it held the LCP below its write speed (``_held_back``'s ``ROW_SCAN``), else the write
+    speed the live nodes use while another node restarts."""
+    scan = joined is not None and joined.bytes > 0 and joined.end > joined.start
+    if scan and joined is not None and joined.write_speed >= 0.95 * sz.lcp_cap(joined.bytes, math.inf) * joined.bytes:
+        return gains.CPU
+    name = "DiskCheckpointSpeed" if sz.features.legacy_speed_parameters else "MaxDiskWriteSpeedOtherNodeRestart"
+    return f"cluster.config.{name}"
 
 
 def _other_node_restart(rt: Runtime, t: float) -> str:

@@ -10,11 +10,12 @@ from typing import Any
 
 from simpy.events import Event
 
-from ndbsim.engine import fixed_costs, why
+from ndbsim.engine import fixed_costs
 from ndbsim.engine.fluid.flow import Flow
 from ndbsim.engine.node import Node
 from ndbsim.engine.records import Status
-from ndbsim.engine.restart import disk_data
+from ndbsim.engine.restart import copy_why, disk_data
+from ndbsim.engine.restart.copy_why import StepParts
 from ndbsim.engine.restart.node_restart import NodeRestart
 from ndbsim.input.profiles import SCAN_ROW_SECS
 from ndbsim.input.restart_info import TO_SYNCHRONIZE_STARTING_NODE
@@ -94,96 +95,13 @@ def _synchronize(
     index_secs = [entries * sz.k.index_entry_secs if index_online else 0.0 for _, entries in groups]
     shares = [share for share, _ in groups]
     rt.begin_copy(node, peers)
-    shipped, flows, pages = yield from _ship(r, peers, since, full, shares, index_secs, (apply_cores, instances))
+    shipped, steps, pages = yield from _ship(r, peers, since, full, shares, index_secs, (apply_cores, instances))
     rt.end_copy(node, peers)
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
     r.copy_pages = disk_data.left_dirty(r.copy_pages, pages)
-    _note_why(r, peers, flows, full, pages, instances)
-    _note_takeover_wait(r, wait[1], wait[2])
+    scan_cores = _scan_cores(r, peers, instances / len(peers))
+    copy_why.note_why(r, peers, steps, full, pages, (apply_cores, instances, scan_cores), t0 - since, takeover=wait[1:])
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
-
-
-def _note_takeover_wait(r: NodeRestart, waited: float, blocker: int | None) -> None:
-    """The copy's why, when it first waited for another starting node of its node group to give
-    the take-over back: the wait's seconds among what bound the phase, and the mechanism."""
-    if blocker is None or waited <= 0:
-        return
-    rt, run = r.rt, r.run
-    other = rt.node_id(rt.nodes[blocker - 1])
-    entry = run.why[TO_SYNCHRONIZE_STARTING_NODE]
-    label = f"wait: starting node {other}'s copy (one take-over per node group)"
-    secs = {label: waited, **entry.get("bound_secs", {})}
-    entry["bound_secs"] = dict(sorted(secs.items(), key=lambda kv: -kv[1]))
-    entry["bottleneck"] = next(iter(entry["bound_secs"]))
-    entry["figures"]["takeover_wait_secs"] = waited
-    entry["figures"]["waited_for_node"] = other
-    said = (
-        f"waited {waited:.1f} s for starting node {other}'s copy: the DIH master grants one take-over "
-        "per node group at a time and a refused node asks again every 5 s (DbdihMain.cpp, "
-        "Dbdih::execUPDATE_TOREQ, NGPtr.p->activeTakeOver; Dbdih::execUPDATE_TOREF)"
-    )
-    entry["mechanism"] = f"{said}; {entry['mechanism']}" if entry.get("mechanism") else said
-
-
-def _note_why(
-    r: NodeRestart, sources: list[Node], flows: list[Flow], full: bool, pages: dict[str, float], instances: float
-) -> None:
-    """The copy's why: the constraint that bound it, the rows, the disk-page bytes (``pages``, with
-    disk data), and the live node(s) it copied from with the most copies each served at once; a live
-    node serving several copies is named. ``instances``: ``_copy_instances``."""
-    rt, node, run = r.rt, r.node, r.run
-    served = {p.id: rt.copies_served.get((node.id, p.id), 1) for p in sources}
-    names: dict[str, str] = {}
-    for p in sources:
-        nid, k = rt.node_id(p), served[p.id]
-        also = f", serving {k} copies" if k > 1 else ""
-        names[p.cpu] = f"CPU of live node {nid}"
-        names[p.ldm] = f"LDM threads of live node {nid}{also}"
-        names[p.net] = f"network of live node {nid}{also}"
-        names[p.disk] = f"disk read (live node {nid}: page-cache misses of the disk parts){also}"
-    live = ", ".join(str(rt.node_id(p)) for p in sources)
-    names[PIPELINE_SIDES[0]] = f"LDM threads of starting node {node.node_id} ({instances:.3g} copy instances applying)"
-    names[PIPELINE_SIDES[1]] = (
-        f"LDM threads of live node{'s' if len(sources) > 1 else ''} {live} ({instances:.3g} copy instances scanning)"
-    )
-    where: dict[str, Any] = {"live_node": rt.node_id(sources[0])}
-    if len(sources) > 1:
-        where = {"live_nodes": ", ".join(str(rt.node_id(p)) for p in sources)}
-    if len(sources) > 1 or max(served.values()) > 1:
-        where["copies_served"] = max(served.values())
-    where.update(pages)
-    why.note_flows(
-        run,
-        TO_SYNCHRONIZE_STARTING_NODE,
-        flows,
-        node,
-        "rows shipped from the live node" + (" (every row)" if full else " (those changed since the node stopped)"),
-        disk=_own_disk_side(r, pages),
-        cap=f"LDM CPU ({instances:.3g} copy instances)",
-        names=names,
-        copied_rows=run.facts.copied_rows,
-        scanned_rows=rt.sz.rows,
-        **where,
-        copy_steps=len(flows),
-    )
-    shared = [p for p in sources if served[p.id] > 1]
-    if shared:
-        run.why[TO_SYNCHRONIZE_STARTING_NODE]["mechanism"] = "; ".join(
-            f"live node {rt.node_id(p)} served {served[p.id]} copies at once (its LDM threads scan, its "
-            "link sends, for each): DIH copies every fragment from its primary replica among the live "
-            "nodes (DbdihMain.cpp, Dbdih::toCopyFragLab)"
-            for p in shared
-        )
-
-
-def _own_disk_side(r: NodeRestart, pages: dict[str, float]) -> str:
-    """Whether the starting node's disk mostly reads or writes in the copy: the side whose bytes
-    take the longer at the host's disk figures (``disk_data.copy_page_bytes``: the pages its cold
-    cache misses, the dirty pages it evicts and, in an initial restart, the disk parts it writes)."""
-    host = r.rt.sz.host
-    read = pages.get("starting_page_read_bytes", 0.0) / host.disk_read
-    write = pages.get("starting_page_write_bytes", 0.0) / host.disk_write
-    return "write" if write >= read else "read"
 
 
 def _copy_instances(r: NodeRestart, sources: list[Node]) -> float:
@@ -255,7 +173,7 @@ def _moving_target_outruns(
     """Updates hit the same rows again (the target saturates at every row), but each insert and
     delete is one more row to ship: if they arrive faster than the copy can ship rows at best,
     every table copied later has more to ship, without end. At best the copy ships at its slower
-    side's pace for the shipped rows alone (``_pipeline_cap``): the starting node's apply, or the
+    side's pace for the shipped rows alone (``_pipeline_sides``): the starting node's apply, or the
     sources' part of each shipped row on their instances (``copy``: the apply's cores, the
     copy instances)."""
     rt = r.rt
@@ -285,11 +203,11 @@ def _ship(
     shares: list[float],
     index_secs: list[float],
     copy: tuple[float, float],
-) -> Generator[Event, Any, tuple[float, list[Flow], dict[str, float]]]:
+) -> Generator[Event, Any, tuple[float, list[tuple[Flow, StepParts]], dict[str, float]]]:
     """Ship the rows, one step of tables after another (``shares`` of the rows, changes spread
     over the rows evenly; ``index_secs`` the core time each shipped row's ordered indexes
-    cost; ``copy``: the cores the apply gets, the copy instances); returns the rows shipped and
-    the flows, followed for the phase's why.
+    cost; ``copy``: the cores the apply gets, the copy instances); returns the rows shipped, the
+    flows (followed for the phase's why) with their parts (``copy_why.StepParts``), and the page bytes.
 
     Each fragment comes from its primary replica among the live nodes (DbdihMain.cpp,
     ``Dbdih::toCopyFragLab``: ``toCopyNode = nodes[0]`` of ``extractNodeInfo``, the live
@@ -298,9 +216,9 @@ def _ship(
     and its rows leave through its link, shared with every other copy it serves and with the
     stream it applies. With two replicas a source serves one copy at a time: its link carries what
     the starting node's receives, so the starting node's binds first; its LDM threads are then
-    held to the copy's instances by the step's cap (``_pipeline_cap``).
+    held to the copy's instances by the step's cap (``_pipeline_sides``).
 
-    A copy instance is a pipeline (``_pipeline_cap``): the live node's scan and the starting
+    A copy instance is a pipeline (``_pipeline_sides``): the live node's scan and the starting
     node's apply run at the same time, each on its own node's LDM threads, so a step goes at the
     slower side's pace, not at the sum of both. Rows with a disk part go through both nodes' page
     caches (``disk_data.copy_page_bytes``)."""
@@ -308,7 +226,7 @@ def _ship(
     sz, env = rt.sz, rt.env
     shipped_total = 0.0
     page_bytes: dict[str, float] = {}
-    flows: list[Flow] = []
+    steps: list[tuple[Flow, StepParts]] = []
     even = len(set(shares)) == 1
     sources_at = (
         [p.cpu for p in sources],
@@ -317,25 +235,19 @@ def _ship(
     )
     apply_cores, instances = copy
     cores = (apply_cores, _scan_cores(r, sources, instances / len(sources)))
-    sides: dict[Flow, str] = {}
     for share, index_per_row in zip(shares, index_secs):
         part = 1.0 / len(shares) if even else share
         changed = sz.rows if full else rt.plan.traffic.distinct_rows(since, env.now, sz.rows, sz.max_rows)
         ship = changed * part
         shipped_total += ship
-        demand, cap, side = _step(
-            r, sources, sources_at, full, (part, ship, index_per_row), (*cores, instances), page_bytes
-        )
-        flow = rt.fluid.transfer(1.0, demand, cap=cap, name=f"copy{node.id}")
+        parts = _step(r, sources, sources_at, full, (part, ship, index_per_row), (*cores, instances), page_bytes)
+        apply, scan = sum(parts.apply), sum(parts.scan)
+        cap = 1.0 / max(apply, scan) if max(apply, scan) > 0 else math.inf
+        flow = rt.fluid.transfer(1.0, parts.demand, cap=cap, name=f"copy{node.id}")
         rt.fluid.track(flow)
-        sides[flow] = side
-        flows.append(flow)
+        steps.append((flow, parts))
         yield flow.done
-    for flow, side in sides.items():  # the cap that bound a step is its slower side's
-        spent = flow.spent or {}
-        if "cap" in spent:
-            spent[side] = spent.get(side, 0.0) + spent.pop("cap")
-    return shipped_total, flows, page_bytes
+    return shipped_total, steps, page_bytes
 
 
 def _step(
@@ -346,8 +258,8 @@ def _step(
     step: tuple[float, float, float],
     cores: tuple[float, float, float],
     page_bytes: dict[str, float],
-) -> tuple[dict[str, float], float, str]:
-    """One copy step's demand, its cap and the side that sets the cap (``_pipeline_cap``), for
+) -> StepParts:
+    """One copy step's demand and its pipeline sides' seconds (``_pipeline_sides``), for
     ``step``: the share of the rows it scans, the rows it ships, each shipped row's ordered-index
     core time; ``cores``: what the starting node's and each source's copy instances get, and the
     copy instances (``_copy_instances``). Adds the step's disk-page bytes to ``page_bytes``
@@ -362,6 +274,7 @@ def _step(
     live_cpu = (sz.rows * part * SCAN_ROW_SECS + ship * COPY_SCAN_SHARE * k.copy_row_secs) * each
     pages = None
     disk = (0.0, 0.0)
+    own_disk = (0.0, 0.0)
     if disk_row > 0:
         # the live node's hits: what its LDM threads' PGMAN workers hold; the starting node's
         # buffer also bounds the dirty pages its LCP writes (``end``), so both keep the whole
@@ -375,11 +288,14 @@ def _step(
             pages.live_read * each / sz.host.disk_read,
             pages.own_read / sz.host.disk_read + pages.own_write / sz.host.disk_write,
         )
+        own_disk = (pages.own_read / sz.host.disk_read, pages.own_write / sz.host.disk_write)
         for key, x in zip(PAGE_FIGURES, (pages.live_read, pages.own_read, pages.own_write, pages.dirtied)):
             page_bytes[key] = page_bytes.get(key, 0.0) + x
     demand = _demand(r.node, sources, sources_at, (own_cpu, live_cpu), ship * (row_size + disk_row), each, disk)
-    cap, side = _pipeline_cap(r, (own_cpu, live_cpu), pages, cores[:2], cores[2], each)
-    return demand, cap, side
+    apply, scan = _pipeline_sides(r, (own_cpu, live_cpu), pages, cores[:2], cores[2], each)
+    scanned = sz.rows * part * SCAN_ROW_SECS * each
+    fixed = 1.0 if full or live_cpu <= 0 else scanned / live_cpu
+    return StepParts(apply, scan, demand, own_disk, fixed)
 
 
 PAGE_FIGURES = (
@@ -391,10 +307,6 @@ PAGE_FIGURES = (
 """The copy's why figures of its disk-page traffic (``disk_data.CopyPages``): what the live nodes
 read (their cache misses), what the starting node reads and writes during the copy, and the pages
 it dirtied (those not written during the copy are left for the restart's LCP)."""
-
-
-PIPELINE_SIDES = ("cap-apply", "cap-scan")
-"""The two sides of a copy instance whose pace can cap a step, as the step's why names them."""
 
 
 def _scan_cores(r: NodeRestart, sources: list[Node], threads: float) -> float:
@@ -411,15 +323,16 @@ def _scan_cores(r: NodeRestart, sources: list[Node], threads: float) -> float:
     return least
 
 
-def _pipeline_cap(
+def _pipeline_sides(
     r: NodeRestart,
     cpu: tuple[float, float],
     pages: disk_data.CopyPages | None,
     cores: tuple[float, float],
     instances: float,
     each: float,
-) -> tuple[float, str]:
-    """(a step's rate cap, the side that sets it). The live node's DBLQH scans the fragment for
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """A step's seconds on each side of the pipeline, the apply's and the scan's, each (LDM CPU,
+    page-read wait): the step's rate cap is one over the slower side's sum. The live node's DBLQH scans the fragment for
     COPY_FRAGREQ and sends each row as it reads it (DblqhMain.cpp, ``nextRecordCopy`` after each row
     sent), while the starting node applies the rows already sent; the scan stops only when a whole
     window of rows is unanswered (``copyCompletedLab`` resumes it; ``copy_window_rows``: the 6,000-word
@@ -438,11 +351,9 @@ def _pipeline_cap(
         row = (sz.data_bytes / sz.rows if sz.rows else 0.0) + disk_data.row_bytes(r.rt.scenario.data)
         own_wait = pages.own_misses * latency / (instances * copy_window_rows(row))
         live_wait = pages.live_misses * each * latency / (instances * each)
-    apply = own_cpu / apply_cores + own_wait if apply_cores > 0 else math.inf
-    scan = live_cpu / scan_cores + live_wait if scan_cores > 0 else math.inf
-    if apply >= scan:
-        return (1.0 / apply if apply > 0 else math.inf), PIPELINE_SIDES[0]
-    return 1.0 / scan, PIPELINE_SIDES[1]
+    apply = own_cpu / apply_cores if apply_cores > 0 else math.inf
+    scan = live_cpu / scan_cores if scan_cores > 0 else math.inf
+    return (apply, own_wait), (scan, live_wait)
 
 
 COPY_SCAN_BATCH_ROWS = 16

@@ -77,11 +77,12 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
     why.note_flows(
         r.run,
         ri.WAIT_LCP_FOR_RESTART,
-        [flow, *flush],
+        [flow] if flush is None else [flow, flush],
         node,
         "LCP bytes: the changes the REDO re-applied",
         disk="write",
         cap=f"write speed ({why.speed_parameter(sz)})",
+        cap_key=f"cluster.config.{why.speed_parameter(sz)}",
         lcp_bytes=size,
         lcp_fixed_secs=sz.lcp_fixed_secs,
     )
@@ -94,7 +95,7 @@ def system_restart_lcp(r: NodeRestart) -> Generator[Event, Any, None]:
     _rejoin(rt, node)
 
 
-def _disk_page_flush(r: NodeRestart, changes: Changes) -> Generator[Event, Any, list[Flow]]:
+def _disk_page_flush(r: NodeRestart, changes: Changes) -> Generator[Event, Any, Flow | None]:
     """The LCP also writes the dirty disk-data pages of the page cache: each fragment's LCP ends by
     having PGMAN write its table's dirty pages (Backup's SYNC_PAGE_CACHE_REQ to PGMAN before the
     fragment's LCP completes, and SYNC_EXTENT_PAGES_REQ at the LCP's end), after its in-memory part,
@@ -110,7 +111,7 @@ def _disk_page_flush(r: NodeRestart, changes: Changes) -> Generator[Event, Any, 
     if made <= 0:
         dirty = made = disk_data.dirty_page_bytes(s, changes, r.own.cfg["DiskPageBufferMemory"])
     if dirty <= 0:
-        return []
+        return None
     since = next((t1 for phase, _, t1 in reversed(r.run.spans) if phase == ri.UNDO_DISK_DATA), r.crash)
     sz = rt.sz
     rate = disk_data.lcp_flush_rate(
@@ -121,7 +122,7 @@ def _disk_page_flush(r: NodeRestart, changes: Changes) -> Generator[Event, Any, 
     flow = rt.fluid.transfer(dirty, {node.disk: 1.0 / sz.host.disk_write}, cap=rate, name=f"pages{node.id}")
     rt.fluid.track(flow)
     yield flow.done
-    return [flow]
+    return flow
 
 
 def _rejoin(rt: Runtime, node: Node) -> None:

@@ -55,6 +55,7 @@ def restore_fragments(r: NodeRestart) -> Generator[Event, Any, None]:
         r.node,
         "LCP bytes and rows read back",
         cap=f"LDM CPU ({restorers:.3g} restoring threads)",
+        work=(rt.fluid.capacity, work.bytes_read),
         waits={f"disk latency (LCP file requests, node {r.node.node_id})": setup},  # one fragment at a time
         bytes=work.bytes_read,
         rows=work.rows_applied,
@@ -110,6 +111,10 @@ def undo_disk_data(r: NodeRestart) -> Generator[Event, Any, None]:
             r.node,
             "UNDO records of the disk-column changes since the restored LCP started",
             cap=f"CPU ({threads:.3g} UNDO threads)",
+            work=(rt.fluid.capacity, records),
+            span=r.crash - r.redo_from,  # the disk-column changes since the restored LCP started
+            earlier=False,
+            saved_span=why.age_saved(rt, r.node.history, r.crash - r.redo_from),
             undo_records=records,
             undo_bytes=undo,
             page_read_bytes=pages,
@@ -131,8 +136,13 @@ def exec_redo_log(r: NodeRestart) -> Generator[Event, Any, None]:
         r.node,
         "REDO bytes logged since the restored LCP started",
         cap=f"LDM CPU ({threads:.3g} of {r.own.ldm} LDM threads holding fragments)",
+        work=(r.rt.fluid.capacity, r.redo_bytes),
+        span=r.crash - r.redo_from,  # the REDO logged since the restored LCP started
+        earlier=False,
+        saved_span=why.age_saved(r.rt, r.node.history, r.crash - r.redo_from),
         redo_bytes=r.redo_bytes,
         lcp_age_at_crash_secs=r.crash - r.redo_from,
+        restored_lcp_secs=(r.node.history[0].end - r.node.history[0].start) if r.node.history else 0.0,
     )
     r.span(ri.EXEC_REDO_LOG, t0)
 
@@ -170,6 +180,7 @@ def rebuild_indexes(r: NodeRestart) -> Generator[Event, Any, None]:
         r.node,
         "ordered-index entries (rows × ordered indexes; slot visits in the LDM thread)",
         cap=f"CPU ({threads:.3g} index-build threads)",
+        work=(r.rt.fluid.capacity, entries),
         index_entries=entries,
         ordered_indexes=s.data.ordered_indexes,
         build_threads=threads,

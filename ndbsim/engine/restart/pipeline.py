@@ -93,7 +93,9 @@ def memory_touch(r: NodeRestart) -> Generator[Event, Any, None]:
     parts = fixed_costs.touched_memory(cfg)
     memory = sum(parts.values())
     why.step(r.run, ri.MEMORY_TOUCH, memory_bytes=memory, touch_rate=rt.sz.host.memory_touch_rate, **parts)
-    yield from r.timed(ri.MEMORY_TOUCH, fixed_costs.memory_touch_secs(memory, rt.sz.host.memory_touch_rate))
+    secs = fixed_costs.memory_touch_secs(memory, rt.sz.host.memory_touch_rate)
+    why.paced(r.run, ri.MEMORY_TOUCH, secs)
+    yield from r.timed(ri.MEMORY_TOUCH, secs)
 
 
 def include_in_heartbeat_protocol(r: NodeRestart) -> Generator[Event, Any, None]:
@@ -119,6 +121,7 @@ def init_fragment_log_files(r: NodeRestart) -> Generator[Event, Any, None]:
     if sz.cfg["InitFragmentLogFiles"] == "FULL":
         redo_init = sz.redo_capacity / sz.host.disk_write
         why.step(r.run, ri.UNTIL_WAIT_FOR_NDBCNTR_MASTER, redo_log_bytes=sz.redo_capacity)
+        why.paced(r.run, ri.UNTIL_WAIT_FOR_NDBCNTR_MASTER, redo_init)
     yield from r.timed(ri.UNTIL_WAIT_FOR_NDBCNTR_MASTER, redo_init)
 
 

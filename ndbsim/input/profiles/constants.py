@@ -42,7 +42,7 @@ class Constants:
     """Core-seconds a copy instance spends per row it ships, on both nodes together: the live node
     reads the row under a short lock and sends it (half), the starting node receives and inserts
     it (half; COPY_FRAGREQ scan, one LQHKEYREQ per row); the two halves run at the same time on
-    their own node's LDM threads (``engine.restart.copy._pipeline_cap``), and online index
+    their own node's LDM threads (``engine.restart.copy._pipeline_sides``), and online index
     maintenance comes on top. Fitted from seed 001's initial node restart (7.0, 30M rows)."""
 
     suma_handover_gcps: float = 2.75

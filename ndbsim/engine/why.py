@@ -283,6 +283,7 @@ def note_flows(
     saved_span: dict[str, float] | Callable[[], dict[str, float]] | None = None,
     shrink: dict[str, float] | Callable[[], dict[str, float]] | None = None,
     work: tuple[dict[str, float], float] | None = None,
+    saturation: float = 0.0,
     **figures: Any,
 ) -> None:
     """``note`` for a phase whose work ran as fluid flows: its time splits into parts (``segments``,
@@ -293,11 +294,12 @@ def note_flows(
     before it would save (``earlier``, ``earlier_gains``) and ``saved_span`` (the seconds of it each
     resource would save otherwise, ``age_saved``) shrink that work (or ``shrink``: the share by which
     it shrinks, by resource). ``work``: the fluid system's capacities and the amount of a one-flow
-    phase's work, for the floors beside the constraint that bound it (``work_floors``). The
+    phase's work, for the floors beside the constraint that bound it (``work_floors``);
+    ``saturation``: how far the rows changed over ``span`` saturate (``gains.shrinks``). The
     bottleneck is the part whose resource, twice as good, would save the most (``named``). Noted
     when the run's why is first read (``later``): the flows' seconds no longer change once they end."""
     args = (phase, ran(flows), node, quantity, disk, cap, names, waits, cap_key, wait_keys, segments)
-    later(run, _note_flows_now, run, *args, span, earlier, saved_span, shrink, work, figures)
+    later(run, _note_flows_now, run, *args, (span, saturation), earlier, saved_span, shrink, work, figures)
 
 
 def later(run: NodeRun, fn: Callable[..., None], *args: Any) -> None:
@@ -318,14 +320,15 @@ def _note_flows_now(
     cap_key: str,
     wait_keys: dict[str, str] | None,
     segments: list[gains.Segment] | Callable[[], list[gains.Segment]] | None,
-    span: float,
+    spans: tuple[float, float],
     earlier: bool,
     saved_span: dict[str, float] | Callable[[], dict[str, float]] | None,
     shrink: dict[str, float] | Callable[[], dict[str, float]] | None,
     work: tuple[dict[str, float], float] | None,
     figures: dict[str, Any],
 ) -> None:
-    """``note_flows``, now."""
+    """``note_flows``, now (``spans``: its ``span`` and ``saturation``)."""
+    span, saturation = spans
     if callable(segments):
         segments = segments()
     if callable(shrink):
@@ -336,7 +339,7 @@ def _note_flows_now(
         saved = earlier_gains(run, phase) if earlier else {}
         for k, v in (saved_span or {}).items():
             saved[k] = saved.get(k, 0.0) + v
-        shrink = gains.shrinks(saved, span)
+        shrink = gains.shrinks(saved, span, saturation)
     if segments is None:
         floors = None
         if work is not None:
@@ -645,7 +648,7 @@ def _note_lcp_wait(
         gains.CPU,
         None,
         segments,
-        0.0,
+        (0.0, 0.0),
         True,
         None,
         None,

@@ -17,6 +17,7 @@ A part's ``resource`` is the scenario key that makes it twice as good (``host.co
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 CPU = "host.core_speed"
@@ -107,12 +108,23 @@ def gains(segments: list[Segment], shrink: dict[str, float] | None = None) -> di
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
-def shrinks(earlier: dict[str, float], span: float) -> dict[str, float]:
+def shrinks(earlier: dict[str, float], span: float, saturation: float = 0.0) -> dict[str, float]:
     """By resource, the share by which work that grows with ``span`` seconds (the rows changed in
-    them) shrinks when the resource, twice as good, saves ``earlier`` seconds of that span."""
+    them) shrinks when the resource, twice as good, saves ``earlier`` seconds of that span.
+    ``saturation``: the span's changes over the rows they fall on, as the exponent of the distinct
+    rows changed, ``rows·(1 − e^(−saturation))``: a row changed twice is shipped once, so the last
+    seconds of a long span add fewer distinct rows than the first (linear where it is 0)."""
     if span <= 0:
         return {}
-    return {k: min(1.0, max(0.0, v / span)) for k, v in earlier.items() if v > 0}
+    out: dict[str, float] = {}
+    for k, v in earlier.items():
+        if v <= 0:
+            continue
+        cut = min(1.0, v / span)
+        if saturation > 1e-9 and cut < 1.0:
+            cut = 1.0 - math.expm1(-saturation * (1.0 - cut)) / math.expm1(-saturation)
+        out[k] = min(1.0, max(0.0, cut))
+    return out
 
 
 def resources(segments: list[Segment]) -> dict[str, str]:

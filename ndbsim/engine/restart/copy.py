@@ -100,7 +100,11 @@ def _synchronize(
     run.facts.copied_rows = (run.facts.copied_rows or 0.0) + shipped  # both passes
     r.copy_pages = disk_data.left_dirty(r.copy_pages, pages)
     scan_cores = _scan_cores(r, peers, instances / len(peers))
-    copy_why.note_why(r, peers, steps, full, pages, (apply_cores, instances, scan_cores), t0 - since, takeover=wait[1:])
+    # the rows a table ships changed from the node's stop until that table's turn: on average half
+    # way through the copy, its tables copied one after another (the moving target)
+    began = t0 + wait[1]
+    span = began - since + (rt.env.now - began) / 2
+    copy_why.note_why(r, peers, steps, full, pages, (apply_cores, instances, scan_cores), span, takeover=wait[1:])
     r.span(TO_SYNCHRONIZE_STARTING_NODE, t0)
 
 

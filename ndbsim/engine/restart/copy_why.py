@@ -10,6 +10,7 @@ pace for those seconds, which split over its parts (a disk's reads and writes)."
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -212,6 +213,15 @@ def _labelled_segments(
     return _segments(w, steps, names, _busy(w, sources, cores))
 
 
+def _saturation(copied: float, rows: float) -> float:
+    """The exponent of the distinct rows the copy shipped, ``rows·(1 − e^(−x))`` (``gains.shrinks``),
+    from the rows shipped and the node's rows: ``x = −ln(1 − copied/rows)``."""
+    if rows <= 0 or copied <= 0:
+        return 0.0
+    held = min(copied / rows, 1.0 - 1e-9)
+    return -math.log1p(-held)
+
+
 def _after_wait(wait: Segment, segments: Callable[[], list[Segment]]) -> list[Segment]:
     """The copy's segments after the seconds it waited for the node group's take-over (a wait no
     resource of this node shortens)."""
@@ -246,19 +256,16 @@ def note_why(
     ran = [(flow.spent or {}, step) for flow, step in steps]
     segments = partial(_labelled_segments, copied, sources, cores, served, ran)
     waited, blocker = takeover
+    mechanisms: list[str] = []
     if blocker is not None and waited > 0:
         other = rt.node_id(rt.nodes[blocker - 1])
         where.update(takeover_wait_secs=waited, waited_for_node=other)
         label = f"wait: starting node {other}'s copy (one take-over per node group)"
         segments = partial(_after_wait, Segment(waited, ((Part(label, "", waited),),)), segments)
-        why.later(
-            run,
-            why.set_mechanism,
-            run,
-            TO_SYNCHRONIZE_STARTING_NODE,
+        mechanisms.append(
             f"waited {waited:.1f} s for starting node {other}'s copy: the DIH master grants one take-over "
             "per node group at a time and a refused node asks again every 5 s (DbdihMain.cpp, "
-            "Dbdih::execUPDATE_TOREQ, NGPtr.p->activeTakeOver; Dbdih::execUPDATE_TOREF)",
+            "Dbdih::execUPDATE_TOREQ, NGPtr.p->activeTakeOver; Dbdih::execUPDATE_TOREF)"
         )
     why.note_flows(
         run,
@@ -268,17 +275,18 @@ def note_why(
         "rows shipped from the live node" + (" (every row)" if full else " (those changed since the node stopped)"),
         segments=segments,
         span=0.0 if full else span,
+        saturation=_saturation(run.facts.copied_rows or 0.0, rt.sz.rows),
         copied_rows=run.facts.copied_rows,
         scanned_rows=rt.sz.rows,
         **where,
         copy_steps=len(steps),
     )
-    shared = [p for p in sources if served[p.id] > 1]
-    if shared:
-        mechanism = "; ".join(
-            f"live node {rt.node_id(p)} served {served[p.id]} copies at once (its LDM threads scan, its "
-            "link sends, for each): DIH copies every fragment from its primary replica among the live "
-            "nodes (DbdihMain.cpp, Dbdih::toCopyFragLab)"
-            for p in shared
-        )
-        why.later(run, why.set_mechanism, run, TO_SYNCHRONIZE_STARTING_NODE, mechanism)
+    mechanisms += [
+        f"live node {rt.node_id(p)} served {served[p.id]} copies at once (its LDM threads scan, its "
+        "link sends, for each): DIH copies every fragment from its primary replica among the live "
+        "nodes (DbdihMain.cpp, Dbdih::toCopyFragLab)"
+        for p in sources
+        if served[p.id] > 1
+    ]
+    if mechanisms:
+        why.later(run, why.set_mechanism, run, TO_SYNCHRONIZE_STARTING_NODE, "; ".join(mechanisms))

@@ -44,6 +44,11 @@ def advise(
     lever: list[str] = typer.Option(
         [], "--lever", "-l", metavar="NAME", help="Try only this lever (repeatable; default: all)."
     ),
+    combine_all: bool = typer.Option(
+        False,
+        "--combine-all",
+        help="Let the best combination take hardware, workload and release levers too (default: config.ini's only).",
+    ),
     format: str = STUDY_FORMAT_OPTION,
     chart: Path | None = typer.Option(
         None, "--chart", metavar="CHART.png", help="Also draw a tornado chart (.png, .svg or .pdf)."
@@ -81,6 +86,7 @@ def advise(
         workers=workers,
         progress=sys.stderr.isatty(),
         source=source,
+        combine_all=combine_all,
     )
     warn(notes)
     if format == "json":

@@ -242,7 +242,7 @@ def test_advise_best_combination_agrees_with_its_run_and_the_table_fits_a_termin
     assert r.total_restart_secs == pytest.approx(a.combination.median) and r.status == "ok"
     assert not _against(r.warnings, a.combination.sets), r.warnings
     text = advice_table(a)
-    table = [x for x in text.splitlines() if not x.startswith(("best combination", "reproduce", "  [", "  --set"))]
+    table = [x for x in text.splitlines() if not x.startswith(("best combination", "reproduce", "  [", "  check:"))]
     assert max(map(len, table)) <= 120, max(table, key=len)
 
 

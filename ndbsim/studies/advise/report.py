@@ -165,12 +165,13 @@ def advice_table(a: Advice) -> str:
         lines += ["prices per node with each lever's value (steady state):", *_columns(price_rows)]
     if a.combination is not None:
         s, p5, p95 = _savings(b, a.combination)
-        sets = " ".join(f"--set {shlex.quote(x)}" for x in a.combination.sets)
-        pool = "all levers" if a.combine_all else "config.ini levers"
+        scen = shlex.quote(a.source) + " " if a.source else ""
+        sets = " ".join(f"--set {shlex.quote(x)}" for x in (*a.overrides, *a.combination.sets))
+        pool = "levers of both lists" if a.combine_all else "config.ini levers"
         lines += [
-            f"best combination (greedy over the top {pool}, run):",
-            f"  {sets}",
-            f"  -> {format_secs(a.combination.median)}, saves {_signed(s)} (p5..p95 {_signed(p5)}..{_signed(p95)})",
+            f"best combination (greedy over the top {pool}, run): {format_secs(a.combination.median)}, "
+            f"saves {_signed(s)} (p5..p95 {_signed(p5)}..{_signed(p95)})",
+            f"  check: ndbsim run {scen}-n {a.replications} --seed {a.seed} {sets}",
         ]
     else:
         pool = "lever" if a.combine_all else "config.ini lever"

@@ -189,6 +189,8 @@ def _combination(
     run of the combination so far. ``outcome_of`` holds each candidate's run by its ``--set``
     strings (or is the first top lever's run itself)."""
     pool = [r for r in rows if combine_all or r.get("list", CONFIG_LIST) == CONFIG_LIST]
+    if combine_all:  # both lists as one ranking: the larger saving first, whichever list
+        pool.sort(key=lambda r: (1 if r["added_flag"] else 0, -r["saving_secs"]))
     top = [r for r in pool if r["saving_secs"] > 0 and not r["added_flag"]][:TOP_LEVERS]
     if isinstance(outcome_of, VariantRun) or outcome_of is None:
         first = outcome_of

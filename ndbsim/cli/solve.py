@@ -37,9 +37,7 @@ WINDOW_OPTION = typer.Option(
     None,
     "--window",
     metavar="DURATION",
-    help="Restart window for lcp-speed, data-size and plan (update-rate: optional), e.g. 10m. Every answer "
-    "keeps its check run's REDO peak at most 60% of the log (where run warns error 410 is close), and "
-    "data-size's data at most 80% of DataMemory.",
+    help="Restart window for lcp-speed, data-size and plan (update-rate: optional), e.g. 10m.",
 )
 """The restart window a window question fits."""
 

@@ -64,3 +64,10 @@ def test_data_size_states_and_keeps_datamemory_headroom():
     assert a.value <= DATA_MEMORY_ANSWER_FILL * memory < a.value + 2**30
     note = next(n for n in a.notes if n.startswith("DataMemory headroom"))
     assert "80% of DataMemory=64.0G" in note and "13.0G free" in note
+
+
+def test_an_update_rate_below_the_scenarios_says_what_it_gives_up():
+    a = solve("update-rate", ROLLING_80, window="7m40s", replications=2)
+    assert a.value < 20000  # the scenario's rate during the restart
+    note = next(n for n in a.notes if n.startswith("below the scenario's 20,000/s"))
+    assert f"gives up {20000 - a.value:,.0f}/s of updates" in note

@@ -58,12 +58,7 @@ def data_size(sim: Sim, resolved: Any, window: float, q: float, grow_datamemory:
     notes = [_inserts_note(resolved, up)] if filled else []
     if not grow_datamemory:
         notes.append(_memory_note(memory, top, gb, fits(run(gb)) and up is None, filled))
-    notes.append(_headroom_note(memory, gb, sets(gb), grow_datamemory))
-    if gb * G < size0:
-        notes.append(
-            f"below the scenario's {format_bytes(size0)} per node: fitting the window gives up "
-            f"{format_bytes(size0 - gb * G)} of data per node (or a longer window, or see ndbsim advise)"
-        )
+    notes += _headroom_notes(memory, size0, gb, sets(gb), grow_datamemory)
     return Answer(
         question="data-size",
         parameter="data.size",
@@ -114,16 +109,23 @@ def _variants(
     return sets, top, f"rows and DataMemory scale with it: {per_row:.0f} B per row, DataMemory {headroom:.2f} × data"
 
 
-def _headroom_note(memory: float, gb: int, sets: tuple[str, ...], grown: bool) -> str:
-    """The DataMemory headroom the answer leaves: its data's share of DataMemory and what is free."""
+def _headroom_notes(memory: float, size0: float, gb: int, sets: tuple[str, ...], grown: bool) -> list[str]:
+    """The DataMemory headroom the answer leaves (its data's share of DataMemory and what is
+    free) and, below the scenario's data, what the answer gives up."""
     if grown:
         memory = float(next(x for x in sets if x.startswith("cluster.config.DataMemory=")).split("=")[1][:-1]) * M
     fill = gb * G / memory
-    return (
+    notes = [
         f"DataMemory headroom: {gb}G is {fill:.0%} of DataMemory={format_bytes(memory)}, "
         f"{format_bytes(memory - gb * G)} free (answers fill at most {DATA_MEMORY_ANSWER_FILL:.0%}: seed 004's best "
         "practice)"
-    )
+    ]
+    if gb * G < size0:
+        notes.append(
+            f"below the scenario's {format_bytes(size0)} per node: fitting the window gives up "
+            f"{format_bytes(size0 - gb * G)} of data per node (or a longer window, or see ndbsim advise)"
+        )
+    return notes
 
 
 def _inserts_note(resolved: Any, up: int | None) -> str:

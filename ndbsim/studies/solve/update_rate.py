@@ -26,11 +26,9 @@ KEY = "workload.during_restart.updates_per_s"
 
 
 def update_rate(sim: Sim, resolved: Any, window: float | None, q: float) -> Answer:
-    """The highest cluster-wide update rate at which the copy converges, no replication's REDO
-    peak passes ``REDO_ANSWER_FILL`` of the log (the answer's margin below error 410) and the
-    ``q`` quantile restart ends within ``window`` (without one: within ``RATE_BOUND_FACTOR`` ×
-    the restart with no updates), to its third significant figure, verified by a run with it and
-    one a step more."""
+    """The highest cluster-wide update rate that meets ``_meets`` (``q`` quantile within ``window``,
+    without one ``RATE_BOUND_FACTOR`` × the idle restart), to three significant figures, verified
+    by a run with it and one a step more."""
     if resolved.scenario.restart.type == "system":
         raise InputError(
             "a system restart runs no transactions and copies nothing; ask update-rate of a node, initial or "
@@ -46,12 +44,7 @@ def update_rate(sim: Sim, resolved: Any, window: float | None, q: float) -> Answ
     limit, bound = _bound(idle, window, q)
 
     def ok(o: VariantRun) -> bool:
-        return (
-            o.status not in ("non-converging", "stuck")
-            and not o.redo_overloaded
-            and within_margin(o)
-            and quantile_total(o, q) <= limit
-        )
+        return _meets(o, q, limit)
 
     def passes(x: float) -> bool:
         return ok(run(x))
@@ -69,13 +62,6 @@ def update_rate(sim: Sim, resolved: Any, window: float | None, q: float) -> Answ
             )
         lo, hi = hi, min(MAX_UPDATE_RATE, hi * 4)
     good, bad = rate_bisect(passes, lo, hi)
-    now = restart_update_rate(resolved)
-    notes = [f"the restart meets the target up to {_rate_shown(good)} and not at {_rate_shown(bad)} (bisection)"]
-    if good < now:
-        notes.append(
-            f"below the scenario's {_rate_shown(now)} during the restart: it gives up {_rate_shown(now - good)} of "
-            "updates while the node restarts (throttle the applications, or see ndbsim advise)"
-        )
     return Answer(
         question="update-rate",
         parameter=KEY,
@@ -93,11 +79,33 @@ def update_rate(sim: Sim, resolved: Any, window: float | None, q: float) -> Answ
         runs=0,
         seed=0,
         replications=0,
-        notes=notes,
+        notes=_notes(good, bad, restart_update_rate(resolved)),
         passed=passes(good),
         short_passed=passes(bad),
         short_label="one step more",
     )
+
+
+def _meets(o: VariantRun, q: float, limit: float) -> bool:
+    """Whether a run answers the question: the copy converges, no replication overloads the REDO
+    log nor passes its margin (``within_margin``), and the ``q`` quantile total is within ``limit``."""
+    return (
+        o.status not in ("non-converging", "stuck")
+        and not o.redo_overloaded
+        and within_margin(o)
+        and quantile_total(o, q) <= limit
+    )
+
+
+def _notes(good: float, bad: float, now: float) -> list[str]:
+    """The bisection's last step and, below the scenario's rate ``now``, what the answer gives up."""
+    notes = [f"the restart meets the target up to {_rate_shown(good)} and not at {_rate_shown(bad)} (bisection)"]
+    if good < now:
+        notes.append(
+            f"below the scenario's {_rate_shown(now)} during the restart: it gives up {_rate_shown(now - good)} of "
+            "updates while the node restarts (throttle the applications, or see ndbsim advise)"
+        )
+    return notes
 
 
 def _bound(idle: VariantRun, window: float | None, q: float) -> tuple[float, str]:

@@ -57,10 +57,10 @@ class Comment:
 COMMENTS = [
     Comment(
         "solve redo-log scenarios/rolling-4-nodes-8.0.yaml --set workload.updates_per_s=500000",
-        "{answer} files; {recommended} recommended",
+        "{least} files avoid error 410; {answer} keep the peak at most 60%",
         {
+            "least": r"^least, no margin: NoOfFragmentLogFiles = (\d+)",
             "answer": r"^answer: NoOfFragmentLogFiles = (\d+)",
-            "recommended": r"^recommended: NoOfFragmentLogFiles = (\d+)",
         },
     ),
     Comment(

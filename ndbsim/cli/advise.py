@@ -32,6 +32,13 @@ from ndbsim.cli.options import (
 )
 from ndbsim.errors import InputError
 
+COMBINE_ALL_OPTION = typer.Option(
+    False,
+    "--combine-all",
+    help="Let the best combination take hardware, workload and release levers too (default: config.ini's only).",
+)
+"""Whether the best combination draws from both lists of levers."""
+
 
 def register(app: typer.Typer) -> None:
     """Add ``advise`` to the command line."""
@@ -44,6 +51,7 @@ def advise(
     lever: list[str] = typer.Option(
         [], "--lever", "-l", metavar="NAME", help="Try only this lever (repeatable; default: all)."
     ),
+    combine_all: bool = COMBINE_ALL_OPTION,
     format: str = STUDY_FORMAT_OPTION,
     chart: Path | None = typer.Option(
         None, "--chart", metavar="CHART.png", help="Also draw a tornado chart (.png, .svg or .pdf)."
@@ -81,6 +89,7 @@ def advise(
         workers=workers,
         progress=sys.stderr.isatty(),
         source=source,
+        combine_all=combine_all,
     )
     warn(notes)
     if format == "json":

@@ -53,7 +53,7 @@ MARGIN_OPTION = typer.Option(
     None,
     "--margin",
     metavar="PCT",
-    help="redo-log: the recommended size's margin over the REDO peak [default: 33%].",
+    help="redo-log: the answer's margin over the REDO peak [default: 67%, the peak at most 60% of the log].",
 )
 """redo-log's margin over the REDO peak (the study's default when absent)."""
 
@@ -94,7 +94,10 @@ def solve(
     output: Path | None = OUTPUT_OPTION,
     constants: Path | None = CONSTANTS_OPTION,
 ) -> None:
-    """Answer an inverse question by root finding on the simulation, verified by runs."""
+    """Answer an inverse question by root finding on the simulation, verified by runs. Every answer
+    keeps its check run's REDO peak at most 60% of the log (where run warns error 410 is close),
+    and data-size's data at most 80% of DataMemory; an answer below the configured value says
+    what it gives up."""
     import json
 
     from ndbsim.studies.solve import solve as answer

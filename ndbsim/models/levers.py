@@ -50,6 +50,18 @@ WRITE_SPEED_LEVERS = (
 (DiskCheckpointSpeed): each at ``SPEED_FACTORS`` of its value, within its bounds and the disk."""
 
 
+CONFIG_INI_KINDS = ("config",)
+"""Lever kinds a DBA changes in config.ini (a parameter of [ndbd default], thread settings
+included) and applies with a rolling restart; the others (``release``, ``host``,
+``operations``) need new software, new hardware or the applications' cooperation, so advise
+ranks them in a list of their own and leaves them out of the best combination unless asked."""
+
+
+def in_config_ini(kind: str) -> bool:
+    """Whether a lever of ``kind`` is a config.ini parameter (``CONFIG_INI_KINDS``)."""
+    return kind in CONFIG_INI_KINDS
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One value of a lever: how it is shown and the ``--set`` strings that apply it."""
@@ -282,7 +294,8 @@ INNODB_LEVERS = (
 
 def innodb_levers(s: Any) -> list[Lever]:
     """The InnoDB recovery levers of a scenario (an ``InnodbScenario``): half and double the
-    redo log file and the buffer pool, double and four times the storage's rates."""
+    redo log file and the buffer pool (my.cnf settings: kind ``config``), double and four times
+    the storage's rates (hardware: kind ``host``)."""
     out = []
     sv, st = s.server, s.storage
     for key, now, factors, text in (
@@ -299,7 +312,7 @@ def innodb_levers(s: Any) -> list[Lever]:
         }
         cands = tuple(Candidate(key, v, (f"{key}={x}",)) for v, x in vals.items() if v != text(now))
         if cands:
-            out.append(Lever(key, "innodb", text(now), cands))
+            out.append(Lever(key, "config" if key.startswith("server.") else "host", text(now), cands))
     return out
 
 

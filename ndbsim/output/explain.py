@@ -141,6 +141,25 @@ def _defaulted(s: Scenario, given: set[str], where: dict[str, str] | None) -> li
     return defaulted
 
 
+def _same_release_note(resolved: Resolved) -> str:
+    """An upgrade between two releases that differ in nothing ndbsim models (defaults, mechanisms,
+    fitted constants, the resolved config.ini), said in one line: it runs as the plain rolling
+    restart (``ndbsim params --diff`` lists the same nothing)."""
+    from ndbsim.input.profiles import differences
+
+    up = resolved.upgrade
+    if up is None:
+        return ""
+    old, new = resolved.profile, up.profile
+    if differences(old, new) or old.constants != new.constants or resolved.config != up.config:
+        return ""
+    a, b = resolved.scenario.version, up.scenario.version
+    return (
+        f"restart.upgrade_to {b}: NDB {a} and {b} differ in nothing ndbsim models (ndbsim params --version {a} "
+        f"--diff {b}), so this upgrade simulates as the plain rolling restart"
+    )
+
+
 def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
     """Warnings about an NDB scenario's input: a rate given with ``--set`` (or to ``simulate()``)
     that the scenario's ``workload.during_restart`` overrides while the node restarts, and a
@@ -154,6 +173,9 @@ def input_notes(resolved: Resolved, where: dict[str, str]) -> list[str]:
             f"restart.nodes {shown} is not used: a system restart restarts all {s.cluster.data_nodes} data nodes; "
             "drop restart.nodes, or use restart.type node or rolling for some of them"
         )
+    same = _same_release_note(resolved)
+    if same:
+        notes.append(same)
     during = s.workload.during_restart
     for k in RATE_KEYS:
         origin = where.get(f"workload.{k}", "")

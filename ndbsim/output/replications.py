@@ -82,6 +82,8 @@ class ReplicationLog(Sequence[Replication]):
         """Whether the inserts during any replication's restart filled DataMemory (error 827)."""
         self.redo_peak_fill: float = math.nan
         """The highest REDO peak over the log's capacity of any replication (nan: no REDO log)."""
+        self.redo_peak_bytes: float = math.nan
+        """The highest REDO peak of any replication, in bytes (nan: no REDO log)."""
         self._fills = 0
         self._last: tuple[int, Replication] | None = None
         for r in replications:
@@ -118,6 +120,8 @@ class ReplicationLog(Sequence[Replication]):
         if peak is None or capacity is None:
             return
         self.redo_overloaded = self.redo_overloaded or peak > capacity
+        if not peak <= self.redo_peak_bytes:  # nan (none yet) or higher
+            self.redo_peak_bytes = peak
         if capacity > 0:
             fill = peak / capacity
             if not self._fills or fill > self.redo_peak_fill:  # as max() picks: the first of the highest

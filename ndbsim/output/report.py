@@ -310,7 +310,8 @@ def _advice(a: dict[str, Any] | None) -> list[str]:
     levers = a["levers"][:TOP_LEVERS]
     out = [
         '<section class="advice"><h2>What would make it faster (advise)</h2>',
-        f'<p class="note">The top {len(levers)} of {len(a["levers"])} levers, each candidate run '
+        f'<p class="note">The top {len(levers)} of {len(a["levers"])} levers (config.ini\'s first, ranked on '
+        "their own; hardware, workload and release after them), each candidate run "
         f"{a['replications']} times with seed {a['seed']} (paired with the base); saving = base median − the "
         "lever's median. Prices per node, from the lever's steady LCP cycle.</p>",
         '<table class="levers"><tr><th class="n">#</th><th>lever</th><th>now</th><th>try</th><th class="n">saves</th>'
@@ -336,7 +337,7 @@ def _advice(a: dict[str, Any] | None) -> list[str]:
     if combo:
         sets = " ".join(f"--set {s}" for s in combo["set"])
         out.append(
-            f"<p>Best combination (greedy over the top levers, each step run): <code>{_e(sets)}</code> → "
+            f"<p>Best combination (greedy over the top config.ini levers, each step run): <code>{_e(sets)}</code> → "
             f"{_e(format_secs(combo['total_restart_secs']))}, saves {_e(_saving(combo['saving_secs']))}.</p>"
         )
     out.append("</section>")

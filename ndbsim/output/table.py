@@ -36,7 +36,7 @@ def phase_table(
     from ndbsim.output.header import header_lines, title_as_run
 
     ids = result.node_ids()
-    cp = result.first.checkpoint
+    cp = result.checkpoint
     rep = result.to_dict()["replications"]
     out = [
         title_as_run(result.name, result.version, result.data_nodes),

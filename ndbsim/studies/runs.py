@@ -105,7 +105,7 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
     out = VariantRun(sets=tuple(sets), totals=tuple(res.totals), status=res.status, reason=res.reason)
     out.warned = ", ".join(getattr(res, "setting_flags", ()))  # InnoDB recoveries have no such settings
     if isinstance(loaded.prepared, Resolved):
-        out.checkpoint = dict(res.first.checkpoint)
+        out.checkpoint = res.checkpoint
         out.redo_overloaded = out.status == "redo-overload" or res.replications.redo_overloaded
         out.redo_peak_fill = res.replications.redo_peak_fill
         out.data_memory_full = res.replications.data_memory_full

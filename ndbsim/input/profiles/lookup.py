@@ -26,6 +26,7 @@ from ndbsim.input.profiles.releases import (
     parse_version,
     sources_of,
 )
+from ndbsim.input.profiles.shipped import check_shipped
 
 
 def profile_for(version: str) -> Profile:
@@ -55,6 +56,7 @@ def _profile_for(version: str) -> Profile:
             f'NDB version {version!r} is not modelled; use one of {", ".join(KNOWN_VERSIONS)} (e.g. "7.6.6")',
             field="version",
         )
+    check_shipped(version)
     family = FAMILY[key]
     if key == "7.6" and patch < 4:
         family = "7.5"  # the 7.6 milestones before 7.6.4 had no partial LCP yet ([RN764], §2.3)

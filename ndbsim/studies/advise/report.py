@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.input.units import format_bytes, format_secs
-from ndbsim.studies.advise.study import Advice, _savings, prices
+from ndbsim.studies.advise.study import CONFIG_LIST, Advice, _savings, prices
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -72,20 +72,26 @@ def _free(x: float) -> str:
     return _redo_free(x) if x < 0 else f"{_pct(x)} free"
 
 
-def _tables(a: Advice) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], list[str]]:
-    """The levers' rows, the prices' rows (each with its header) and the flags' numbered notes."""
-    rows: list[tuple[str, ...]] = [HEADER]
+def _note(r: Any) -> str:
+    """A flag's note: the row's value first, flagged or not, then the other values tried that
+    ended flagged (the flag column marks the row when either is so)."""
+    own = r.flag or "no flag"
+    other = f"; not chosen, flagged: {r.flagged}" if r.flagged else ""
+    return f"{r.lever}={r.value} (the row's value): {own}{other}"
+
+
+def _tables(a: Advice) -> tuple[dict[str, list[tuple[str, ...]]], list[tuple[str, ...]], list[str]]:
+    """The levers' rows per list (each with its header), the prices' rows (with its header) and
+    the flags' numbered notes."""
+    rows: dict[str, list[tuple[str, ...]]] = {}
     price_rows: list[tuple[str, ...]] = [PRICE_HEADER]
     notes: list[str] = []
     for r in a.frame.itertuples():
         flag = _short_flag(r.flag)
         if r.flag or r.flagged:
-            notes.append(
-                f"  [{len(notes) + 1}] {r.lever}={r.value}: "
-                + "; ".join(x for x in (r.flag, f"other values flagged: {r.flagged}" if r.flagged else "") if x)
-            )
+            notes.append(f"  [{len(notes) + 1}] {_note(r)}")
             flag = f"{flag} [{len(notes)}]".lstrip()
-        rows.append(
+        rows.setdefault(r.list, [HEADER]).append(
             (
                 str(r.rank),
                 r.lever,
@@ -109,6 +115,19 @@ def _tables(a: Advice) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], li
             )
         )
     return rows, price_rows, notes
+
+
+LIST_TITLES = {
+    CONFIG_LIST: "config.ini levers (a DBA changes them with a rolling restart):",
+}
+"""The title over each list of levers; the other list's says it is not combined by default."""
+
+
+def _list_title(name: str, combine_all: bool) -> str:
+    if name in LIST_TITLES:
+        return LIST_TITLES[name]
+    how = "in the combination (--combine-all)" if combine_all else "not in the combination (add --combine-all)"
+    return f"not config.ini: {name}; {how}:"
 
 
 def advice_table(a: Advice) -> str:
@@ -137,21 +156,26 @@ def advice_table(a: Advice) -> str:
             f"{_size(bp['lcp_disk_bytes'])} of LCP files, REDO {_free(bp['redo_headroom'])}, "
             f"LCP CPU {_cores(bp['lcp_cpu_cores'])} cores"
         )
-    rows, price_rows, notes = _tables(a)
-    lines.extend(_columns(rows))
+    lists, price_rows, notes = _tables(a)
+    for name, rows in lists.items():
+        lines += [_list_title(name, a.combine_all), *_columns(rows)]
     if notes:
         lines += ["flags:", *notes]
     if priced and len(price_rows) > 1:
         lines += ["prices per node with each lever's value (steady state):", *_columns(price_rows)]
     if a.combination is not None:
         s, p5, p95 = _savings(b, a.combination)
-        sets = " ".join(f"--set {shlex.quote(x)}" for x in a.combination.sets)
-        lines.append(
-            f"best combination (greedy over the top levers, run): {sets} -> {format_secs(a.combination.median)}, "
-            f"saves {_signed(s)} (p5..p95 {_signed(p5)}..{_signed(p95)})"
-        )
+        scen = shlex.quote(a.source) + " " if a.source else ""
+        sets = " ".join(f"--set {shlex.quote(x)}" for x in (*a.overrides, *a.combination.sets))
+        pool = "levers of both lists" if a.combine_all else "config.ini levers"
+        lines += [
+            f"best combination (greedy over the top {pool}, run): {format_secs(a.combination.median)}, "
+            f"saves {_signed(s)} (p5..p95 {_signed(p5)}..{_signed(p95)})",
+            f"  check: ndbsim run {scen}-n {a.replications} --seed {a.seed} {sets}",
+        ]
     else:
-        lines.append("best combination: no lever shortens this restart without a flag")
+        pool = "lever" if a.combine_all else "config.ini lever"
+        lines.append(f"best combination: no {pool} shortens this restart without a flag")
     top = a.frame.iloc[0] if len(a.frame) else None
     if top is not None and top["saving_secs"] >= 0.5:  # a saving the table shows, not "0s" or a loss
         scen = shlex.quote(a.source) + " " if a.source else ""

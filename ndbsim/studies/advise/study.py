@@ -7,7 +7,10 @@ the per-replication savings. Each lever keeps its best candidate; a candidate th
 error 410 or a copy that never converges is flagged and is a lever's best only if all its
 candidates are. Beside the saving stand the candidate's prices, read from its run's steady
 checkpoint: the LCP write rate and volume, the LCP files' disk space, the REDO headroom and the
-CPU the LCP writes take. The best combination is greedy over the top levers, each step a run.
+CPU the LCP writes take. The levers a DBA changes in config.ini are ranked first and on their
+own; hardware, workload and release levers follow in a list of their own (``list`` column). The
+best combination is greedy over the top config.ini levers (all levers with ``combine_all``),
+each step a run.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.input.profiles import LCP_CPU_SECS_PER_BYTE
-from ndbsim.models.levers import Lever
+from ndbsim.models.levers import Lever, in_config_ini
 from ndbsim.studies.runs import VariantRun, evaluate, evaluate_many, resolve_variant
 
 if TYPE_CHECKING:
@@ -33,8 +36,11 @@ TOP_LEVERS = 5
 without a flag (ndbsim's choice; each step runs one variant per remaining lever)."""
 PRICE_COLUMNS = ("lcp_write_rate", "lcp_bytes", "lcp_secs", "lcp_disk_bytes", "redo_headroom", "lcp_cpu_cores")
 """The prices ``prices`` gives beside each saving, per node, from the run's steady checkpoint."""
+CONFIG_LIST, OTHER_LIST = "config.ini", "hardware, workload, release"
+"""The two lists advise ranks levers in: what a DBA changes in config.ini, and the rest."""
 COLUMNS = (
     "rank",
+    "list",
     "lever",
     "kind",
     "current",
@@ -52,7 +58,8 @@ COLUMNS = (
     "worst_saving_secs",
     "flagged",
 )
-"""advise's DataFrame columns, one row per lever (its best candidate); ``set`` is the
+"""advise's DataFrame columns, one row per lever (its best candidate); ``list`` is
+``CONFIG_LIST`` or ``OTHER_LIST`` (config.ini levers ranked first); ``set`` is the
 ``--set`` text, ``total_interval_p5``/``_p95`` the total's predictive interval (``output.interval``),
 prices are the candidate's steady checkpoint figures per node; ``flagged``
 lists the lever's other candidates that end flagged (``value: flag``) where the base does not."""
@@ -125,6 +132,8 @@ class Advice:
     """The restart as the table's first line names it (the model's ``title``)."""
     priced: bool = True
     """Whether the levers carry LCP and REDO prices (the model's ``priced``)."""
+    combine_all: bool = False
+    """Whether the best combination drew from every lever, not only config.ini's."""
 
     def to_dict(self) -> dict[str, Any]:
         from ndbsim.output.result import json_clean, quantile
@@ -134,6 +143,7 @@ class Advice:
             s, p5, p95 = _savings(self.base, self.combination)
             combo = {
                 "levers": self.combination_levers,
+                "from": "all levers" if self.combine_all else CONFIG_LIST,
                 "set": list(self.combination.sets),
                 "total_restart_secs": self.combination.median,
                 "interval": self.combination.interval or None,
@@ -166,11 +176,26 @@ class Advice:
 
 
 def _combination(
-    raw: dict[str, Any], base: VariantRun, rows: list[dict[str, Any]], first: VariantRun | None, seed: int, n: int
+    raw: dict[str, Any],
+    base: VariantRun,
+    rows: list[dict[str, Any]],
+    outcome_of: dict[tuple[str, ...], VariantRun] | VariantRun | None,
+    seed: int,
+    n: int,
+    combine_all: bool = False,
 ) -> tuple[VariantRun | None, list[str]]:
-    """Greedy over the top levers in rank order: take the best, then add each next one if the
-    run with it is faster than without; each step is one run of the combination so far."""
-    top = [r for r in rows if r["saving_secs"] > 0 and not r["added_flag"]][:TOP_LEVERS]
+    """Greedy over the top levers in rank order (config.ini's only, unless ``combine_all``): take
+    the best, then add each next one if the run with it is faster than without; each step is one
+    run of the combination so far. ``outcome_of`` holds each candidate's run by its ``--set``
+    strings (or is the first top lever's run itself)."""
+    pool = [r for r in rows if combine_all or r.get("list", CONFIG_LIST) == CONFIG_LIST]
+    if combine_all:  # both lists as one ranking: the larger saving first, whichever list
+        pool.sort(key=lambda r: (1 if r["added_flag"] else 0, -r["saving_secs"]))
+    top = [r for r in pool if r["saving_secs"] > 0 and not r["added_flag"]][:TOP_LEVERS]
+    if isinstance(outcome_of, VariantRun) or outcome_of is None:
+        first = outcome_of
+    else:
+        first = outcome_of.get(top[0]["sets"]) if top else None
     if not top or first is None:
         return None, []
     chosen, best = [top[0]], first
@@ -198,12 +223,14 @@ def advise(
     replications: int | None = None,
     workers: int | None = None,
     progress: bool = False,
+    combine_all: bool = False,
 ) -> pd.DataFrame:
     """Rank the levers of a restart by the median time they save; one row per lever.
 
     ``overrides`` are ``--set`` strings applied to the scenario first; ``levers`` limits the
     levers tried (names as ``ndbsim.models.levers.ALL_LEVERS``). The DataFrame's ``attrs["advice"]``
-    holds the whole answer (base run, best combination) as ``advise_full`` returns it.
+    holds the whole answer (base run, best combination) as ``advise_full`` returns it;
+    ``combine_all`` lets the combination draw from hardware, workload and release levers too.
     """
     return advise_full(
         scenario,
@@ -213,6 +240,7 @@ def advise(
         replications=replications,
         workers=workers,
         progress=progress,
+        combine_all=combine_all,
     ).frame
 
 
@@ -226,6 +254,7 @@ def advise_full(
     workers: int | None = None,
     progress: bool = False,
     source: str | None = None,
+    combine_all: bool = False,
 ) -> Advice:
     """advise, with the base run and the combination (``Advice``)."""
     import pandas as pd
@@ -249,8 +278,7 @@ def advise_full(
     outs = evaluate_many(raw, [c.sets for c in cands], seed, n, workers=workers, progress=progress, desc="advise")
     rows = _ranked(found, cands, outs, base)
     outcome_of = {c.sets: o for c, o in zip(cands, outs)}
-    first = outcome_of.get(rows[0]["sets"]) if rows else None
-    combo, combo_levers = _combination(raw, base, rows, first, seed, n)
+    combo, combo_levers = _combination(raw, base, rows, outcome_of, seed, n, combine_all)
     frame = pd.DataFrame([{k: r[k] for k in COLUMNS} for r in rows], columns=list(COLUMNS))
     advice = Advice(
         frame=frame,
@@ -267,20 +295,21 @@ def advise_full(
         product=model.label,
         title=model.title(s.version, kind),
         priced=model.priced,
+        combine_all=combine_all,
     )
     frame.attrs["advice"] = advice.to_dict()
     return advice
 
 
 def _ranked(found: list[Lever], cands: list[Any], outs: list[VariantRun], base: VariantRun) -> list[dict[str, Any]]:
-    """One row per lever with a valid candidate, ranked: unflagged before flagged, then the larger
-    saving (``rank`` from 1)."""
+    """One row per lever with a valid candidate, ranked: config.ini levers before the others, then
+    unflagged before flagged, then the larger saving (``rank`` from 1, on through both lists)."""
     by_lever: dict[str, list[tuple[Any, VariantRun]]] = {}
     for c, o in zip(cands, outs):
         if not o.invalid and not _sets_ignored(o):  # a lever NDB ignores is never ranked
             by_lever.setdefault(c.lever, []).append((c, o))
     rows = [_row(lv, by_lever[lv.name], base) for lv in found if by_lever.get(lv.name)]
-    rows.sort(key=lambda r: (1 if r["added_flag"] else 0, -r["saving_secs"]))
+    rows.sort(key=lambda r: (r["list"] != CONFIG_LIST, 1 if r["added_flag"] else 0, -r["saving_secs"]))
     for i, r in enumerate(rows, 1):
         r["rank"] = i
     return rows
@@ -293,6 +322,7 @@ def _row(lv: Lever, tried: list[tuple[Any, VariantRun]], base: VariantRun) -> di
     wc, wo = min(tried, key=lambda x: _savings(base, x[1])[0])
     saving, p5, p95 = _savings(base, o)
     return {
+        "list": CONFIG_LIST if in_config_ini(lv.kind) else OTHER_LIST,
         "lever": lv.name,
         "kind": lv.kind,
         "current": lv.current,

@@ -38,8 +38,9 @@ class Answer:
     """The ``--set`` strings applied to the scenario before the question (for the check command)."""
     label: str = "answer"
     """How the text names the value: ``answer``, or ``recommended`` for a size with a margin."""
-    redo_fill: bool = False
-    """Whether each run's description gives its REDO peak as a share of the log (redo-log)."""
+    redo_fill: bool = True
+    """Whether each run's description gives its REDO peak as a share of the log: every answer's
+    margin (``search.REDO_ANSWER_FILL``)."""
     recommended: Answer | None = None
     """A second answer with a margin over this one (redo-log's recommended size)."""
     plans: list[dict[str, Any]] = field(default_factory=list)
@@ -129,14 +130,25 @@ class Answer:
         return lines + [f"  note: {n}" for n in self.notes]
 
 
-def _describe(o: VariantRun, q: float = 0.5, redo_fill: bool = False) -> str:
+def _fill_text(fill: float) -> str:
+    """A REDO peak's share of the log to a tenth of a percent, or to a hundredth where the tenth
+    would read as the answers' limit (``REDO_ANSWER_FILL``) on the wrong side of it."""
+    from ndbsim.studies.solve.search import REDO_ANSWER_FILL
+
+    text = f"{fill:.1%}"
+    if text == f"{REDO_ANSWER_FILL:.1%}" and fill != REDO_ANSWER_FILL:
+        text = f"{fill:.2%}"
+    return text
+
+
+def _describe(o: VariantRun, q: float = 0.5, redo_fill: bool = True) -> str:
     """A run as an answer's line shows it: its total at the quantile asked for (``p95 19m16s``;
     the median bare), its status and what its run warns that bears on the answer."""
     also = ", and error 410" if o.redo_overloaded and o.status != "redo-overload" else ""
     if o.data_memory_full:
         also += ", inserts fill DataMemory (error 827)"
     if redo_fill and math.isfinite(o.redo_peak_fill):
-        also += f", REDO peak {o.redo_peak_fill:.1%} of the log"
+        also += f", REDO peak {_fill_text(o.redo_peak_fill)} of the log"
     total = format_secs(quantile_total(o, q))
     if q != 0.5:
         total = f"p{100 * q:g} {total}"

@@ -1,6 +1,7 @@
 """``solve data-size``: the most data per node whose restart fits a window, on the hardware as
 configured (DataMemory stays; the answer says where it runs out), or with DataMemory grown with
-the data on request (``--grow-datamemory``)."""
+the data on request (``--grow-datamemory``). Either way the data fills at most
+``DATA_MEMORY_ANSWER_FILL`` of DataMemory, and the answer states the headroom it leaves."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ from ndbsim.input.config.params import G, M
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
-from ndbsim.studies.solve.search import Sim, fits_window, largest_passing, quantile_total
+from ndbsim.studies.solve.search import (
+    DATA_MEMORY_ANSWER_FILL,
+    Sim,
+    fits_window,
+    largest_passing,
+    quantile_total,
+)
 
 
 def data_size(sim: Sim, resolved: Any, window: float, q: float, grow_datamemory: bool = False) -> Answer:
@@ -34,7 +41,8 @@ def data_size(sim: Sim, resolved: Any, window: float, q: float, grow_datamemory:
     which = "median" if q == 0.5 else f"p{100 * q:g}"
     if top < 1:
         raise InputError(
-            f"DataMemory={format_bytes(memory)} holds less than 1G of data; raise cluster.config.DataMemory "
+            f"DataMemory={format_bytes(memory)} holds less than 1G of data at {DATA_MEMORY_ANSWER_FILL:.0%} full; "
+            "raise cluster.config.DataMemory "
             "or add --grow-datamemory",
             field="cluster.config.DataMemory",
         )
@@ -50,6 +58,7 @@ def data_size(sim: Sim, resolved: Any, window: float, q: float, grow_datamemory:
     notes = [_inserts_note(resolved, up)] if filled else []
     if not grow_datamemory:
         notes.append(_memory_note(memory, top, gb, fits(run(gb)) and up is None, filled))
+    notes += _headroom_notes(memory, size0, gb, sets(gb), grow_datamemory)
     return Answer(
         question="data-size",
         parameter="data.size",
@@ -57,9 +66,14 @@ def data_size(sim: Sim, resolved: Any, window: float, q: float, grow_datamemory:
         shown=f"{gb}G",
         sets=sets(gb),
         outcome=run(gb),
-        short=f"{up}G" if up else f"none: DataMemory={format_bytes(memory)} holds no more",
+        short=f"{up}G"
+        if up
+        else f"none: DataMemory={format_bytes(memory)} holds no more within {DATA_MEMORY_ANSWER_FILL:.0%}",
         short_outcome=run(up) if up else None,
-        target=f"the most data per node whose {which} restart fits {format_secs(window)} ({how})",
+        target=(
+            f"the most data per node whose {which} restart fits {format_secs(window)}, filling at most "
+            f"{DATA_MEMORY_ANSWER_FILL:.0%} of DataMemory ({how})"
+        ),
         runs=0,
         seed=0,
         replications=0,
@@ -81,10 +95,10 @@ def _variants(
     if not grow:
         return (
             lambda gb: (f"data.size={gb}G", f"data.rows={rows0 * gb * G / size0:.0f}"),
-            int(memory // G),
+            int(memory * DATA_MEMORY_ANSWER_FILL // G),
             f"rows scale with it at {per_row:.0f} B per row; DataMemory stays {format_bytes(memory)}",
         )
-    headroom = memory / size0
+    headroom = max(memory / size0, 1 / DATA_MEMORY_ANSWER_FILL)
 
     def sets(gb: int) -> tuple[str, ...]:
         size = gb * G
@@ -93,6 +107,25 @@ def _variants(
 
     top = int((PARAMS["DataMemory"].hi or 0.0) / headroom // G)
     return sets, top, f"rows and DataMemory scale with it: {per_row:.0f} B per row, DataMemory {headroom:.2f} × data"
+
+
+def _headroom_notes(memory: float, size0: float, gb: int, sets: tuple[str, ...], grown: bool) -> list[str]:
+    """The DataMemory headroom the answer leaves (its data's share of DataMemory and what is
+    free) and, below the scenario's data, what the answer gives up."""
+    if grown:
+        memory = float(next(x for x in sets if x.startswith("cluster.config.DataMemory=")).split("=")[1][:-1]) * M
+    fill = gb * G / memory
+    notes = [
+        f"DataMemory headroom: {gb}G is {fill:.0%} of DataMemory={format_bytes(memory)}, "
+        f"{format_bytes(memory - gb * G)} free (answers fill at most {DATA_MEMORY_ANSWER_FILL:.0%}: seed 004's best "
+        "practice)"
+    ]
+    if gb * G < size0:
+        notes.append(
+            f"below the scenario's {format_bytes(size0)} per node: fitting the window gives up "
+            f"{format_bytes(size0 - gb * G)} of data per node (or a longer window, or see ndbsim advise)"
+        )
+    return notes
 
 
 def _inserts_note(resolved: Any, up: int | None) -> str:
@@ -111,12 +144,12 @@ def _inserts_note(resolved: Any, up: int | None) -> str:
 def _memory_note(memory: float, top: int, gb: int, memory_bound: bool, filled: bool = False) -> str:
     """Where DataMemory runs out, and whether it (or the inserts filling it), not the window, sets
     the answer."""
-    where = f"DataMemory={format_bytes(memory)} runs out at {top}G of data per node"
+    where = f"DataMemory={format_bytes(memory)} reaches {DATA_MEMORY_ANSWER_FILL:.0%} at {top}G of data per node"
     if filled:
         return f"{where} with no inserts during the restart"
     if memory_bound:
         return (
-            f"{where}: the window would allow more, so the answer is DataMemory's limit; raise DataMemory "
+            f"{where}: the window would allow more, so the answer is DataMemory's headroom; raise DataMemory "
             "(host RAM permitting: ndbsim models none) or ask with --grow-datamemory"
         )
     return f"{where}; the window, not DataMemory, sets the answer (DataMemory holds {top - gb}G more)"

@@ -1,5 +1,6 @@
-"""``solve redo-log``: the smallest REDO log (NoOfFragmentLogFiles or FragmentLogFileSize) that
-avoids error 410 at the scenario's write rate, and the smallest with a margin over its peak."""
+"""``solve redo-log``: the smallest REDO log (NoOfFragmentLogFiles or FragmentLogFileSize) whose
+peak stays within the answers' margin (at most ``REDO_ANSWER_FILL`` of the log, or ``--margin``)
+at the scenario's write rate, beside the least that merely avoids error 410."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from ndbsim.errors import InputError
 from ndbsim.input.config.params import M
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.studies.solve.answer import Answer
-from ndbsim.studies.solve.search import Sim, int_bisect
+from ndbsim.studies.solve.search import REDO_ANSWER_FILL, Sim, int_bisect
 
-REDO_MARGIN = 1 / 3
-"""The recommended REDO log's default margin over the REDO the restart must keep at its peak:
-a third more. Seed 004 (REDO sizing for 5.1, three LCPs to keep) sizes the log for four LCPs
-"so we have some head room", 4/3 of what must fit; ``--margin`` sets another."""
+REDO_MARGIN = 1 / REDO_ANSWER_FILL - 1
+"""The answer's default margin over the REDO the restart must keep at its peak: the log at least
+1/``REDO_ANSWER_FILL`` (1/0.6, two thirds more) × the peak, so the peak stays at most 60% of the
+log, where ``ndbsim run`` warns "error 410 is close" and every solve answer stops. (Seed 004's
+four LCPs where three must fit, a third more, would leave the peak at 75%, inside that warning.)
+``--margin`` sets another."""
 MAX_LOG_FILES = 2**20
 """Most NoOfFragmentLogFiles tried; NDB's bound is 2³¹ (``config_params``), but 2²⁰ files of
 the smallest size already hold 4 TB per log part (ndbsim's search bound)."""
@@ -48,6 +51,7 @@ def redo_log(sim: Sim, resolved: Any, param: str, margin: float = REDO_MARGIN) -
     least = lo if passes(lo) else _least_passing(passes, lo, top, now, name, text, "avoids error 410")
     ans = _answer(sim, name, (least, lo, f"none: {text(least)} is the least NDB allows"), unit, text, passes)
     ans.target = _target(name, resolved.config)
+    ans.label = "least, no margin"
     guess = max(least + 1, math.ceil(least * (1 + margin)))
     best = (
         least
@@ -58,11 +62,11 @@ def redo_log(sim: Sim, resolved: Any, param: str, margin: float = REDO_MARGIN) -
         sim, name, (best, least, "none: the minimum already leaves the margin"), unit, text, holds_margin
     )
     ans.recommended.target = (
-        f"the smallest {name} whose REDO peak leaves a {margin:.0%} margin (the log at least "
-        f"{1 + margin:.2f} × the peak); the default margin is seed 004's REDO log for four LCPs where three "
-        "must fit (--margin sets yours)"
+        f"the smallest {name} whose REDO peak stays at most {1 / (1 + margin):.0%} of the log (a {margin:.0%} "
+        f"margin); the default, {REDO_ANSWER_FILL:.0%}, is where ndbsim run warns error 410 is close "
+        "(--margin sets yours)"
     )
-    ans.recommended.label = "recommended"
+    ans.recommended.label = "answer"
     ans.recommended.notes += _against_configured(sim, name, resolved, best, now, text)
     return ans
 
@@ -98,12 +102,14 @@ def _against_configured(
     rate += "; a higher rate needs more: solve again with --set workload.updates_per_s=…"
     if best >= now:
         return [rate]
-    configured = sim(_sets(name, text(now)))
-    free = 1 - configured.redo_peak_fill if math.isfinite(configured.redo_peak_fill) else math.nan
+    configured, taken = sim(_sets(name, text(now))), sim(_sets(name, text(best)))
+    now_bytes, best_bytes = _log_bytes(cfg, name, now * unit), _log_bytes(cfg, name, best * unit)
     return [
-        f"below the configured log: {name} = {text(now)} ({format_bytes(_log_bytes(cfg, name, now * unit))} per "
-        f"node) against {text(best)} ({format_bytes(_log_bytes(cfg, name, best * unit))}): taking it would shrink "
-        f"the log; at this rate the configured log keeps {free:.1%} free at the REDO peak",
+        f"below the configured {name} = {text(now)} ({format_bytes(now_bytes)} per node): taking {text(best)} "
+        f"({format_bytes(best_bytes)}) gives up {format_bytes(now_bytes - best_bytes)} of REDO per node; its peak "
+        f"fills {taken.redo_peak_fill:.1%} of the log where the configured one's fills "
+        f"{configured.redo_peak_fill:.1%}, so a write burst reaches error 410 sooner; keeping {text(now)} costs "
+        "only disk",
         rate,
     ]
 

@@ -13,8 +13,18 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ndbsim.engine.run import DATA_MEMORY_WARN_FILL, REDO_WARN_FILL
 from ndbsim.errors import InputError
 from ndbsim.studies.runs import VariantRun, evaluate
+
+REDO_ANSWER_FILL = REDO_WARN_FILL
+"""The most of the REDO log an answer's check run may fill at its peak: 60%, where ``ndbsim run``
+warns "error 410 is close" (``engine.run.REDO_WARN_FILL``, EnableRedoControl's critical alert
+level, reference §2.4). A REDO log, update rate, LCP speed or data size is answered only where
+every replication's peak stays at or under it, so the printed check command warns of nothing."""
+DATA_MEMORY_ANSWER_FILL = DATA_MEMORY_WARN_FILL
+"""The most of DataMemory a data-size answer may fill: 80%, seed 004's best practice ("never
+fill up your database with more than 80% of the DataMemory", ``engine.run.DATA_MEMORY_WARN_FILL``)."""
 
 
 class Sim:
@@ -76,9 +86,23 @@ def holds(o: VariantRun) -> bool:
     return o.status == "ok" and not o.redo_overloaded and not o.data_memory_full
 
 
+def within_margin(o: VariantRun) -> bool:
+    """Whether every replication's REDO peak stays at or under ``REDO_ANSWER_FILL`` of the log
+    (a run without a REDO log passes)."""
+    return not o.redo_peak_fill > REDO_ANSWER_FILL
+
+
+def margin_text(o: VariantRun) -> str:
+    """A run's REDO margin as an answer's line gives it."""
+    if math.isnan(o.redo_peak_fill):
+        return "no REDO log"
+    return f"REDO peak {o.redo_peak_fill:.1%} of the log (answers keep it at most {REDO_ANSWER_FILL:.0%})"
+
+
 def fits_window(o: VariantRun, q: float, window: float) -> bool:
-    """Whether a run answers a window question: it ``holds`` and its ``q`` quantile total fits."""
-    return holds(o) and quantile_total(o, q) <= window
+    """Whether a run answers a window question: it ``holds``, its REDO peak is ``within_margin``
+    and its ``q`` quantile total fits."""
+    return holds(o) and within_margin(o) and quantile_total(o, q) <= window
 
 
 def quantile_total(o: VariantRun, q: float) -> float:

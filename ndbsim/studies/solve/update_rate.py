@@ -10,7 +10,7 @@ from ndbsim.errors import InputError
 from ndbsim.input.units import format_secs
 from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
-from ndbsim.studies.solve.search import Sim, quantile_total, rate_bisect
+from ndbsim.studies.solve.search import REDO_ANSWER_FILL, Sim, quantile_total, rate_bisect, within_margin
 
 MAX_UPDATE_RATE = 1e9
 """Highest update rate tried (per second, cluster-wide): far beyond any NDB cluster's, so a
@@ -26,10 +26,9 @@ KEY = "workload.during_restart.updates_per_s"
 
 
 def update_rate(sim: Sim, resolved: Any, window: float | None, q: float) -> Answer:
-    """The highest cluster-wide update rate at which the copy converges, no replication ends in
-    error 410 and the ``q`` quantile restart ends within ``window`` (without one: within
-    ``RATE_BOUND_FACTOR`` × the restart with no updates), to its third significant figure,
-    verified by a run with it and one a step more."""
+    """The highest cluster-wide update rate that meets ``_meets`` (``q`` quantile within ``window``,
+    without one ``RATE_BOUND_FACTOR`` × the idle restart), to three significant figures, verified
+    by a run with it and one a step more."""
     if resolved.scenario.restart.type == "system":
         raise InputError(
             "a system restart runs no transactions and copies nothing; ask update-rate of a node, initial or "
@@ -45,7 +44,7 @@ def update_rate(sim: Sim, resolved: Any, window: float | None, q: float) -> Answ
     limit, bound = _bound(idle, window, q)
 
     def ok(o: VariantRun) -> bool:
-        return o.status not in ("non-converging", "stuck") and not o.redo_overloaded and quantile_total(o, q) <= limit
+        return _meets(o, q, limit)
 
     def passes(x: float) -> bool:
         return ok(run(x))
@@ -74,16 +73,39 @@ def update_rate(sim: Sim, resolved: Any, window: float | None, q: float) -> Answ
         short_outcome=run(bad),
         target=(
             f"the highest update rate (cluster-wide) during the restart at which the copy converges, the REDO "
-            f"log holds (no error 410) and the {which} restart ends {bound}"
+            f"peak stays at most {REDO_ANSWER_FILL:.0%} of the log (ndbsim's margin below error 410) and the "
+            f"{which} restart ends {bound}"
         ),
         runs=0,
         seed=0,
         replications=0,
-        notes=[f"the restart meets the target up to {_rate_shown(good)} and not at {_rate_shown(bad)} (bisection)"],
+        notes=_notes(good, bad, restart_update_rate(resolved)),
         passed=passes(good),
         short_passed=passes(bad),
         short_label="one step more",
     )
+
+
+def _meets(o: VariantRun, q: float, limit: float) -> bool:
+    """Whether a run answers the question: the copy converges, no replication overloads the REDO
+    log nor passes its margin (``within_margin``), and the ``q`` quantile total is within ``limit``."""
+    return (
+        o.status not in ("non-converging", "stuck")
+        and not o.redo_overloaded
+        and within_margin(o)
+        and quantile_total(o, q) <= limit
+    )
+
+
+def _notes(good: float, bad: float, now: float) -> list[str]:
+    """The bisection's last step and, below the scenario's rate ``now``, what the answer gives up."""
+    notes = [f"the restart meets the target up to {_rate_shown(good)} and not at {_rate_shown(bad)} (bisection)"]
+    if good < now:
+        notes.append(
+            f"below the scenario's {_rate_shown(now)} during the restart: it gives up {_rate_shown(now - good)} of "
+            "updates while the node restarts (throttle the applications, or see ndbsim advise)"
+        )
+    return notes
 
 
 def _bound(idle: VariantRun, window: float | None, q: float) -> tuple[float, str]:
@@ -106,10 +128,10 @@ def _refuse(idle: VariantRun, limit: float, q: float) -> None:
             "lower the inserts and deletes during the restart",
             field="workload.during_restart",
         )
-    if idle.redo_overloaded:
+    if idle.redo_overloaded or not within_margin(idle):
         raise InputError(
-            "the REDO log overflows (error 410) even with no updates during the restart; size it first "
-            "(ndbsim solve redo-log)",
+            f"the REDO peak passes {REDO_ANSWER_FILL:.0%} of the log even with no updates during the restart "
+            f"({idle.redo_peak_fill:.0%}); size it first (ndbsim solve redo-log)",
             field="question",
         )
     raise InputError(

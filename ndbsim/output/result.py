@@ -175,7 +175,20 @@ class Result(ReplicatedSummary):
 
     @property
     def total_restart_secs(self) -> float:
-        return _median(self.totals)
+        """The replications' median total; infinite (null in JSON) when any replication did not
+        complete: a restart that stops for some crash moments has no total a ranking may read
+        as faster (``completed_secs`` is the median of those that did)."""
+        totals = self.totals
+        return _median(totals) if all(math.isfinite(t) for t in totals) else math.inf
+
+    @property
+    def stopped_count(self) -> int:
+        """How many replications did not complete."""
+        return sum(1 for t in self.totals if not math.isfinite(t))
+
+    def completed_secs(self) -> float:
+        """The median total of the replications that completed (nan: none did)."""
+        return _median([t for t in self.totals if math.isfinite(t)])
 
     def stopped(self) -> dict[str, Any] | None:
         """Where the first replication that did not complete stopped: seconds after the crash,
@@ -183,7 +196,13 @@ class Result(ReplicatedSummary):
         r = next((x for x in self.replications if x.status != "ok"), None)
         if r is None:
             return None
-        return {"stopped_secs": r.stopped_secs, "stopped_in": r.stopped_in, "status": r.status}
+        return {
+            "stopped_secs": r.stopped_secs,
+            "stopped_in": r.stopped_in,
+            "status": r.status,
+            "stopped_replications": self.stopped_count,
+            "completed_secs": self.completed_secs(),
+        }
 
     def node_ids(self) -> list[int]:
         return [n.node_id for n in self.first.nodes]

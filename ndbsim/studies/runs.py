@@ -68,8 +68,11 @@ class VariantRun:
 
     @property
     def median(self) -> float:
+        """The replications' median total, infinite when any did not complete (as ``Result``'s)."""
         from ndbsim.output.result import quantile
 
+        if not all(math.isfinite(t) for t in self.totals):
+            return math.inf
         return quantile(list(self.totals), 0.5)
 
 

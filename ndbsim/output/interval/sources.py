@@ -182,9 +182,15 @@ def model_sd(version: str) -> tuple[float, str]:
     return math.sqrt(var), text
 
 
-def _band(p50: float, sd: float, shift: float = 0.0) -> dict[str, float]:
+def _band(p50: float, sd: float, shift: float = 0.0, stopped: float = 0.0) -> dict[str, float]:
+    from ndbsim.output.interval.predictive import mixture_quantile
+
     mid = p50 * math.exp(shift)
-    return {"p5": mid * math.exp(-Z90 * sd), "p50": mid, "p95": mid * math.exp(Z90 * sd), "sd_log": sd}
+    if stopped > 0:
+        out = {f"p{round(100 * q)}": mixture_quantile(mid, sd, stopped, q) for q in (0.05, 0.5, 0.95)}
+    else:
+        out = {"p5": mid * math.exp(-Z90 * sd), "p50": mid, "p95": mid * math.exp(Z90 * sd)}
+    return {**out, "sd_log": sd, "centre": mid, "shift_log": shift, "stopped_share": stopped}
 
 
 def combine(
@@ -196,10 +202,13 @@ def combine(
     defaulted: list[dict[str, Any]],
     partial: bool = True,
     constants_data: dict[str, Any] | None = None,
+    stopped: float = 0.0,
 ) -> dict[str, Any]:
-    """The interval around ``p50`` (the replications' median total): p5, p50, p95 of the total and
-    each source's own band and share of the variance, with where it comes from. ``constants_data``:
-    a covariance of constants other than the packaged ones (``check --cross``'s refits)."""
+    """The interval around ``p50`` (the median total of the replications that completed): p5,
+    p50, p95 of the total and each source's own band and share of the variance, with where it
+    comes from. ``constants_data``: a covariance of constants other than the packaged ones
+    (``check --cross``'s refits). ``stopped``: the share of replications that did not complete,
+    the predictive distribution's mass on "does not complete" (``predictive``)."""
     if not (math.isfinite(p50) and p50 > 0):
         return {"p5": p50, "p50": p50, "p95": p50, "sources": {}}
     total = sum(v for v in phases.values() if math.isfinite(v)) or p50
@@ -220,7 +229,7 @@ def combine(
         "model": (m_sd, m_from),
     }
     var = sum(sd * sd for sd, _ in sources.values())
-    out: dict[str, Any] = dict(_band(p50, math.sqrt(var), d_shift))
+    out: dict[str, Any] = dict(_band(p50, math.sqrt(var), d_shift, stopped))
     out["sources"] = {
         k: {**_band(p50, sd, d_shift if k == "defaults" else 0.0), "share": sd * sd / var if var else 0.0, "from": text}
         for k, (sd, text) in sources.items()
@@ -247,27 +256,33 @@ def result_interval(
 ) -> dict[str, Any]:
     """``combine`` for a ``Result``; ``defaulted``: its ``explained`` list unless given;
     ``constants_data`` as ``combine`` takes it."""
+    from ndbsim.output.interval.predictive import stopped_share
+    from ndbsim.output.result import quantile
+
     cp = result.first.checkpoint or {}
+    totals = result.totals
+    done = [t for t in totals if math.isfinite(t)]
+    crash = {"n": len(totals), **{f"p{round(100 * q)}": quantile(done, q) for q in (0.05, 0.5, 0.95)}}
     return combine(
-        result.total_restart_secs,
-        result.spread(),
+        crash["p50"],
+        crash,
         result.phases(),
         result.version,
         result.scenario,
         list(result.explained.get("defaulted") or []) if defaulted is None else defaulted,
         cp.get("policy") == "partial",
         constants_data,
+        stopped_share(totals),
     )
 
 
 def interval_line(iv: dict[str, Any]) -> str:
     """The range in one line, with each source's share (the table's first range)."""
-    from ndbsim.input.units import format_secs
 
     if not iv.get("sources"):
         return ""
     parts = ", ".join(f"{k.replace('_', ' ')} {100 * s['share']:.0f}%" for k, s in iv["sources"].items())
-    return f"predictive p5–p95: {format_secs(iv['p5'])}–{format_secs(iv['p95'])} (of its variance: {parts})"
+    return f"predictive p5–p95: {range_text(iv)} (of its variance: {parts})"
 
 
 def interval_lines(iv: dict[str, Any]) -> list[str]:
@@ -311,8 +326,25 @@ def result_priors(result: Any) -> dict[str, float]:
 
 def range_text(iv: dict[str, Any] | None) -> str:
     """``12m50s–17m10s``: an interval's p5–p95 (``-`` when there is none)."""
-    from ndbsim.input.units import format_secs
 
     if not iv or not iv.get("sources"):
         return "-"
-    return f"{format_secs(iv['p5'])}–{format_secs(iv['p95'])}"
+    return f"{_end_text(iv['p5'])}–{_end_text(iv['p95'])}" + _stopped_text(iv)
+
+
+def _end_text(secs: float) -> str:
+    from ndbsim.input.units import format_secs
+
+    return format_secs(secs) if math.isfinite(secs) else "does not complete"
+
+
+def _stopped_text(iv: dict[str, Any]) -> str:
+    """What an interval with restarts that do not complete says of them ('' when all complete)."""
+    s = float(iv.get("stopped_share", 0.0))
+    if s <= 0:
+        return ""
+    return (
+        f" ({100 * s:.0f}% of the replications stopped)"
+        if not math.isfinite(iv["p95"])
+        else (f" (may not complete: {100 * s:.0f}% of the replications stopped)")
+    )

@@ -22,6 +22,21 @@ from typing import Any
 CRASH = "crash_moment"
 """The source that is the replications' own spread (``sources.combine``'s key)."""
 
+Z95 = NormalDist().inv_cdf(0.95)
+"""The standard normal's 95th percentile: a p5–p95 spread is ±Z95 sd (``sources.Z90``, unrounded)."""
+
+
+def quantile(xs: list[float], q: float) -> float:
+    """Linear-interpolated quantile of finite values (``output.result.quantile``'s, which this
+    module, below ``result``, cannot import)."""
+    ys = sorted(xs)
+    if not ys:
+        return math.nan
+    pos = q * (len(ys) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ys) - 1)
+    return ys[lo] + (ys[hi] - ys[lo]) * (pos - lo)
+
 
 def stopped_share(totals: list[float]) -> float:
     """The share of replications that did not complete (a total that is not finite)."""
@@ -57,14 +72,11 @@ def figure_quantile(values: list[float], iv: dict[str, Any], q: float) -> float:
     slowest node's start) under the same predictive distribution: its own crash-moment spread
     over the completed replications, with the other sources' sd and the interval's centre shift
     and share of restarts that do not complete."""
-    from ndbsim.output.interval.sources import sd_of
-    from ndbsim.output.result import quantile
-
     done = [v for v in values if math.isfinite(v)]
     if not done:
         return math.inf
     stopped = max(stopped_share(values), float(iv.get("stopped_share", 0.0)))
     lo, mid, hi = quantile(done, 0.05), quantile(done, 0.5), quantile(done, 0.95)
-    crash = sd_of(lo, hi) if lo > 0 else 0.0
+    crash = math.log(hi / lo) / (2 * Z95) if lo > 0 else 0.0
     shift = float(iv.get("shift_log", 0.0))
     return mixture_quantile(mid * math.exp(shift), math.hypot(crash, others_sd(iv)), stopped, q)

@@ -128,7 +128,7 @@ def defaults_sd(shares: dict[str, float], defaulted: list[dict[str, Any]]) -> tu
     var, shift, keys = 0.0, 0.0, []
     for d in defaulted:
         r = ranges.get(str(d.get("key")))
-        if r is None or not d.get("value") or (r.get("from") and d.get("from") not in r["from"]):
+        if r is None or not _applies(r, d):
             continue
         lo, hi = (float(x) for x in r["range"])
         e = _elasticity(shares, {str(p): float(x) for p, x in (r.get("phases") or {}).items()})
@@ -137,6 +137,53 @@ def defaults_sd(shares: dict[str, float], defaulted: list[dict[str, Any]]) -> tu
             shift += e * 0.5 * math.log(lo * hi)
             keys.append(str(d["key"]))
     return shift, math.sqrt(var), keys
+
+
+def _applies(r: dict[str, Any] | None, d: dict[str, Any]) -> bool:
+    return r is not None and bool(d.get("value")) and not (r.get("from") and d.get("from") not in r["from"])
+
+
+def measured_inputs(defaulted: list[dict[str, Any]]) -> list[tuple[str, float, float]]:
+    """The defaulted inputs with a declared range, as ``measured.range_ends`` takes them."""
+    ranges = default_ranges()
+    out = []
+    for d in defaulted:
+        r = ranges.get(str(d.get("key")))
+        if r is not None and _applies(r, d):
+            lo, hi = (float(x) for x in r["range"])
+            out.append((str(d["key"]), lo, hi))
+    return out
+
+
+STOP_MASS = 0.05
+"""The probability beyond one end of a declared range: a range is read as the input's p5–p95, so
+an end where the restart does not complete puts at least this mass on "does not complete"."""
+
+
+def measured_defaults(ends: dict[str, list[float | None]]) -> tuple[float, float, list[str], float, list[str]]:
+    """The defaults source from the measured range ends (``measured.range_ends``): the log shift
+    (the ends' mean), the log sd (the ends read as p5 and p95, and no narrower than the middle
+    value's distance from their mean: a response that is not monotone), the inputs that move the
+    total, the share that does not complete (``STOP_MASS`` per end that stops) and those ends."""
+    var, shift, keys, go, stops = 0.0, 0.0, [], 1.0, []
+    for key, (lo, hi) in ends.items():
+        for end, x in (("low", lo), ("high", hi)):
+            if x is None:
+                go *= 1 - STOP_MASS
+                stops.append(f"{key} at its {end} end")
+        done = [x for x in (lo, hi) if x is not None]
+        if len(done) == 2:
+            mid = 0.5 * (done[0] + done[1])
+            sd = max(abs(done[1] - done[0]) / 2, abs(mid)) / Z90
+        elif done:
+            mid, sd = 0.0, abs(done[0]) / Z90
+        else:
+            continue
+        if sd or mid:
+            var += sd * sd
+            shift += mid
+            keys.append(key)
+    return shift, math.sqrt(var), keys, 1 - go, stops
 
 
 def _log_errors(cases: list[dict[str, Any]]) -> list[float]:
@@ -203,19 +250,28 @@ def combine(
     partial: bool = True,
     constants_data: dict[str, Any] | None = None,
     stopped: float = 0.0,
+    ends: dict[str, list[float | None]] | None = None,
 ) -> dict[str, Any]:
     """The interval around ``p50`` (the median total of the replications that completed): p5,
     p50, p95 of the total and each source's own band and share of the variance, with where it
     comes from. ``constants_data``: a covariance of constants other than the packaged ones
     (``check --cross``'s refits). ``stopped``: the share of replications that did not complete,
-    the predictive distribution's mass on "does not complete" (``predictive``)."""
+    the predictive distribution's mass on "does not complete" (``predictive``). ``ends``: the
+    defaulted inputs' measured range ends (``measured.range_ends``; without them, each input's
+    effect is its declared phases' share)."""
     if not (math.isfinite(p50) and p50 > 0):
         return {"p5": p50, "p50": p50, "p95": p50, "sources": {}}
     total = sum(v for v in phases.values() if math.isfinite(v)) or p50
     shares = {k: v / total for k, v in phases.items() if math.isfinite(v)}
     lo, hi = crash.get("p5", p50), crash.get("p95", p50)
     crash_sd = sd_of(lo, hi) if math.isfinite(hi) else 0.0
-    d_shift, d_sd, keys = defaults_sd(shares, defaulted)
+    stops: list[str] = []
+    replications_stopped = stopped
+    if ends is None:
+        d_shift, d_sd, keys = defaults_sd(shares, defaulted)
+    else:
+        d_shift, d_sd, keys, d_stop, stops = measured_defaults(ends)
+        stopped = 1 - (1 - stopped) * (1 - d_stop)
     m_sd, m_from = model_sd(version)
     cdata = constants_uncertainty() if constants_data is None else constants_data
     weak = [n for n, c in (cdata.get("constants") or {}).items() if c.get("weakly_determined")]
@@ -225,11 +281,21 @@ def combine(
             constants_sd(shares, scenario, partial, cdata),
             "the fit's covariance of the free constants" + (f" (weakly determined: {', '.join(weak)})" if weak else ""),
         ),
-        "defaults": (d_sd, "inputs left at defaults: " + (", ".join(keys) if keys else "none with a declared range")),
+        "defaults": (
+            d_sd,
+            "inputs left at defaults: "
+            + (", ".join(keys) if keys else "none with a declared range")
+            + ("; measured at its range's ends" if ends is not None and keys else "")
+            + (f"; the restart does not complete with {', '.join(stops)}" if stops else ""),
+        ),
         "model": (m_sd, m_from),
     }
     var = sum(sd * sd for sd, _ in sources.values())
     out: dict[str, Any] = dict(_band(p50, math.sqrt(var), d_shift, stopped))
+    out["stops_at"] = stops
+    out["replications_stopped"] = replications_stopped
+    if ends is not None:
+        out["defaults_ends"] = ends
     out["sources"] = {
         k: {**_band(p50, sd, d_shift if k == "defaults" else 0.0), "share": sd * sd / var if var else 0.0, "from": text}
         for k, (sd, text) in sources.items()
@@ -252,15 +318,22 @@ def defaulted_of(scenario: Any, origins: dict[str, str]) -> list[dict[str, Any]]
 
 
 def result_interval(
-    result: Any, defaulted: list[dict[str, Any]] | None = None, constants_data: dict[str, Any] | None = None
+    result: Any,
+    defaulted: list[dict[str, Any]] | None = None,
+    constants_data: dict[str, Any] | None = None,
+    ends: dict[str, list[float | None]] | None = None,
 ) -> dict[str, Any]:
     """``combine`` for a ``Result``; ``defaulted``: its ``explained`` list unless given;
-    ``constants_data`` as ``combine`` takes it."""
-    from ndbsim.output.interval.predictive import stopped_share
-    from ndbsim.output.result import quantile
+    ``constants_data`` as ``combine`` takes it; ``ends``: the defaulted inputs' measured range
+    ends, measured here (``measured.range_ends``) unless given."""
+    from ndbsim.output.interval.measured import range_ends
+    from ndbsim.output.interval.predictive import quantile, stopped_share
 
     cp = result.first.checkpoint or {}
+    defaulted = list(result.explained.get("defaulted") or []) if defaulted is None else defaulted
     totals = result.totals
+    if ends is None:
+        ends = range_ends(result.scenario, result.seed, totals[0] if totals else math.nan, measured_inputs(defaulted))
     done = [t for t in totals if math.isfinite(t)]
     crash = {"n": len(totals), **{f"p{round(100 * q)}": quantile(done, q) for q in (0.05, 0.5, 0.95)}}
     return combine(
@@ -269,10 +342,11 @@ def result_interval(
         result.phases(),
         result.version,
         result.scenario,
-        list(result.explained.get("defaulted") or []) if defaulted is None else defaulted,
+        defaulted,
         cp.get("policy") == "partial",
         constants_data,
         stopped_share(totals),
+        ends,
     )
 
 
@@ -340,11 +414,11 @@ def _end_text(secs: float) -> str:
 
 def _stopped_text(iv: dict[str, Any]) -> str:
     """What an interval with restarts that do not complete says of them ('' when all complete)."""
-    s = float(iv.get("stopped_share", 0.0))
-    if s <= 0:
+    rep, stops = float(iv.get("replications_stopped", 0.0)), list(iv.get("stops_at") or [])
+    parts = [f"{100 * rep:.0f}% of the replications stopped"] if rep > 0 else []
+    if stops:
+        many = len(stops) > 1
+        parts.append(f"{len(stops)} end{'s' if many else ''} of a defaulted input's range stop{'' if many else 's'} it")
+    if not parts:
         return ""
-    return (
-        f" ({100 * s:.0f}% of the replications stopped)"
-        if not math.isfinite(iv["p95"])
-        else (f" (may not complete: {100 * s:.0f}% of the replications stopped)")
-    )
+    return f" ({'' if not math.isfinite(iv['p95']) else 'may not complete: '}{'; '.join(parts)})"

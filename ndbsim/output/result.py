@@ -336,6 +336,7 @@ class Result(ReplicatedSummary):
             "reason": self.reason,
             "warnings": self.warnings,
             "replications": self.spread(),
+            "crash_moment_modes": _modes(self.totals),
             "accuracy": self.accuracy(),
             "interval": self.interval(),
             "seed": self.seed,
@@ -372,6 +373,12 @@ class Result(ReplicatedSummary):
         if self.multi_node:
             lines = _with_schedule_columns(lines, self.schedule())
         return "\n".join(lines) + "\n"
+
+
+def _modes(totals: list[float]) -> dict[str, Any] | None:
+    from ndbsim.output.modes import modes
+
+    return modes(totals)
 
 
 def _csv_cell(value: Any) -> str:

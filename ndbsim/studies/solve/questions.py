@@ -72,8 +72,18 @@ def solve(
     secs = _window(question, window)
     _only(question, param=param, margin=margin, grow_datamemory=grow_datamemory)
     sim = Sim(raw, seed, n)
+    from ndbsim.output.modes import enough_replications
+
+    if enough_replications(sim(()).totals, n) > n:  # two modes: enough replications to see both
+        n = enough_replications(sim(()).totals, n)
+        sim = Sim(raw, seed, n)
     ans = _ask(question, sim, resolved, secs, quantile, param, margin, grow_datamemory)
+    from ndbsim.output.modes import modes_line
+
+    two = modes_line(list(sim(()).totals))
     for answer in (ans, ans.recommended):
+        if answer is not None and two:
+            answer.notes.append(f"the configured restart's {two}")
         if answer is not None:
             answer.runs, answer.overrides, answer.seed, answer.replications = len(sim.cache), tuple(overrides), seed, n
             answer.quantile = quantile

@@ -233,10 +233,7 @@ def _band(p50: float, sd: float, shift: float = 0.0, stopped: float = 0.0) -> di
     from ndbsim.output.interval.predictive import mixture_quantile
 
     mid = p50 * math.exp(shift)
-    if stopped > 0:
-        out = {f"p{round(100 * q)}": mixture_quantile(mid, sd, stopped, q) for q in (0.05, 0.5, 0.95)}
-    else:
-        out = {"p5": mid * math.exp(-Z90 * sd), "p50": mid, "p95": mid * math.exp(Z90 * sd)}
+    out = {f"p{round(100 * q)}": mixture_quantile(mid, sd, stopped, q) for q in (0.05, 0.5, 0.95)}
     return {**out, "sd_log": sd, "centre": mid, "shift_log": shift, "stopped_share": stopped}
 
 

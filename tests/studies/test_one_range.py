@@ -66,3 +66,18 @@ def test_solve_quantile_is_the_predictive_quantile(run_range):
     ans = solve("plan", ROLLING, window="25m", replications=int(N), seed=int(SEED), quantile=0.95)
     row = {r["plan"]: r for r in ans.plans}
     assert not row["one-at-a-time"]["fits"] and row["per-node-group"]["window_secs"] == pytest.approx(p95, rel=1e-9)
+
+
+def test_compare_keeps_the_defaults_source_of_an_init_scenario(tmp_path):
+    """The 900G disk-data 8.0.35 cluster as ``ndbsim init`` writes it: compare's A used to print
+    32m13s–1h00m09s beside run's 29m36s–1h11m09s (the defaults source dropped)."""
+    data = ROOT / "tests" / "data" / "disk-data-8.0.35"
+    sets = [x for x in (data / "init-sets.txt").read_text().splitlines() if x and not x.startswith("#")]
+    path = tmp_path / "disk.yaml"
+    args = [a for x in sets for a in ("--set", x)]
+    p = cli("init", "--config-ini", str(data / "config.ini"), "--version", "8.0.35", *args, "-o", str(path))
+    assert p.returncode == 0, p.stderr
+    run = json.loads(cli("run", str(path), "-n", "2", "-f", "json").stdout)["interval"]
+    cmp = json.loads(cli("compare", str(path), str(path), "-n", "2", "-f", "json").stdout)["a"]["interval"]
+    assert cmp["sources"]["defaults"]["from"] == run["sources"]["defaults"]["from"]
+    assert (cmp["p5"], cmp["p95"]) == pytest.approx((run["p5"], run["p95"]), rel=1e-9)

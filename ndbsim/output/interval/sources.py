@@ -160,25 +160,44 @@ STOP_MASS = 0.05
 an end where the restart does not complete puts at least this mass on "does not complete"."""
 
 
-def measured_defaults(ends: dict[str, list[float | None]]) -> tuple[float, float, list[str], float, list[str]]:
-    """The defaults source from the measured range ends (``measured.range_ends``): the log shift
-    (the ends' mean), the log sd (the ends read as p5 and p95, and no narrower than the middle
-    value's distance from their mean: a response that is not monotone), the inputs that move the
-    total, the share that does not complete (``STOP_MASS`` per end that stops) and those ends."""
+def _response_moments(x_lo: float, x_hi: float, a: float | None, b: float | None) -> tuple[float, float]:
+    """The mean and sd of the log total's shift when the input's log factor ``x`` is normal with
+    p5 ``x_lo`` and p95 ``x_hi``, and the response is the parabola through the measured ends
+    ``(x_lo, a)``, ``(x_hi, b)`` and the run's own value ``(0, 0)`` (a line through two of them when
+    an end stops the restart or is the run's value): ``f = p x + q x²`` has mean ``p c + q (c² + s²)``
+    and variance ``(p + 2 q c)² s² + 2 q² s⁴`` for ``x ~ N(c, s²)``. A linear response gives the
+    declared-elasticity line's figures; one that is not monotone (both ends longer) shifts the
+    median and widens the range by its curvature."""
+    c, s = 0.5 * (x_lo + x_hi), (x_hi - x_lo) / (2 * Z90)
+    ends = [(x, y) for x, y in ((x_lo, a), (x_hi, b)) if y is not None and abs(x) > 1e-12]
+    if len(ends) == 2:
+        det = x_lo * x_hi * (x_hi - x_lo)
+        p = (a * x_hi**2 - b * x_lo**2) / det  # type: ignore[operator]
+        q = (b * x_lo - a * x_hi) / det  # type: ignore[operator]
+    elif ends:
+        p, q = ends[0][1] / ends[0][0], 0.0
+    else:
+        return 0.0, 0.0
+    mean = p * c + q * (c * c + s * s)
+    return mean, math.sqrt((p + 2 * q * c) ** 2 * s * s + 2 * q * q * s**4)
+
+
+def measured_defaults(
+    ends: dict[str, list[float | None]], factors: dict[str, tuple[float, float]] | None = None
+) -> tuple[float, float, list[str], float, list[str]]:
+    """The defaults source from the measured range ends (``measured.range_ends``; ``factors``: each
+    input's range, ``default_ranges`` unless given): the log shift and log sd of the total
+    (``_response_moments``), the inputs that move it, the share that does not complete
+    (``STOP_MASS`` per end that stops) and those ends."""
+    ranges = default_ranges()
     var, shift, keys, go, stops = 0.0, 0.0, [], 1.0, []
     for key, (lo, hi) in ends.items():
+        f_lo, f_hi = (factors or {}).get(key) or tuple(float(x) for x in ranges[key]["range"])
         for end, x in (("low", lo), ("high", hi)):
             if x is None:
                 go *= 1 - STOP_MASS
                 stops.append(f"{key} at its {end} end")
-        done = [x for x in (lo, hi) if x is not None]
-        if len(done) == 2:
-            mid = 0.5 * (done[0] + done[1])
-            sd = max(abs(done[1] - done[0]) / 2, abs(mid)) / Z90
-        elif done:
-            mid, sd = 0.0, abs(done[0]) / Z90
-        else:
-            continue
+        mid, sd = _response_moments(math.log(f_lo), math.log(f_hi), lo, hi)
         if sd or mid:
             var += sd * sd
             shift += mid

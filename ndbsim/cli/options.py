@@ -15,7 +15,7 @@ from typer.core import TyperCommand
 
 from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, RELEASE_HELP, STUDY_REPLICATIONS
 from ndbsim.errors import InputError
-from ndbsim.output.modes import MODE_REPLICATIONS
+from ndbsim.output.interval.modes import MODE_REPLICATIONS
 
 EXIT_NOT_MADE_IT = 4
 """Exit code of ``run``, and of ``advise`` for its base, when the restart would not finish: status

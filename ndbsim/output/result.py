@@ -376,7 +376,7 @@ class Result(ReplicatedSummary):
 
 
 def _modes(totals: list[float]) -> dict[str, Any] | None:
-    from ndbsim.output.modes import modes
+    from ndbsim.output.interval.modes import modes
 
     return modes(totals)
 

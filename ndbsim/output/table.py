@@ -72,7 +72,7 @@ def phase_table(
             f"crash-moment spread: p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · "
             f"p95 {format_secs(rep['p95'])}"
         )
-        from ndbsim.output.modes import modes_line
+        from ndbsim.output.interval.modes import modes_line
 
         two = modes_line(result.totals, {p: result.replications.phase_values(p) for p in PHASES})
         if two:

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 
 import ndbsim
-from ndbsim.output.modes import MODE_REPLICATIONS, modes
+from ndbsim.output.interval.modes import MODE_REPLICATIONS, modes
 from ndbsim.output.table import phase_table
 from ndbsim.studies.advise.study import advise_full
 from ndbsim.studies.solve import solve

@@ -129,7 +129,7 @@ def advice_table(a: Advice) -> str:
         width=HEADER_WIDTH,
         subsequent_indent="  ",
     )
-    from ndbsim.output.modes import modes_line
+    from ndbsim.output.interval.modes import modes_line
 
     two = modes_line(list(b.totals))
     if two:

@@ -245,7 +245,7 @@ def advise_full(
     n = max(s.simulation.replications, ADVISE_REPLICATIONS) if replications is None else replications
     sc.check_run_counts(seed, n)
     base = evaluate(raw, (), seed, n)
-    from ndbsim.output.modes import enough_replications
+    from ndbsim.output.interval.modes import enough_replications
 
     if enough_replications(base.totals, n) > n:  # two modes: enough replications to see both
         n = enough_replications(base.totals, n)

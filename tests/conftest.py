@@ -1,8 +1,14 @@
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# the interval's measured range ends are kept in a directory of this test session's own, so that no
+# test reads what another checkout's run left (ndbsim.output.interval.measured.CACHE_ENV)
+os.environ.setdefault("NDBSIM_CACHE_DIR", tempfile.mkdtemp(prefix="ndbsim-cache-"))
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
 
 

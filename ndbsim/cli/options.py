@@ -15,6 +15,7 @@ from typer.core import TyperCommand
 
 from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, RELEASE_HELP, STUDY_REPLICATIONS
 from ndbsim.errors import InputError
+from ndbsim.output.interval.modes import MODE_REPLICATIONS
 
 EXIT_NOT_MADE_IT = 4
 """Exit code of ``run``, and of ``advise`` for its base, when the restart would not finish: status
@@ -76,7 +77,11 @@ STUDY_REPLICATIONS_OPTION = typer.Option(
     "--replications",
     "-n",
     metavar="N",
-    help=f"Replications of each run (default: the scenario's, at least {STUDY_REPLICATIONS}).",
+    help=(
+        f"Replications of each run (default: the scenario's, at least {STUDY_REPLICATIONS}). When the base "
+        f"run's totals fall in two modes (the crash's moment decides between one LCP wait and two), at least "
+        f"{MODE_REPLICATIONS}, whatever -n says, so that both modes are seen."
+    ),
 )
 """``-n`` of advise and solve: each variant's runs use the same seed and this many replications."""
 

@@ -66,7 +66,11 @@ QUANTILE_OPTION = typer.Option(
     0.5,
     "--quantile",
     metavar="Q",
-    help="Which total must fit the window: 0.5 the median, 0.95 the p95.",
+    help=(
+        "Which total must fit the window: 0.5 the median (run's restart total), any other the predictive "
+        "distribution's quantile (0.95: the p95 of run's predictive p5–p95; a restart that stops in any "
+        "replication never fits)."
+    ),
     show_default=True,
 )
 """Which quantile of the total must fit the window."""

@@ -186,7 +186,20 @@ class Result(ReplicatedSummary):
 
     @property
     def total_restart_secs(self) -> float:
-        return _median(self.totals)
+        """The replications' median total; infinite (null in JSON) when any replication did not
+        complete: a restart that stops for some crash moments has no total a ranking may read
+        as faster (``completed_secs`` is the median of those that did)."""
+        totals = self.totals
+        return _median(totals) if all(math.isfinite(t) for t in totals) else math.inf
+
+    @property
+    def stopped_count(self) -> int:
+        """How many replications did not complete."""
+        return sum(1 for t in self.totals if not math.isfinite(t))
+
+    def completed_secs(self) -> float:
+        """The median total of the replications that completed (nan: none did)."""
+        return _median([t for t in self.totals if math.isfinite(t)])
 
     def stopped(self) -> dict[str, Any] | None:
         """Where the first replication that did not complete stopped: seconds after the crash,
@@ -194,7 +207,13 @@ class Result(ReplicatedSummary):
         r = next((x for x in self.replications if x.status != "ok"), None)
         if r is None:
             return None
-        return {"stopped_secs": r.stopped_secs, "stopped_in": r.stopped_in, "status": r.status}
+        return {
+            "stopped_secs": r.stopped_secs,
+            "stopped_in": r.stopped_in,
+            "status": r.status,
+            "stopped_replications": self.stopped_count,
+            "completed_secs": self.completed_secs(),
+        }
 
     def node_ids(self) -> list[int]:
         return [n.node_id for n in self.first.nodes]
@@ -328,6 +347,7 @@ class Result(ReplicatedSummary):
             "reason": self.reason,
             "warnings": self.warnings,
             "replications": self.spread(),
+            "crash_moment_modes": _modes(self.totals),
             "accuracy": self.accuracy(),
             "interval": self.interval(),
             "seed": self.seed,
@@ -364,6 +384,12 @@ class Result(ReplicatedSummary):
         if self.multi_node:
             lines = _with_schedule_columns(lines, self.schedule())
         return "\n".join(lines) + "\n"
+
+
+def _modes(totals: list[float]) -> dict[str, Any] | None:
+    from ndbsim.output.interval.modes import modes
+
+    return modes(totals)
 
 
 def _csv_cell(value: Any) -> str:

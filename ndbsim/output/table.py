@@ -18,7 +18,14 @@ def stopped_text(result: Result) -> str:
     where = f", in {stop['stopped_in']}" if stop["stopped_in"] else ""
     secs = stop["stopped_secs"]
     when = "at the crash" if secs <= 0 else f"{format_secs(secs)} after the crash"
-    return f"did not complete ({stop['status']}): stopped {when}{where}"
+    n, k = len(result.totals), stop["stopped_replications"]
+    text = f"did not complete ({stop['status']}): stopped {when}{where}"
+    if n > 1 and k < n:
+        text = (
+            f"does not complete in {k} of {n} replications ({stop['status']}; the first stopped {when}{where}); "
+            f"the {n - k} that completed: median {format_secs(stop['completed_secs'])}"
+        )
+    return text
 
 
 def phase_table(
@@ -58,13 +65,18 @@ def phase_table(
     from ndbsim.output.interval import interval_lines
 
     out.append("restart total: " + (f"{format_secs(t)} ({t:.0f} s)" if math.isfinite(t) else stopped_text(result)))
-    if math.isfinite(t):
+    if math.isfinite(t) or result.stopped_count < len(result.totals):
         out.extend(interval_lines(result.interval()))
     if rep["n"] > 1:
         out.append(
             f"crash-moment spread: p5 {format_secs(rep['p5'])} · p50 {format_secs(rep['p50'])} · "
             f"p95 {format_secs(rep['p95'])}"
         )
+        from ndbsim.output.interval.modes import modes_line
+
+        two = modes_line(result.totals, {p: result.replications.phase_values(p) for p in PHASES})
+        if two:
+            out.append(two)
     from ndbsim.output.accuracy import accuracy_lines
 
     out.extend(accuracy_lines(result.accuracy(), rep["n"] > 1))

@@ -1,6 +1,7 @@
 """The timeouts to set from a prediction: what a supervisor (the NDB Operator's startup probe,
 ``ndb_waiter``) or NDB itself (``StartFailureTimeout``) should allow a data node's start, from
-the run's p95/p99 with a stated margin.
+the run's predictive p95/p99 (``output.interval.predictive``: the range ``run`` prints, not the
+crash moment's spread alone, which stays a separate figure) with a stated margin.
 
 Each timeout watches one data node's start (the probe is per data-node pod, ``ndb_waiter``
 is run after each node's restart, ``StartFailureTimeout`` is each node's own limit), so the
@@ -23,14 +24,13 @@ from ndbsim.input.units import format_secs
 from ndbsim.output.result import Result, quantile
 
 MARGIN = 1.5
-"""Factor over the p99 of the simulated node start: ndbsim's choice. The p99 covers only the
-variation the simulation draws (where the restart lands in the live nodes' LCP cycle); the
-model itself is held to ±15% of the published totals it was not fitted on (calibration/README.md,
-validation cases), so 1.15 is the least margin for model error, and the rest (1.5 / 1.15 ≈ 1.3)
-is for what a scenario does not carry (data grown since it was written, a disk slower than
-stated, other processes on the host). The costs are uneven: a timeout that fires on a healthy
-start kills it and the next attempt starts from the beginning (at least doubling the outage),
-while one set too long only delays noticing a start that has hung, so the margin leans long."""
+"""Factor over the predictive p99 of the node start: ndbsim's choice. The p99 holds where the
+restart lands in the live nodes' LCP cycle, the constants' and the model's error and the defaulted
+inputs' ranges (``output.interval``); the margin is for what a scenario does not carry at all (data
+grown since it was written, other processes on the host). The costs are uneven: a timeout that
+fires on a healthy start kills it and the next attempt starts from the beginning (at least
+doubling the outage), while one set too long only delays noticing a start that has hung, so the
+margin leans long."""
 
 FEW_REPLICATIONS = 20
 """Below this many replications the p99 is the largest or second-largest run: say so and
@@ -112,16 +112,26 @@ def _bound(p99: float) -> float:
     return _round_up(p99 * MARGIN, 60.0) if math.isfinite(p99) else math.inf
 
 
-def start_figures(restart_type: str, secs: list[float], this_run: bool) -> dict[str, Any]:
-    """One restart type's node start: its p50/p95/p99 over the replications and the bound."""
-    p99 = quantile(secs, 0.99)
+def start_figures(
+    restart_type: str, secs: list[float], this_run: bool, iv: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One restart type's node start: its p50/p95/p99 and the bound. With the run's predictive
+    interval ``iv``, the quantiles are the predictive distribution's (``figure_quantile``); the
+    crash moment's own p99 over the replications stays beside them (``node_start_crash_p99_secs``)."""
+    from ndbsim.output.interval.predictive import figure_quantile
+
+    def q(x: float) -> float:
+        return figure_quantile(secs, iv, x) if iv and iv.get("sources") else quantile(secs, x)
+
+    p99 = q(0.99)
     return {
         "type": restart_type,
         "name": RESTART_NAMES.get(restart_type, restart_type),
         "this_run": this_run,
-        "node_start_p50_secs": quantile(secs, 0.5),
-        "node_start_p95_secs": quantile(secs, 0.95),
+        "node_start_p50_secs": q(0.5),
+        "node_start_p95_secs": q(0.95),
         "node_start_p99_secs": p99,
+        "node_start_crash_p99_secs": quantile(secs, 0.99),
         "bound_secs": _bound(p99),
     }
 
@@ -140,15 +150,18 @@ def timeouts(
         from ndbsim.errors import InputError
 
         raise InputError("the timeouts are a data node's (NDB); this is an InnoDB scenario", field="--timeouts")
+    from ndbsim.output.interval.predictive import predictive_quantile
+
     node = node_start_secs(result)
-    own = start_figures(result.restart_type, node, this_run=True)
+    iv = result.interval()
+    own = start_figures(result.restart_type, node, this_run=True, iv=iv)
     types = [own]
     not_run: dict[str, str] = {}
     for kind, secs in (starts or {}).items():
         if isinstance(secs, str):
             not_run[RESTART_NAMES.get(kind, kind)] = secs
         else:
-            types.append(start_figures(kind, secs, this_run=False))
+            types.append(start_figures(kind, secs, this_run=False, iv=iv))
     # the longest start that finishes; one that never does is said, no timeout makes it
     finishing = [t for t in types if math.isfinite(t["bound_secs"])]
     longest = max(finishing, key=lambda t: t["bound_secs"]) if finishing else own
@@ -161,7 +174,11 @@ def timeouts(
         "replications": len(node),
         "node_start_p95_secs": own["node_start_p95_secs"],
         "node_start_p99_secs": own["node_start_p99_secs"],
-        "window_p99_secs": quantile(window, 0.99) if result.multi_node else None,
+        "window_p99_secs": (
+            (predictive_quantile(iv, 0.99) if iv.get("sources") else quantile(window, 0.99))
+            if result.multi_node
+            else None
+        ),
         "margin": MARGIN,
         "bound_secs": own["bound_secs"],
         "restart_types": types,
@@ -217,13 +234,15 @@ def timeout_lines(t: dict[str, Any]) -> list[str]:
     n = t["replications"]
     out = [
         f"timeouts (slowest node's start over {n} replication{'s' if n > 1 else ''} of each restart type; "
-        f"margin ×{t['margin']:g} over p99, rounded up to a minute):",
+        f"margin ×{t['margin']:g} over the predictive p99, rounded up to a minute):",
     ]
     for r in t["restart_types"]:
         here = " (this run)" if r["this_run"] else ""
+        crash = r.get("node_start_crash_p99_secs", r["node_start_p99_secs"])
         out.append(
-            f"  {r['name']}{here}: p95 {format_secs(r['node_start_p95_secs'])}, "
-            f"p99 {format_secs(r['node_start_p99_secs'])} -> {format_secs(r['bound_secs'])}"
+            f"  {r['name']}{here}: predictive p95 {format_secs(r['node_start_p95_secs'])}, "
+            f"p99 {format_secs(r['node_start_p99_secs'])} -> {format_secs(r['bound_secs'])} "
+            f"(crash-moment p99 {format_secs(crash)})"
         )
     for name, why in t.get("not_run", {}).items():
         out.append(f"  {name}: not simulated ({why}); the values below do not cover it")

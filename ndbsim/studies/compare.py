@@ -25,6 +25,9 @@ class Side:
 
     label: str
     result: Any
+    defaulted: list[dict[str, Any]] | None = None
+    """The inputs of ``default_ranges`` this side left at ndbsim's defaults (as ``run`` lists
+    them): its interval has the same defaults source as ``run``'s."""
 
 
 def check_ndb(loaded: Loaded, label: str) -> None:
@@ -37,9 +40,14 @@ def check_ndb(loaded: Loaded, label: str) -> None:
 
 def run_sides(a: Loaded, b: Loaded, labels: tuple[str, str], seed: int | None, replications: int | None) -> list[Side]:
     """Run A, then B with A's seed and replication count (the same streams on both sides)."""
+    from ndbsim.output.interval.sources import defaulted_of
+
     first = a.run(seed, replications, explained=True)
     second = b.run(first.seed, len(first.replications), explained=True)
-    return [Side(labels[0], first), Side(labels[1], second)]
+    return [
+        Side(labels[0], first, defaulted_of(a.prepared.scenario, a.origins)),
+        Side(labels[1], second, defaulted_of(b.prepared.scenario, b.origins)),
+    ]
 
 
 def _diff(x: float, y: float) -> float:
@@ -156,6 +164,8 @@ def value_text(key: str, value: Any) -> str:
 
 
 def _side(side: Side) -> dict[str, Any]:
+    from ndbsim.output.interval import result_interval
+
     r = side.result
     return {
         "label": side.label,
@@ -165,7 +175,7 @@ def _side(side: Side) -> dict[str, Any]:
         "total_restart_secs": r.total_restart_secs,
         **(r.stopped() or {}),
         "replications": r.spread(),
-        "interval": r.interval(),
+        "interval": result_interval(r, side.defaulted),
         "status": r.status,
         "reason": r.reason,
         "warnings": r.warnings,
@@ -258,6 +268,9 @@ def _total(secs: float, side: dict[str, Any]) -> str:
         return format_secs(secs)
     secs = side["stopped_secs"]
     when = "at the crash" if secs <= 0 else f"{format_secs(secs)} after the crash"
+    n, k = side["replications"]["n"], side.get("stopped_replications", 0)
+    if 0 < k < n:
+        return f"does not complete in {k} of {n} replications ({side['status']}, the first stopped {when})"
     return f"did not complete ({side['status']}, stopped {when})"
 
 

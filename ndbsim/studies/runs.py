@@ -68,8 +68,11 @@ class VariantRun:
 
     @property
     def median(self) -> float:
+        """The replications' median total, infinite when any did not complete (as ``Result``'s)."""
         from ndbsim.output.result import quantile
 
+        if not all(math.isfinite(t) for t in self.totals):
+            return math.inf
         return quantile(list(self.totals), 0.5)
 
 
@@ -115,8 +118,32 @@ def evaluate(raw: dict[str, Any], sets: Sequence[str], seed: int, replications: 
         out.ignored = tuple(ignored_settings(r.scenario.cluster.config, r.profile.mechanisms.query_threads))
         from ndbsim.output.interval.sources import defaulted_of, result_interval
 
-        out.interval = result_interval(res, defaulted_of(loaded.prepared.scenario, loaded.origins))
+        defaulted = defaulted_of(loaded.prepared.scenario, loaded.origins)
+        ends = None if not sets else base_ends(raw, seed, defaulted)
+        out.interval = result_interval(res, defaulted, ends=ends)
     return out
+
+
+_BASE_ENDS: dict[str, dict[str, list[float | None]]] = {}
+
+
+def base_ends(raw: dict[str, Any], seed: int, defaulted: list[dict[str, Any]]) -> dict[str, list[float | None]]:
+    """The defaulted inputs' measured range ends of the unchanged scenario ``raw``
+    (``output.interval.measured``), which every variant's interval takes as its own: a variant
+    changes a setting, not what the user left at its defaults, and measuring each variant's
+    ends would cost every study two runs per input and variant. Kept per process."""
+    import json
+
+    from ndbsim.output.interval.measured import range_ends
+    from ndbsim.output.interval.sources import measured_inputs
+
+    inputs = measured_inputs(defaulted)
+    key = json.dumps([raw, seed, inputs], sort_keys=True, default=str)
+    if key not in _BASE_ENDS:
+        loaded = resolve_variant(raw, ())
+        res = loaded.run(seed, 1, explained=False)
+        _BASE_ENDS[key] = range_ends(res.scenario, seed, res.totals[0], inputs)
+    return _BASE_ENDS[key]
 
 
 def _batch(raw: dict[str, Any], seed: int, replications: int, items: list[tuple[str, ...]]) -> list[VariantRun]:

@@ -6,6 +6,7 @@ import html
 import json
 import re
 
+import pytest
 from _helpers import BASE, ndbsim
 
 from ndbsim.output.timeouts import MARGIN
@@ -155,13 +156,14 @@ def test_timeouts_cover_the_initial_node_restart_and_say_error_6100(tmp_path):
     kinds = {r["type"]: r for r in t["restart_types"]}
     assert set(kinds) == {"node", "initial"} and kinds["node"]["this_run"] and not kinds["initial"]["this_run"]
     initial = ndbsim("run", *args, "--set", "restart.type=initial", "--format", "json")
-    assert kinds["initial"]["node_start_p99_secs"] == json.loads(initial.stdout)["total_restart_secs"]
+    assert kinds["initial"]["node_start_crash_p99_secs"] == json.loads(initial.stdout)["total_restart_secs"]
     assert kinds["initial"]["bound_secs"] > 900 and t["covering_type"] == "initial node restart"
     sft = next(c for c in t["config_ini"] if c["parameter"] == "StartFailureTimeout")
     assert sft["value_ms"] == kinds["initial"]["bound_secs"] * 1000
-    assert sft["configured_ms"] == 900000 and [s["type"] for s in sft["stops"]] == ["initial"]
+    # the node restart's 13 minutes are below 15 at the crash moment's p99, not at the predictive p99
+    assert sft["configured_ms"] == 900000 and [s["type"] for s in sft["stops"]][-1] == "initial"
     text = ndbsim("run", *args, "--timeouts").stdout
-    assert "initial node restart: p95" in text and "node restart (this run): p95" in text
+    assert "initial node restart: predictive p95" in text and "node restart (this run): predictive p95" in text
     assert "StartFailureTimeout is 900000 (15m00s) now: the initial node restart takes" in text
     assert "error 6100" in text and "after an initial node restart" in text
     assert "error 6100" in initial.stderr  # the initial restart's own run warns too
@@ -171,12 +173,26 @@ def test_timeouts_in_the_table_name_the_margin_and_every_value():
     p = ndbsim("run", BASE, "-n", "5", "--timeouts")
     assert p.returncode == 0, p.stderr
     text = p.stdout
-    assert f"margin ×{MARGIN:g} over p99" in text
+    assert f"margin ×{MARGIN:g} over the predictive p99" in text
     assert "failureThreshold" in text and "periodSeconds 2" in text
     assert "ndb_waiter --timeout=" in text and "StartFailureTimeout=" in text
     assert "few replications" in text  # 5 < 20: the p99 is about the largest run
     p = ndbsim("run", BASE, "--timeouts", "--format", "csv")
     assert p.returncode == 2 and "--timeouts" in p.stderr
+
+
+def test_timeouts_cover_the_predictive_p99_not_the_crash_moments_alone():
+    """Issue 49 item 4: a node restart's timeout was sized on the crash moment's p99 (13m28s ->
+    21m00s on the 900G disk-data cluster) while the same run's predictive p95 was 20m40s: a
+    healthy start stopped about one time in twenty. The node's start is the restart's total here,
+    so its predictive p99 lies above the run's predictive p95, and the bound above that."""
+    p = ndbsim("run", BASE, "-n", "10", "--timeouts", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    own = next(r for r in d["timeouts"]["restart_types"] if r["this_run"])
+    assert own["node_start_p95_secs"] == pytest.approx(d["interval"]["p95"], rel=0.02)
+    assert own["node_start_p99_secs"] > d["interval"]["p95"] > own["node_start_crash_p99_secs"]
+    assert own["bound_secs"] >= MARGIN * own["node_start_p99_secs"]
 
 
 def test_readme_links_a_committed_report_of_a_shipped_scenario(root):

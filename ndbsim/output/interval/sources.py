@@ -124,7 +124,7 @@ def defaults_sd(shares: dict[str, float], defaulted: list[dict[str, Any]]) -> tu
     var, shift, keys = 0.0, 0.0, []
     for d in defaulted:
         r = ranges.get(str(d.get("key")))
-        if r is None or not d.get("value") or (r.get("from") and d.get("from") not in r["from"]):
+        if r is None or not _applies(r, d):
             continue
         lo, hi = (float(x) for x in r["range"])
         e = _elasticity(shares, {str(p): float(x) for p, x in (r.get("phases") or {}).items()})
@@ -133,6 +133,72 @@ def defaults_sd(shares: dict[str, float], defaulted: list[dict[str, Any]]) -> tu
             shift += e * 0.5 * math.log(lo * hi)
             keys.append(str(d["key"]))
     return shift, math.sqrt(var), keys
+
+
+def _applies(r: dict[str, Any] | None, d: dict[str, Any]) -> bool:
+    return r is not None and bool(d.get("value")) and not (r.get("from") and d.get("from") not in r["from"])
+
+
+def measured_inputs(defaulted: list[dict[str, Any]]) -> list[tuple[str, float, float]]:
+    """The defaulted inputs with a declared range, as ``measured.range_ends`` takes them."""
+    ranges = default_ranges()
+    out = []
+    for d in defaulted:
+        r = ranges.get(str(d.get("key")))
+        if r is not None and _applies(r, d):
+            lo, hi = (float(x) for x in r["range"])
+            out.append((str(d["key"]), lo, hi))
+    return out
+
+
+STOP_MASS = 0.05
+"""The probability beyond one end of a declared range: a range is read as the input's p5–p95, so
+an end where the restart does not complete puts at least this mass on "does not complete"."""
+
+
+def _response_moments(x_lo: float, x_hi: float, a: float | None, b: float | None) -> tuple[float, float]:
+    """The mean and sd of the log total's shift when the input's log factor ``x`` is normal with
+    p5 ``x_lo`` and p95 ``x_hi``, and the response is the parabola through the measured ends
+    ``(x_lo, a)``, ``(x_hi, b)`` and the run's own value ``(0, 0)`` (a line through two of them when
+    an end stops the restart or is the run's value): ``f = p x + q x²`` has mean ``p c + q (c² + s²)``
+    and variance ``(p + 2 q c)² s² + 2 q² s⁴`` for ``x ~ N(c, s²)``. A linear response gives the
+    declared-elasticity line's figures; one that is not monotone (both ends longer) shifts the
+    median and widens the range by its curvature."""
+    c, s = 0.5 * (x_lo + x_hi), (x_hi - x_lo) / (2 * Z90)
+    ends = [(x, y) for x, y in ((x_lo, a), (x_hi, b)) if y is not None and abs(x) > 1e-12]
+    if len(ends) == 2:
+        det = x_lo * x_hi * (x_hi - x_lo)
+        p = (a * x_hi**2 - b * x_lo**2) / det  # type: ignore[operator]
+        q = (b * x_lo - a * x_hi) / det  # type: ignore[operator]
+    elif ends:
+        p, q = ends[0][1] / ends[0][0], 0.0
+    else:
+        return 0.0, 0.0
+    mean = p * c + q * (c * c + s * s)
+    return mean, math.sqrt((p + 2 * q * c) ** 2 * s * s + 2 * q * q * s**4)
+
+
+def measured_defaults(
+    ends: dict[str, list[float | None]], factors: dict[str, tuple[float, float]] | None = None
+) -> tuple[float, float, list[str], float, list[str]]:
+    """The defaults source from the measured range ends (``measured.range_ends``; ``factors``: each
+    input's range, ``default_ranges`` unless given): the log shift and log sd of the total
+    (``_response_moments``), the inputs that move it, the share that does not complete
+    (``STOP_MASS`` per end that stops) and those ends."""
+    ranges = default_ranges()
+    var, shift, keys, go, stops = 0.0, 0.0, [], 1.0, []
+    for key, (lo, hi) in ends.items():
+        f_lo, f_hi = (factors or {}).get(key) or tuple(float(x) for x in ranges[key]["range"])
+        for end, x in (("low", lo), ("high", hi)):
+            if x is None:
+                go *= 1 - STOP_MASS
+                stops.append(f"{key} at its {end} end")
+        mid, sd = _response_moments(math.log(f_lo), math.log(f_hi), lo, hi)
+        if sd or mid:
+            var += sd * sd
+            shift += mid
+            keys.append(key)
+    return shift, math.sqrt(var), keys, 1 - go, stops
 
 
 def _log_errors(cases: list[dict[str, Any]]) -> list[float]:
@@ -224,9 +290,12 @@ def _family_order(name: str) -> tuple[int, int]:
     return family_key(name)
 
 
-def _band(p50: float, sd: float, shift: float = 0.0) -> dict[str, float]:
+def _band(p50: float, sd: float, shift: float = 0.0, stopped: float = 0.0) -> dict[str, float]:
+    from ndbsim.output.interval.predictive import mixture_quantile
+
     mid = p50 * math.exp(shift)
-    return {"p5": mid * math.exp(-Z90 * sd), "p50": mid, "p95": mid * math.exp(Z90 * sd), "sd_log": sd}
+    out = {f"p{round(100 * q)}": mixture_quantile(mid, sd, stopped, q) for q in (0.05, 0.5, 0.95)}
+    return {**out, "sd_log": sd, "centre": mid, "shift_log": shift, "stopped_share": stopped}
 
 
 def combine(
@@ -239,18 +308,30 @@ def combine(
     partial: bool = True,
     constants_data: dict[str, Any] | None = None,
     model: tuple[float, str] | None = None,
+    stopped: float = 0.0,
+    ends: dict[str, list[float | None]] | None = None,
 ) -> dict[str, Any]:
-    """The interval around ``p50`` (the replications' median total): p5, p50, p95 of the total and
-    each source's own band and share of the variance, with where it comes from. ``constants_data``:
-    a covariance of constants other than the packaged ones (``check --cross``'s refits);
-    ``model``: the model's log sd and its source in place of ``model_sd(version)`` (the same)."""
+    """The interval around ``p50`` (the median total of the replications that completed): p5,
+    p50, p95 of the total and each source's own band and share of the variance, with where it
+    comes from. ``constants_data``: a covariance of constants other than the packaged ones
+    (``check --cross``'s refits); ``model``: the model's log sd and its source in place of
+    ``model_sd(version)`` (the same). ``stopped``: the share of replications that did not complete,
+    the predictive distribution's mass on "does not complete" (``predictive``). ``ends``: the
+    defaulted inputs' measured range ends (``measured.range_ends``; without them, each input's
+    effect is its declared phases' share)."""
     if not (math.isfinite(p50) and p50 > 0):
         return {"p5": p50, "p50": p50, "p95": p50, "sources": {}}
     total = sum(v for v in phases.values() if math.isfinite(v)) or p50
     shares = {k: v / total for k, v in phases.items() if math.isfinite(v)}
     lo, hi = crash.get("p5", p50), crash.get("p95", p50)
     crash_sd = sd_of(lo, hi) if math.isfinite(hi) else 0.0
-    d_shift, d_sd, keys = defaults_sd(shares, defaulted)
+    stops: list[str] = []
+    replications_stopped = stopped
+    if ends is None:
+        d_shift, d_sd, keys = defaults_sd(shares, defaulted)
+    else:
+        d_shift, d_sd, keys, d_stop, stops = measured_defaults(ends)
+        stopped = 1 - (1 - stopped) * (1 - d_stop)
     m_sd, m_from = model_sd(version) if model is None else model
     cdata = constants_uncertainty() if constants_data is None else constants_data
     weak = [n for n, c in (cdata.get("constants") or {}).items() if c.get("weakly_determined")]
@@ -261,11 +342,21 @@ def combine(
             "the fit's covariance of the free constants, each with the physical range of its cost as its prior"
             + (f" (weakly determined, resting mostly on that range: {', '.join(weak)})" if weak else ""),
         ),
-        "defaults": (d_sd, "inputs left at defaults: " + (", ".join(keys) if keys else "none with a declared range")),
+        "defaults": (
+            d_sd,
+            "inputs left at defaults: "
+            + (", ".join(keys) if keys else "none with a declared range")
+            + ("; measured at its range's ends" if ends is not None and keys else "")
+            + (f"; the restart does not complete with {', '.join(stops)}" if stops else ""),
+        ),
         "model": (m_sd, m_from),
     }
     var = sum(sd * sd for sd, _ in sources.values())
-    out: dict[str, Any] = dict(_band(p50, math.sqrt(var), d_shift))
+    out: dict[str, Any] = dict(_band(p50, math.sqrt(var), d_shift, stopped))
+    out["stops_at"] = stops
+    out["replications_stopped"] = replications_stopped
+    if ends is not None:
+        out["defaults_ends"] = ends
     out["sources"] = {
         k: {**_band(p50, sd, d_shift if k == "defaults" else 0.0), "share": sd * sd / var if var else 0.0, "from": text}
         for k, (sd, text) in sources.items()
@@ -292,31 +383,43 @@ def result_interval(
     defaulted: list[dict[str, Any]] | None = None,
     constants_data: dict[str, Any] | None = None,
     model: tuple[float, str] | None = None,
+    ends: dict[str, list[float | None]] | None = None,
 ) -> dict[str, Any]:
     """``combine`` for a ``Result``; ``defaulted``: its ``explained`` list unless given;
-    ``constants_data`` and ``model`` as ``combine`` takes them."""
+    ``constants_data`` and ``model`` as ``combine`` takes them; ``ends``: the defaulted inputs'
+    measured range ends, measured here (``measured.range_ends``) unless given."""
+    from ndbsim.output.interval.measured import range_ends
+    from ndbsim.output.interval.predictive import quantile, stopped_share
+
     cp = result.first.checkpoint or {}
+    defaulted = list(result.explained.get("defaulted") or []) if defaulted is None else defaulted
+    totals = result.totals
+    if ends is None:
+        ends = range_ends(result.scenario, result.seed, totals[0] if totals else math.nan, measured_inputs(defaulted))
+    done = [t for t in totals if math.isfinite(t)]
+    crash = {"n": len(totals), **{f"p{round(100 * q)}": quantile(done, q) for q in (0.05, 0.5, 0.95)}}
     return combine(
-        result.total_restart_secs,
-        result.spread(),
+        crash["p50"],
+        crash,
         result.phases(),
         result.version,
         result.scenario,
-        list(result.explained.get("defaulted") or []) if defaulted is None else defaulted,
+        defaulted,
         cp.get("policy") == "partial",
         constants_data,
         model,
+        stopped_share(totals),
+        ends,
     )
 
 
 def interval_line(iv: dict[str, Any]) -> str:
     """The range in one line, with each source's share (the table's first range)."""
-    from ndbsim.input.units import format_secs
 
     if not iv.get("sources"):
         return ""
     parts = ", ".join(f"{k.replace('_', ' ')} {100 * s['share']:.0f}%" for k, s in iv["sources"].items())
-    return f"predictive p5–p95: {format_secs(iv['p5'])}–{format_secs(iv['p95'])} (of its variance: {parts})"
+    return f"predictive p5–p95: {range_text(iv)} (of its variance: {parts})"
 
 
 def interval_lines(iv: dict[str, Any]) -> list[str]:
@@ -360,8 +463,25 @@ def result_priors(result: Any) -> dict[str, float]:
 
 def range_text(iv: dict[str, Any] | None) -> str:
     """``12m50s–17m10s``: an interval's p5–p95 (``-`` when there is none)."""
-    from ndbsim.input.units import format_secs
 
     if not iv or not iv.get("sources"):
         return "-"
-    return f"{format_secs(iv['p5'])}–{format_secs(iv['p95'])}"
+    return f"{_end_text(iv['p5'])}–{_end_text(iv['p95'])}" + _stopped_text(iv)
+
+
+def _end_text(secs: float) -> str:
+    from ndbsim.input.units import format_secs
+
+    return format_secs(secs) if math.isfinite(secs) else "does not complete"
+
+
+def _stopped_text(iv: dict[str, Any]) -> str:
+    """What an interval with restarts that do not complete says of them ('' when all complete)."""
+    rep, stops = float(iv.get("replications_stopped", 0.0)), list(iv.get("stops_at") or [])
+    parts = [f"{100 * rep:.0f}% of the replications stopped"] if rep > 0 else []
+    if stops:
+        many = len(stops) > 1
+        parts.append(f"{len(stops)} end{'s' if many else ''} of a defaulted input's range stop{'' if many else 's'} it")
+    if not parts:
+        return ""
+    return f" ({'' if not math.isfinite(iv['p95']) else 'may not complete: '}{'; '.join(parts)})"

@@ -148,6 +148,11 @@ def advice_table(a: Advice) -> str:
         width=HEADER_WIDTH,
         subsequent_indent="  ",
     )
+    from ndbsim.output.interval.modes import modes_line
+
+    two = modes_line(list(b.totals))
+    if two:
+        lines.extend(textwrap.wrap(two, width=HEADER_WIDTH, subsequent_indent="  "))
     bp = prices(b)
     priced = a.priced
     if priced:

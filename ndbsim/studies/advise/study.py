@@ -274,6 +274,11 @@ def advise_full(
     n = max(s.simulation.replications, ADVISE_REPLICATIONS) if replications is None else replications
     sc.check_run_counts(seed, n)
     base = evaluate(raw, (), seed, n)
+    from ndbsim.output.interval.modes import enough_replications
+
+    if enough_replications(base.totals, n) > n:  # two modes: enough replications to see both
+        n = enough_replications(base.totals, n)
+        base = evaluate(raw, (), seed, n)
     cands = [c for lv in found for c in lv.candidates]
     outs = evaluate_many(raw, [c.sets for c in cands], seed, n, workers=workers, progress=progress, desc="advise")
     rows = _ranked(found, cands, outs, base)

@@ -71,13 +71,27 @@ def solve(
         raise InputError(f"{quantile!r} is not a quantile; use a number between 0 and 1, e.g. 0.95", field="--quantile")
     secs = _window(question, window)
     _only(question, param=param, margin=margin, grow_datamemory=grow_datamemory)
-    sim = Sim(raw, seed, n)
+    sim, n, two = _sim(raw, seed, n)
     ans = _ask(question, sim, resolved, secs, quantile, param, margin, grow_datamemory)
     for answer in (ans, ans.recommended):
+        if answer is not None and two:
+            answer.notes.append(f"the configured restart's {two}")
         if answer is not None:
             answer.runs, answer.overrides, answer.seed, answer.replications = len(sim.cache), tuple(overrides), seed, n
             answer.quantile = quantile
     return ans
+
+
+def _sim(raw: dict[str, Any], seed: int, n: int) -> tuple[Sim, int, str]:
+    """The runs of a question, with enough replications to see both modes of a crash-moment
+    spread that has two (``output.interval.modes``), and the line that says so ('' for one)."""
+    from ndbsim.output.interval.modes import enough_replications, modes_line
+
+    sim = Sim(raw, seed, n)
+    if enough_replications(sim(()).totals, n) > n:
+        n = enough_replications(sim(()).totals, n)
+        sim = Sim(raw, seed, n)
+    return sim, n, modes_line(list(sim(()).totals))
 
 
 def _ask(

@@ -106,9 +106,17 @@ def fits_window(o: VariantRun, q: float, window: float) -> bool:
 
 
 def quantile_total(o: VariantRun, q: float) -> float:
-    """The ``q`` quantile of a variant's totals; a restart that never ends takes forever."""
+    """The ``q`` quantile of a variant's total: the median (``q`` 0.5) is the run's total, as
+    ``run`` prints it; any other quantile is the predictive distribution's
+    (``output.interval.predictive``), the range ``run`` prints, not the crash moment's spread
+    alone. A restart that never ends, in any replication, takes forever at the median."""
+    from ndbsim.output.interval.predictive import predictive_quantile
     from ndbsim.output.result import quantile
 
     if o.status in ("non-converging", "stuck"):
         return math.inf
+    if q == 0.5:
+        return o.median
+    if o.interval.get("sources"):
+        return predictive_quantile(o.interval, q)
     return quantile(list(o.totals), q)

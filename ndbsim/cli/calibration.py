@@ -12,6 +12,7 @@ import typer
 from ndbsim.cli.help import SET_HELP
 from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, add_commands, use_constants
 from ndbsim.errors import InputError
+from ndbsim.output.width import fit as fit_width
 
 
 def register(app: typer.Typer) -> None:
@@ -63,17 +64,17 @@ def check(
 
     use_constants(constants)
     checked, found = run_check(_cases_dir(cases), claims=not no_claims)
-    typer.echo(format_check(checked, found), nl=False)
+    typer.echo(fit_width(format_check(checked, found)), nl=False)
     if cross:
         from ndbsim.studies.calibration.cross import cross as leave_one_out
         from ndbsim.studies.calibration.cross import format_cross, format_own_held_out, own_held_out
 
         typer.echo("\nleave-one-out: each fit case predicted by constants fitted without it")
-        typer.echo(format_cross(leave_one_out(_cases_dir(cases), sys.stderr.isatty())), nl=False)
+        typer.echo(fit_width(format_cross(leave_one_out(_cases_dir(cases), sys.stderr.isatty()))), nl=False)
         held = own_held_out(_cases_dir(cases))
         if held:
             typer.echo("\nleave-one-out, models with constants of their own (InnoDB, seed 002)")
-            typer.echo(format_own_held_out(held), nl=False)
+            typer.echo(fit_width(format_own_held_out(held)), nl=False)
     if failed(checked, found):
         raise typer.Exit(1)
 
@@ -132,9 +133,9 @@ def calibrate(
     tty = sys.stderr.isatty()
     args = (cases, restart_info, scenario, node, output, replace_packaged, fit, accept_worse, tty, Path(USER_CONSTANTS))
     report = run(Options(*args, sets=tuple(set_)))
-    typer.echo(report.text, nl=False)
+    typer.echo(fit_width(report.text), nl=False)
     for line in report.files:
-        typer.echo(line, err=True)
+        typer.echo(fit_width(line, stream=sys.stderr), err=True)
     if report.refused:
         raise typer.Exit(1)
 

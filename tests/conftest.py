@@ -12,7 +12,7 @@ def root() -> Path:
 
 
 WIDE = "10000"
-"""COLUMNS while a test runs: ndbsim fits its text to the terminal (``output.width``), and a test
+"""COLUMNS while a test runs: ndbsim fits its text to the terminal (``output.stdout.fit``), and a test
 that reads what a command printed reads whole lines; tests/cli/test_width.py sets its own widths."""
 
 

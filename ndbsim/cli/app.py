@@ -102,8 +102,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _main(args: list[str], debug: bool) -> None:
-    from ndbsim.output.stdout import PIPE_EXIT, StdoutGone, say
-    from ndbsim.output.width import fit
+    from ndbsim.output.stdout import PIPE_EXIT, StdoutGone, fit, say
     from ndbsim.studies import stop
 
     try:

@@ -12,7 +12,7 @@ import typer
 from ndbsim.cli.help import SET_HELP
 from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, add_commands, use_constants
 from ndbsim.errors import InputError
-from ndbsim.output.width import fit as fit_width
+from ndbsim.output.stdout import fit as fit_width
 
 
 def register(app: typer.Typer) -> None:

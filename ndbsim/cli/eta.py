@@ -12,7 +12,7 @@ import typer
 from ndbsim.cli.help import SET_HELP
 from ndbsim.cli.options import add_commands
 from ndbsim.errors import InputError
-from ndbsim.output.width import fit
+from ndbsim.output.stdout import fit
 
 FORMATS = ("table", "json")
 """Output formats of ``ndbsim eta --format``."""

@@ -15,7 +15,7 @@ from typer.core import TyperCommand
 
 from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, RELEASE_HELP, STUDY_REPLICATIONS
 from ndbsim.errors import InputError
-from ndbsim.output.width import fit
+from ndbsim.output.stdout import fit
 
 EXIT_NOT_MADE_IT = 4
 """Exit code of ``run``, and of ``advise`` for its base, when the restart would not finish: status
@@ -202,7 +202,7 @@ def check_workers(workers: int | None) -> None:
 def emit(text: str, output: Path | None, *, fitted: bool = False) -> None:
     """A command's whole output: into ``output`` atomically (never a partial file), announced,
     else stdout (also for ``-o -``), fitted to the terminal's width when ``fitted`` (text, never
-    JSON or CSV: ``output.width``)."""
+    JSON or CSV: ``output.stdout.fit``)."""
     from ndbsim.output.io import stdout_if_dash
 
     output = stdout_if_dash(output)  # type: ignore[assignment]

@@ -130,7 +130,7 @@ def threads_text(t: dict[str, Any]) -> str:
 def defaulted_lines(defaulted: list[dict[str, Any]], shown: Callable[[str, Any], str]) -> list[str]:
     """The header's "defaulted (origin): key=value, ..." lines, one group per origin, wrapped;
     ``shown`` writes a value as the model's scenario would."""
-    from ndbsim.output.width import terminal_width
+    from ndbsim.output.stdout import terminal_width
 
     by_origin: dict[str, list[str]] = {}
     for item in defaulted:

@@ -14,7 +14,7 @@ NODE_COLUMN = 12
 
 BAR_WIDTH = 30
 """Characters of a whole restart's share bar beside a one-node table, when the terminal has room
-(fewer on a narrower one: ``output.width``)."""
+(fewer on a narrower one: ``output.stdout.fit``)."""
 
 
 def stopped_text(result: Result) -> str:
@@ -85,7 +85,7 @@ def phase_table(
 def _phase_rows(result: Result, ids: list[int]) -> list[str]:
     """The table proper: a row per restart_info phase, a column per node (with one node, each
     phase's share of the restart as a bar), and the total."""
-    from ndbsim.output.width import terminal_width
+    from ndbsim.output.stdout import terminal_width
 
     per_node = {nid: result.phases(nid) for nid in ids}
     totals = {nid: result.node_total(nid) for nid in ids}

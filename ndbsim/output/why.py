@@ -53,7 +53,7 @@ def why_lines(nodes: list[dict[str, Any]], phases: dict[int, dict[str, float]]) 
                 continue
             out.append(f"  {phase} {secs:.1f} s: {why_text({**entry, 'figures': {}})}")
             figs = ", ".join(figure(k, v) for k, v in entry.get("figures", {}).items())
-            if figs:  # on a line of their own, which ``output.width.fit`` continues under it
+            if figs:  # on a line of their own, which ``output.stdout.fit`` continues under it
                 out.append(f"      ({figs})")
     out.append("")
     return out

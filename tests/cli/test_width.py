@@ -1,7 +1,7 @@
 """Text that fits the terminal (issue 47 item 5): every command a new user runs on the
 conf-daily-perf cluster (tests/data/daily-perf-8.0.40) prints no line wider than COLUMNS, on
 standard output and standard error, at 80, 100 and 200 columns; JSON is the same at every width.
-Where a line is too wide it wraps (``ndbsim.output.width``): the phase table puts the nodes that do
+Where a line is too wide it wraps (``ndbsim.output.stdout``): the phase table puts the nodes that do
 not fit in a block of their own, a why's figures go on continuation lines."""
 
 from __future__ import annotations

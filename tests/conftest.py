@@ -15,3 +15,13 @@ SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+WIDE = "10000"
+"""COLUMNS while a test runs: ndbsim fits its text to the terminal (``output.stdout.fit``), and a test
+that reads what a command printed reads whole lines; tests/cli/test_width.py sets its own widths."""
+
+
+@pytest.fixture(autouse=True)
+def whole_lines(monkeypatch):
+    monkeypatch.setenv("COLUMNS", WIDE)

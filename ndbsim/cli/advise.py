@@ -100,7 +100,7 @@ def advise(
     if chart is not None:
         tornado(a, chart)
         wrote(chart)
-    emit(text, output)
+    emit(text, output, fitted=format != "json")
     if a.base.status != "ok":
         raise typer.Exit(EXIT_NOT_MADE_IT)
 

@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _main(args: list[str], debug: bool) -> None:
-    from ndbsim.output.stdout import PIPE_EXIT, StdoutGone, say
+    from ndbsim.output.stdout import PIPE_EXIT, StdoutGone, fit, say
     from ndbsim.studies import stop
 
     try:
@@ -112,7 +112,7 @@ def _main(args: list[str], debug: bool) -> None:
         from ndbsim.cli.options import repeated_options
 
         for note in repeated_options(typer.main.get_command(app), args):
-            say(f"ndbsim: warning: {note}")
+            say(fit(f"ndbsim: warning: {note}", stream=sys.stderr))
         rc = app(args=args, prog_name="ndbsim", standalone_mode=False)
         sys.stdout.flush()  # a full or broken standard output fails here, not at exit
         if rc == 130:  # click turns a KeyboardInterrupt into this return code, silently

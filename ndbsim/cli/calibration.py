@@ -12,6 +12,7 @@ import typer
 from ndbsim.cli.help import SET_HELP
 from ndbsim.cli.options import CONSTANTS_OPTION, USER_CONSTANTS, add_commands, use_constants
 from ndbsim.errors import InputError
+from ndbsim.output.stdout import fit as fit_width
 
 
 def register(app: typer.Typer) -> None:
@@ -65,7 +66,7 @@ def check(
 
     use_constants(constants)
     checked, found = run_check(_cases_dir(cases), claims=not no_claims)
-    typer.echo(format_check(checked, found), nl=False)
+    typer.echo(fit_width(format_check(checked, found)), nl=False)
     if cross:
         from ndbsim.studies.calibration.cross import (
             coverage_lines,
@@ -78,12 +79,12 @@ def check(
 
         typer.echo("\nleave-one-out: each fit case predicted by constants fitted without its release family")
         found_ndb = leave_one_out(_cases_dir(cases), sys.stderr.isatty())
-        typer.echo(format_cross(found_ndb), nl=False)
+        typer.echo(fit_width(format_cross(found_ndb)), nl=False)
         held = own_held_out(_cases_dir(cases))
         if held:
             typer.echo("\nleave-one-out, models with constants of their own (InnoDB, seed 002)")
-            typer.echo(format_own_held_out(held), nl=False)
-        typer.echo("\n".join(coverage_lines(found_ndb + own_as_held(held))))
+            typer.echo(fit_width(format_own_held_out(held)), nl=False)
+        typer.echo(fit_width("\n".join(coverage_lines(found_ndb + own_as_held(held)))))
     if failed(checked, found):
         raise typer.Exit(1)
 
@@ -142,9 +143,9 @@ def calibrate(
     tty = sys.stderr.isatty()
     args = (cases, restart_info, scenario, node, output, replace_packaged, fit, accept_worse, tty, Path(USER_CONSTANTS))
     report = run(Options(*args, sets=tuple(set_)))
-    typer.echo(report.text, nl=False)
+    typer.echo(fit_width(report.text), nl=False)
     for line in report.files:
-        typer.echo(line, err=True)
+        typer.echo(fit_width(line, stream=sys.stderr), err=True)
     if report.refused:
         raise typer.Exit(1)
 

@@ -66,7 +66,7 @@ def compare(
         cmp[key]["warnings"] = [*notes, *(w for w in cmp[key]["warnings"] if w not in notes)]
     text = {"json": study.to_json, "csv": study.to_csv, "table": study.table}[fmt](cmp)
     warn([f"{side} ({cmp[key]['label']}): {w}" for side, key in zip("AB", "ab") for w in cmp[key]["warnings"]])
-    emit(text, output)
+    emit(text, output, fitted=fmt == "table")
 
 
 def _sides(scenarios: list[Path], inis: list[Path], sets: list[str]) -> list[tuple[Path, Path | None, list[str], str]]:

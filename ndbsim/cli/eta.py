@@ -15,6 +15,7 @@ import typer
 from ndbsim.cli.help import SET_HELP
 from ndbsim.cli.options import add_commands
 from ndbsim.errors import InputError
+from ndbsim.output.stdout import fit
 
 FORMATS = ("table", "json")
 """Output formats of ``ndbsim eta --format``."""
@@ -212,6 +213,8 @@ def _show(result: object, format: str, scenario: str, tty: bool, line: bool = Fa
         text = report.format_line(result) + "\n"  # type: ignore[arg-type]
     else:
         text = report.format_text(result, scenario)  # type: ignore[arg-type]
+    if format != "json":
+        text = fit(text)
     if tty and format != "json":
         text = "\x1b[2J\x1b[H" + report.bar(result) + "\n" + text  # type: ignore[arg-type]
     sys.stdout.write(text)
@@ -270,5 +273,5 @@ def _watch(
         publish=publish,
         state=state,
     )
-    sys.stderr.write(f"ndbsim: {outcome.message}\n")
+    sys.stderr.write(fit(f"ndbsim: {outcome.message}", stream=sys.stderr) + "\n")
     raise typer.Exit(outcome.code)

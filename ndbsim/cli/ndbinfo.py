@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from ndbsim.cli.options import add_commands, wrote
+from ndbsim.cli.options import add_commands, echo, wrote
 from ndbsim.errors import InputError
 
 
@@ -136,12 +136,12 @@ def print_layout(config_ini: Path | None, version: str | None, sets: list[str] |
     counts = {k: v for k, v in t.counts().items() if k != "requested"}
     changes = "".join(f" --set {a.strip()}" for a in sets or [])
     origin = "--version" if version is not None else "--set"
-    typer.echo(f"NDB {r.scenario.version} (release from {origin}) · {config_ini}{changes}")
-    typer.echo(f"threads per data node: {threads_text({**counts, 'source': t.source})}")
-    typer.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
-    typer.echo(f"restore threads (LDM + query + recover): {t.restore_threads}; {counted(t)}")
+    echo(f"NDB {r.scenario.version} (release from {origin}) · {config_ini}{changes}")
+    echo(f"threads per data node: {threads_text({**counts, 'source': t.source})}")
+    echo(", ".join(f"{k} {v}" for k, v in counts.items()))
+    echo(f"restore threads (LDM + query + recover): {t.restore_threads}; {counted(t)}")
     if mech.query_threads and r.config.get("AutomaticThreadConfig") and not r.config.get("NumCPUs"):
-        typer.echo(f"NumCPUs=0: NDB counts the host's CPUs; ndbsim takes host.cpu_cores × threads_per_core = {hw}")
+        echo(f"NumCPUs=0: NDB counts the host's CPUs; ndbsim takes host.cpu_cores × threads_per_core = {hw}")
     for note in loaded.notes:
         if not note.startswith("data.size not given"):  # no restart is simulated here
-            typer.echo(f"note: {note}")
+            echo(f"note: {note}")

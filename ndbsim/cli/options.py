@@ -16,6 +16,7 @@ from typer.core import TyperCommand
 from ndbsim.cli.help import CONFIG_INI_HELP, EXAMPLES, RELEASE_HELP, STUDY_REPLICATIONS
 from ndbsim.errors import InputError
 from ndbsim.output.interval.modes import MODE_REPLICATIONS
+from ndbsim.output.stdout import fit
 
 EXIT_NOT_MADE_IT = 4
 """Exit code of ``run``, and of ``advise`` for its base, when the restart would not finish: status
@@ -124,12 +125,17 @@ def add_commands(app: typer.Typer, *commands: Callable[..., None]) -> None:
 def warn(messages: Iterable[str]) -> None:
     """Each warning once, on stderr, as every command prints them (JSON and CSV carry them too)."""
     for message in dict.fromkeys(messages):
-        typer.echo(f"ndbsim: warning: {message}", err=True)
+        typer.echo(fit(f"ndbsim: warning: {message}", stream=sys.stderr), err=True)
+
+
+def echo(text: str) -> None:
+    """One line (or lines) of a command's text output on stdout, fitted to the terminal's width."""
+    typer.echo(fit(text))
 
 
 def wrote(path: str | Path, what: str = "") -> None:
     """Announce a file written, on stderr: ``wrote PATH`` and what it holds or how to use it."""
-    typer.echo(f"wrote {path}{what}", err=True)
+    typer.echo(fit(f"wrote {path}{what}", stream=sys.stderr), err=True)
 
 
 def run_warnings(
@@ -198,14 +204,15 @@ def check_workers(workers: int | None) -> None:
         raise InputError(f"{workers} is not a worker count; use 1 or more", field="--workers")
 
 
-def emit(text: str, output: Path | None) -> None:
+def emit(text: str, output: Path | None, *, fitted: bool = False) -> None:
     """A command's whole output: into ``output`` atomically (never a partial file), announced,
-    else stdout (also for ``-o -``)."""
+    else stdout (also for ``-o -``), fitted to the terminal's width when ``fitted`` (text, never
+    JSON or CSV: ``output.stdout.fit``)."""
     from ndbsim.output.io import stdout_if_dash
 
     output = stdout_if_dash(output)  # type: ignore[assignment]
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(fit(text) if fitted else text)
         return
     from ndbsim.output.io import atomic_write_text
 

@@ -136,7 +136,7 @@ def run(
 
         draw(result, gantt)
         wrote(gantt)
-    emit(text, output)
+    emit(text, output, fitted=format == "table")
     if result.status != "ok":
         raise typer.Exit(EXIT_NOT_MADE_IT)
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ndbsim.cli.help import NDBINFO_HELP, RELEASE_HELP, SET_HELP
-from ndbsim.cli.options import CONFIG_INI_OPTION, SCENARIO_ARGUMENT, add_commands, warn, wrote
+from ndbsim.cli.options import CONFIG_INI_OPTION, SCENARIO_ARGUMENT, add_commands, echo, warn, wrote
 from ndbsim.errors import InputError
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def validate(
 
     loaded = load(scenario, config_ini=config_ini, overrides=set_, rows_fix="add --set data.rows=null", version=release)
     what = scenario if scenario is not None else (config_ini or "the built-in default scenario")
-    typer.echo(f"{what}: valid ({loaded.model.summary(loaded.prepared)})")
+    echo(f"{what}: valid ({loaded.model.summary(loaded.prepared)})")
     # the configuration's own warnings (an oversubscribed host, a cliff, a plan's) come with a run:
     # one replication, milliseconds, as advise and solve take them
     ran = loaded.run(None, 1, explained=False).warnings
@@ -130,31 +130,31 @@ def params(
         (old_v, old), (new_v, new) = sorted(((version, prof), (diff, other)), key=lambda x: parse_version(x[0]))
         rows = differences(old, new)
         for note in (*prof.notes, *other.notes):
-            typer.echo(f"note: {note}")
+            echo(f"note: {note}")
         if not rows:
-            typer.echo(f"NDB {old_v} and {new_v}: no modelled default or mechanism differs")
+            echo(f"NDB {old_v} and {new_v}: no modelled default or mechanism differs")
             for key in ("line",):
                 if key in new.sources:
-                    typer.echo(f"  source: {new.sources[key]}")
+                    echo(f"  source: {new.sources[key]}")
             return
-        typer.echo(f"{'parameter or mechanism':32s} {version:>10s} {diff:>10s}  source")
+        echo(f"{'parameter or mechanism':32s} {version:>10s} {diff:>10s}  source")
         for name, a_val, b_val, source in rows:
             mine, theirs = (a_val, b_val) if version == old_v else (b_val, a_val)
-            typer.echo(f"{name:32s} {mine!s:>10s} {theirs!s:>10s}  {source or '-'}")
+            echo(f"{name:32s} {mine!s:>10s} {theirs!s:>10s}  {source or '-'}")
         return
     unused = unused_params(prof.mechanisms)
-    typer.echo(f"{'parameter':38s} {'default':>10s}  {'kind':5s} range")
+    echo(f"{'parameter':38s} {'default':>10s}  {'kind':5s} range")
     for name in sorted(PARAMS):
         if name in unused:
             continue
         p = PARAMS[name]
         rng = f"{show(p.kind, p.lo)}–{show(p.kind, p.hi)}" if p.lo is not None else ""
-        typer.echo(f"{name:38s} {prof.defaults.get(name, '')!s:>10s}  {p.kind:5s} {rng}")
+        echo(f"{name:38s} {prof.defaults.get(name, '')!s:>10s}  {p.kind:5s} {rng}")
     if unused:
-        typer.echo(f"not in NDB {version}, ignored if set: {', '.join(unused)}")
-    typer.echo(f"thread layout at these defaults: {_default_layout(prof)}")
+        echo(f"not in NDB {version}, ignored if set: {', '.join(unused)}")
+    echo(f"thread layout at these defaults: {_default_layout(prof)}")
     for note in prof.notes:
-        typer.echo(f"note: {note}")
+        echo(f"note: {note}")
 
 
 def _default_layout(prof: Profile) -> str:

@@ -129,7 +129,7 @@ def solve(
         text = json.dumps(data, indent=2) + "\n"
     else:
         text = with_config_ini(a.text(source), config_ini, release)
-    emit(text, output)
+    emit(text, output, fitted=format != "json")
 
 
 def _check_solve(

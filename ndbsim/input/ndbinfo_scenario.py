@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ from ndbsim.errors import InputError
 from ndbsim.input.config import ndb_params
 from ndbsim.input.config import params as config_params
 from ndbsim.input.ndbinfo import DATA_NODE_TYPE, Export, number, release_of, seconds
+from ndbsim.input.restart_info import COLUMNS, FOR_LOCAL_RECOVERY, check_row
 from ndbsim.input.scenario import disk_files, provenance
 from ndbsim.input.units import exact_size_text, format_bytes
 
@@ -283,12 +285,28 @@ def _restart_info(ex: Export, ids: list[int]) -> str | None:
         for c in r:
             if c.startswith("secs_") or c == "total_restart_secs":
                 seconds(ex, "restart_info", r, c, int(number(ex, "restart_info", r, "node_id")))
+        _check_restart_row(ex, r)
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
     w.writeheader()
     for r in rows:
         w.writerow({k: "" if v is None else v for k, v in r.items()})
     return buf.getvalue()
+
+
+def _check_restart_row(ex: Export, r: dict[str, Any]) -> None:
+    """A finished row whose phases do not add up to its total is refused (``restart_info.check_row``)."""
+    node = int(number(ex, "restart_info", r, "node_id"))
+    total = seconds(ex, "restart_info", r, "total_restart_secs", node)
+    if math.isnan(total) or total <= 0:
+        return
+    cells = {c: seconds(ex, "restart_info", r, c, node) for c in (*COLUMNS, FOR_LOCAL_RECOVERY) if c in r}
+    phases = {c: x for c, x in cells.items() if c in COLUMNS and not math.isnan(x)}
+    local = cells.get(FOR_LOCAL_RECOVERY, math.nan)
+    try:
+        check_row(phases, total, None if math.isnan(local) else local, f"node {node}")
+    except InputError as e:
+        raise e.located(ex.source) from None
 
 
 def _not_modelled(ex: Export, ids: list[int], out: FromExport) -> dict[str, Any]:

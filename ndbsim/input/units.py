@@ -9,6 +9,7 @@ as network gear is sold: ``1Gbit/s`` = 10⁹ bit/s. Counts take SI suffixes: ``3
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from functools import lru_cache, wraps
@@ -236,6 +237,24 @@ def exact_size_text(n: float) -> str:
         if n >= _BINARY[unit] and n % _BINARY[unit] == 0:
             return f"{int(n // _BINARY[unit])}{unit}"
     return f"{round(n)}"
+
+
+CLEAN_DIGITS = 100
+"""``clean_size_text`` writes a size as a whole number of at least this many of its unit, so the
+rounding up adds at most 1% (``118G`` for 117.3G, ``2560M`` for 2.5G)."""
+
+
+def clean_size_text(n: float) -> str:
+    """A byte count as a DBA writes it in config.ini or ``--set``: exactly when a unit divides it
+    (``117G``, ``512M``), else rounded up to a whole number of the largest unit it holds at least
+    ``CLEAN_DIGITS`` of (120150M -> ``118G``): never less than ``n``, so a size that must hold
+    something still does."""
+    for unit in ("G", "M", "K"):  # NDB's config.ini suffixes (no T), largest first
+        if n >= _BINARY[unit] and n % _BINARY[unit] == 0:
+            return f"{int(n // _BINARY[unit])}{unit}"
+        if n >= CLEAN_DIGITS * _BINARY[unit]:
+            return f"{math.ceil(n / _BINARY[unit])}{unit}"
+    return f"{math.ceil(n)}"
 
 
 def format_secs(s: float) -> str:

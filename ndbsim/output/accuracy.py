@@ -186,7 +186,7 @@ def accuracy_lines(band: dict[str, Any], spread_shown: bool) -> list[str]:
     wrapped at the header's width."""
     import textwrap
 
-    from ndbsim.output.header import HEADER_WIDTH
+    from ndbsim.output.stdout import terminal_width
 
     out = [f"  ({band['spread']})"] if spread_shown else []
-    return out + textwrap.wrap(f"accuracy: {band['text']}", width=HEADER_WIDTH, subsequent_indent="  ")
+    return out + textwrap.wrap(f"accuracy: {band['text']}", width=terminal_width(), subsequent_indent="  ")

@@ -130,13 +130,15 @@ def threads_text(t: dict[str, Any]) -> str:
 def defaulted_lines(defaulted: list[dict[str, Any]], shown: Callable[[str, Any], str]) -> list[str]:
     """The header's "defaulted (origin): key=value, ..." lines, one group per origin, wrapped;
     ``shown`` writes a value as the model's scenario would."""
+    from ndbsim.output.stdout import terminal_width
+
     by_origin: dict[str, list[str]] = {}
     for item in defaulted:
         by_origin.setdefault(item["from"], []).append(f"{item['key']}={shown(item['key'], item['value'])}")
     lines: list[str] = []
     for origin, items in by_origin.items():
         lines.extend(
-            textwrap.wrap(f"defaulted ({origin}): " + ", ".join(items), width=HEADER_WIDTH, subsequent_indent="  ")
+            textwrap.wrap(f"defaulted ({origin}): " + ", ".join(items), width=terminal_width(), subsequent_indent="  ")
         )
     return lines
 

@@ -18,7 +18,7 @@ from typing import Any
 from ndbsim.input.restart_info import OWN_PHASES, PHASES
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.output.header import header_lines, value_text
-from ndbsim.output.report_summary import lever_value, phase_words, secs_text, summary, why_cell
+from ndbsim.output.report_summary import lever_value, phase_words, range_detail, secs_text, summary, why_cell
 from ndbsim.output.result import Result
 from ndbsim.output.table import single_replica_text
 from ndbsim.output.timeouts import timeout_lines
@@ -48,6 +48,7 @@ figcaption, .note { color: #555; font-size: 8.5pt; }
 code { font-size: 8.5pt; background: #f4f4f4; padding: 0 .2em; overflow-wrap: anywhere; }
 table.levers { font-size: 8pt; }
 table.levers td.n { white-space: normal; }
+table.levers code { overflow-wrap: normal; word-break: keep-all; }
 p, li { overflow-wrap: anywhere; }
 section { break-inside: auto; }
 section.summary { border: 1px solid #bbb; border-radius: 4px; padding: .2em .9em .5em; background: #fafafa; }
@@ -128,6 +129,7 @@ def render(
         f"<style>{STYLE}</style></head><body>",
         *_summary(d, command, version),
         *summary(d, advice, timeouts),
+        *range_detail(d),
         *_simulated(d),
         *_phase_table(d),
         '<section class="chart"><h2>Gantt chart</h2>',
@@ -320,7 +322,7 @@ def _advice(a: dict[str, Any] | None) -> list[str]:
     ]
     out.extend(
         (
-            f'<tr><td class="n">{r["rank"]}</td><td><code>{_e(r["lever"])}</code></td>'
+            f'<tr><td class="n">{r["rank"]}</td><td><code>{_e(r["lever"]).replace(".", ".<wbr>")}</code></td>'
             f"<td>{_e(lever_value(r['lever'], r['current']))}</td>"
             f'<td>{_e(lever_value(r["lever"], r["value"]))}</td><td class="n">{_e(_saving(r["saving_secs"]))}</td>'
             f'<td class="n">{_e(_saving(r["saving_p5"]))}..{_e(_saving(r["saving_p95"]))}</td>'

@@ -162,20 +162,35 @@ def _what_restarts(d: dict[str, Any]) -> str:
 
 
 def _window(d: dict[str, Any], words: str) -> str:
-    from ndbsim.output.interval import range_text
 
     rep = d["replications"]
     text = f"<b>{_e(format_secs(d['total_restart_secs']))}</b> {_e(words)}"
     iv = d.get("interval") or {}
-    if iv.get("sources"):
-        parts = ", ".join(f"{k.replace('_', ' ')} {100 * v['share']:.0f}%" for k, v in iv["sources"].items())
-        text += f", predictive p5–p95 {_e(range_text(iv))} (of its variance: {_e(parts)})"
+    if iv.get("sources"):  # the breakdown of the range is below the summary (``range_detail``)
+        p5, p95 = (_e(format_secs(iv[k])) for k in ("p5", "p95"))
+        text += f"; 9 restarts in 10 like it should take between {p5} and {p95}"
     if rep["n"] > 1:
+        p5, p95 = (_e(format_secs(rep[k])) for k in ("p5", "p95"))
         text += (
-            f" (median of {rep['n']} runs; p5–p95 {_e(format_secs(rep['p5']))}–{_e(format_secs(rep['p95']))}: "
-            f"{_e((d.get('accuracy') or {}).get('spread', '').removeprefix('p5–p95 is '))})"
+            f" (the middle of {rep['n']} simulated runs, {p5}–{p95} apart by when in the LCP cycle the "
+            "node stops: precision, not accuracy)"
         )
     return text + "."
+
+
+def range_detail(d: dict[str, Any]) -> list[str]:
+    """For engineers, under the summary: what the window's range is made of, each source's share
+    of its variance (``interval.sources``)."""
+    from ndbsim.output.interval import range_text
+
+    iv = d.get("interval") or {}
+    if not iv.get("sources"):
+        return []
+    parts = ", ".join(f"{k.replace('_', ' ')} {100 * v['share']:.0f}%" for k, v in iv["sources"].items())
+    return [
+        "<h2>The range, for engineers</h2>",
+        f"<p>Predictive p5–p95 {_e(range_text(iv))}; its variance comes from: {_e(parts)}.</p>",
+    ]
 
 
 FIT_PHASES_SHOWN = 4

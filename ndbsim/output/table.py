@@ -9,6 +9,13 @@ from ndbsim.input.restart_info import OWN_PHASES, PHASES, column_of
 from ndbsim.input.units import format_bytes, format_secs
 from ndbsim.output.result import Result
 
+NODE_COLUMN = 12
+"""Characters of one node's column in the phase table."""
+
+BAR_WIDTH = 30
+"""Characters of a whole restart's share bar beside a one-node table, when the terminal has room
+(fewer on a narrower one: ``output.stdout.fit``)."""
+
 
 def stopped_text(result: Result) -> str:
     """A restart that did not complete, in place of its total: where it stopped and why."""
@@ -90,21 +97,31 @@ def phase_table(
 def _phase_rows(result: Result, ids: list[int]) -> list[str]:
     """The table proper: a row per restart_info phase, a column per node (with one node, each
     phase's share of the restart as a bar), and the total."""
+    from ndbsim.output.stdout import terminal_width
+
     per_node = {nid: result.phases(nid) for nid in ids}
     totals = {nid: result.node_total(nid) for nid in ids}
     width = max(len(p) for p in PHASES) + 4
-    out = [
-        "phase (ndbinfo.restart_info)".ljust(width)
-        + "".join(f"{'node ' + str(n):>12s}" for n in ids)
-        + ("   share" if len(ids) == 1 else "")
-    ]
-    for p in PHASES:
-        row = (p + " *" if p in OWN_PHASES else p).ljust(width) + "".join(_secs(per_node[n][p]) for n in ids)
-        if len(ids) == 1 and totals[ids[0]] > 0:
-            share = per_node[ids[0]][p] / totals[ids[0]]
-            row += f"  {'█' * round(share * 30)}" if share >= 0.005 else ""
-        out.append(row)
-    out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in ids))
+    room = terminal_width()
+    per_block = max(1, (room - width) // NODE_COLUMN)  # the node columns that fit beside the names
+    bar = max(0, min(BAR_WIDTH, room - width - NODE_COLUMN - 2))
+    out: list[str] = []
+    for b in range(0, len(ids), per_block):
+        block = ids[b : b + per_block]
+        if out:
+            out.append("")
+        out.append(
+            "phase (ndbinfo.restart_info)".ljust(width)
+            + "".join(f"{'node ' + str(n):>12s}" for n in block)
+            + ("   share" if len(ids) == 1 and bar >= len("share") else "")
+        )
+        for p in PHASES:
+            row = (p + " *" if p in OWN_PHASES else p).ljust(width) + "".join(_secs(per_node[n][p]) for n in block)
+            if len(ids) == 1 and totals[ids[0]] > 0 and bar:
+                share = per_node[ids[0]][p] / totals[ids[0]]
+                row += f"  {'█' * round(share * bar)}" if share >= 0.005 else ""
+            out.append(row)
+        out.append("total_restart_secs".ljust(width) + "".join(f"{format_secs(totals[n]):>12s}" for n in block))
     out.append(
         f"* ndbsim's own row: restart_info counts {', '.join(OWN_PHASES)} in "
         f"{', '.join(sorted({column_of(p) or '?' for p in OWN_PHASES}))}"

@@ -271,11 +271,11 @@ def timeout_lines(t: dict[str, Any]) -> list[str]:
         for r in t["restart_types"]
         if math.isfinite(r["bound_secs"])
     )
-    out.append(f"  ndb_waiter {waits} (default {t['ndb_waiter_default_secs']} s)")
+    out.append(f"  ndb_waiter {waits} (default {format_secs(t['ndb_waiter_default_secs'])})")
     if t["window_p99_secs"] is not None:
         whole = _round_up(t["window_p99_secs"] * t["margin"], 60.0)
         p99 = format_secs(t["window_p99_secs"])
-        out.append(f"  the whole window, waited for once: {whole:.0f} s (p99 {p99} × margin)")
+        out.append(f"  the whole window, waited for once: {format_secs(whole)} (p99 {p99} × margin)")
     for c in t["config_ini"]:
         out.extend(_config_lines(c, t["covering_type"]))
     return out

@@ -41,7 +41,8 @@ def why_text(entry: dict[str, Any]) -> str:
 
 def why_lines(nodes: list[dict[str, Any]], phases: dict[int, dict[str, float]]) -> list[str]:
     """The why of every phase that took time, per node (``nodes``: the JSON's ``nodes``;
-    ``phases``: each node's median seconds per phase)."""
+    ``phases``: each node's median seconds per phase): the bottleneck and driving quantity on the
+    phase's line, its figures on the next."""
     out = ["why each phase took its time (bottleneck — driving quantity (figures), replication 1):"]
     for n in nodes:
         nid = n["node_id"]
@@ -50,6 +51,9 @@ def why_lines(nodes: list[dict[str, Any]], phases: dict[int, dict[str, float]]) 
             secs = phases[nid].get(phase, 0.0)
             if secs <= 0:
                 continue
-            out.append(f"  {phase} {secs:.1f} s: {why_text(entry)}")
+            out.append(f"  {phase} {secs:.1f} s: {why_text({**entry, 'figures': {}})}")
+            figs = ", ".join(figure(k, v) for k, v in entry.get("figures", {}).items())
+            if figs:  # on a line of their own, which ``output.stdout.fit`` continues under it
+                out.append(f"      ({figs})")
     out.append("")
     return out

@@ -116,3 +116,23 @@ def test_the_summary_is_the_first_thing_seen_and_the_figures_are_folded(page_fil
     assert hidden_before and shown_after
     assert printed is not None and printed["y"] + printed["height"] < 1123, "the summary does not fit on page 1"
     assert not details_printed
+
+
+def test_lever_names_do_not_break_mid_word(page_file):
+    """Each lever name in the advise table stays whole on a printed A4 page: it may break only
+    after a dot of its key (``cluster.config.`` + the parameter), never inside a word."""
+    sync_api = _browser_or_skip()
+    script = """() => [...document.querySelectorAll('table.levers code')].map(c => (
+        {name: c.textContent, lines: c.getClientRects().length, parts: c.textContent.split('.').length}))"""
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": A4_WIDTH_PX, "height": 1123})
+            page.goto(page_file.as_uri(), wait_until="load")
+            page.emulate_media(media="print")
+            names = page.evaluate(script)
+        finally:
+            browser.close()
+    assert names
+    for n in names:
+        assert n["lines"] <= n["parts"], n

@@ -52,8 +52,9 @@ def test_run_why_prints_the_whys_under_the_table():
     out = ndbsim("run", BASE, "--why")
     assert out.returncode == 0, out.stderr
     assert "why each phase took its time" in out.stdout
-    line = next(x for x in out.stdout.splitlines() if x.startswith("  secs_wait_lcp_for_restart"))
-    assert "local_lcp_bytes=" in line and "MaxDiskWriteSpeed" in line
+    lines = out.stdout.splitlines()
+    i = next(i for i, x in enumerate(lines) if x.startswith("  secs_wait_lcp_for_restart"))
+    assert "MaxDiskWriteSpeed" in lines[i] and lines[i + 1].lstrip().startswith("(local_lcp_bytes=")
 
 
 def test_a_live_lcp_below_the_cap_is_not_said_to_write_at_maxdiskwritespeed():

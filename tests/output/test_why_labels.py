@@ -57,7 +57,8 @@ def test_the_whys_lcp_sentence_quotes_the_lcp_speed_the_run_prints():
         assert printed, out.stdout
         # every node whose wait the live LCPs' speed set says so (a node that waits for a distributed
         # LCP instead says that); at least one node of each scenario does
-        whys = [x for x in out.stdout.splitlines() if x.startswith("  secs_wait_lcp_for_restart")]
+        lines = out.stdout.splitlines()  # a why's figures are on the line under it
+        whys = [x + " " + lines[i + 1] for i, x in enumerate(lines) if x.startswith("  secs_wait_lcp_for_restart")]
         speed_whys = [x for x in whys if "the live LCPs were" in x]
         assert speed_whys, whys
         for why in speed_whys:

@@ -18,7 +18,7 @@ from ndbsim.input.config import params as config_params
 from ndbsim.input.config.syntax import check_unmodelled_value, ndb_value
 from ndbsim.input.safe_load import MAX_LINE_LENGTH, MAX_TEXT_BYTES, read_text
 from ndbsim.input.scenario import disk_files
-from ndbsim.input.scenario.provenance import not_simulated_note, value_or_values
+from ndbsim.input.scenario.provenance import not_simulated_notes, value_or_values
 
 _SECTION = re.compile(r"\[\s*([A-Za-z _]+?)\s*\]\s*$")
 """A config.ini section header such as ``[ndbd default]`` or ``[DB]``: letters, spaces and
@@ -85,6 +85,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     values: dict[str, list[str]] = {}
     disk: dict[str, float] = {}
     seen: set[str] = set()
+    paths: dict[str, list[str]] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = _content(line, lineno, p)
         if not stripped:
@@ -110,6 +111,7 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
             )
             continue
         if name.lower() in _PLACEMENT:
+            paths.setdefault(name.lower(), []).append(value)
             continue
         if disk_files.is_file_spec(name):  # the disk-data files an initial start creates
             disk[disk_files.SCENARIO_KEY[name.lower()]] = disk_files.files_bytes(value, f"{name} (line {lineno})", p)
@@ -128,10 +130,33 @@ def read_config_ini(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         seen.add(canon)
         target[canon] = value
     _merge_node_values(node_sections, defaults, skipped, values)
+    _separate_disk_data_paths(paths, skipped, values)
     cluster = _cluster(defaults, node_sections, node_ids, p)
     if disk:
         cluster["disk_files"] = disk
     return cluster, {k: value_or_values(values.get(k, [])) for k in skipped}
+
+
+_DISK_DATA_PATHS = {
+    "filesystempathdd": "FileSystemPathDD",
+    "filesystempathdatafiles": "FileSystemPathDataFiles",
+    "filesystempathundofiles": "FileSystemPathUndoFiles",
+}
+"""Where a data node keeps its disk-data files, apart from its LCP and REDO files (NDB manual, "Data
+node directories": each defaults to the one before it, FileSystemPathDD to FileSystemPath, that to
+DataDir)."""
+
+
+def _separate_disk_data_paths(paths: dict[str, list[str]], skipped: list[str], values: dict[str, list[str]]) -> None:
+    """A disk-data path away from FileSystemPath (or DataDir) puts those files on a directory of their
+    own, often a device of their own; ndbsim has one device per host, so it is a parameter it does
+    not simulate (``ndb_params.CHANGES_RESTART``), with its values."""
+    base = set(paths.get("filesystempath") or paths.get("datadir") or [])
+    for key, name in _DISK_DATA_PATHS.items():
+        given = paths.get(key, [])
+        if any(v.rstrip("/") not in {b.rstrip("/") for b in base} for v in given):
+            skipped.append(name)
+            values[name] = given
 
 
 def _content(line: str, lineno: int, p: Path) -> str:
@@ -331,7 +356,7 @@ def merge_config_ini(
     if "node_ids" in cluster:
         raw["cluster"]["node_ids"] = cluster["node_ids"]
     disk_files.merge(raw, cluster.get("disk_files", {}))
-    notes.extend(not_simulated_note(Path(path).name, label) for label in skipped)
+    notes.extend(not_simulated_notes(Path(path).name, skipped))
     kept = sorted(k for k in scenario_config if (config_params.canonical_name(k) or k) not in cluster["config"])
     if kept:
         notes.append(

@@ -102,10 +102,63 @@ CHANGES_RESTART: dict[str, str] = {
     "RedoOverCommitCounter": "when a slow REDO disk aborts or queues transactions; no restart phase",
     "MaxParallelScansPerFragment": "parallel scans per fragment (queries); the LCP and copy scans "
     "are not limited by it",
+    "FileSystemPathDD": "disk-data files (tablespace and UNDO) on a path of their own: ndbsim assumes one "
+    "device per host, shared by LCP, REDO, UNDO and data files at host.disk_read/host.disk_write; "
+    "a separate device is not modelled (known limit)",
+    "FileSystemPathDataFiles": "tablespace data files on a path of their own: ndbsim assumes one device "
+    "per host, shared by LCP, REDO, UNDO and data files at host.disk_read/host.disk_write; a separate "
+    "device is not modelled (known limit)",
+    "FileSystemPathUndoFiles": "UNDO log files on a path of their own: ndbsim assumes one device per "
+    "host, shared by LCP, REDO, UNDO and data files at host.disk_read/host.disk_write; a separate "
+    "device is not modelled (known limit)",
 }
 """Parameters ndbsim does not model whose setting can change a restart, or that need a reason of
 their own: what each does (from its description in ConfigInfo.cpp and the manual's data-node
 parameter pages) and whether ndbsim models it ("known limit" entries are listed in README)."""
+
+LEAVES_RESTART: frozenset[str] = frozenset(
+    {
+        "LateAlloc",
+        "UndoDataBuffer",
+        "UndoIndexBuffer",
+        "MaxDiskDataLatency",
+        "StartPartialTimeout",
+        "StartPartitionedTimeout",
+        "StartFailureTimeout",
+        "StartNoNodegroupTimeout",
+        "HeartbeatOrder",
+        "SchedulerExecutionTimer",
+        "MaxSendDelay",
+        "MaxUIBuildBatchSize",
+        "BackupDiskWriteSpeedPct",
+        "EnableMultithreadedBackup",
+        "CompressedBackup",
+        "MinFreePct",
+        "MaxAllocate",
+        "RedoOverCommitLimit",
+        "RedoOverCommitCounter",
+        "MaxParallelScansPerFragment",
+    }
+)
+"""The ``CHANGES_RESTART`` entries whose own reason says they leave a node restart's time alone
+(sized at start, a system restart's wait, a backup's or a query's setting): a run lists them on
+one line with the ``NO_EFFECT`` kinds instead of warning for each."""
+
+KIND_WORDS: dict[str, str] = {
+    "pool": "record pools",
+    "timeout": "timeouts and watchdogs",
+    "report": "logging",
+    "backup": "online backups",
+    "network": "connection set-up",
+    "index_stat": "index statistics",
+    "internal": "NDB-internal",
+    "retry": "failed starts only",
+    "placement": "placement",
+    "schema": "schema limits",
+    "replication": "binlog epochs",
+}
+"""A few words per ``NO_EFFECT`` kind, for the one line that lists the parameters a restart does not
+depend on."""
 
 _BY_KIND: dict[str, list[str]] = {
     "pool": [
@@ -242,3 +295,19 @@ def restart_impact(name: str) -> str:
 def changes_restart(name: str) -> bool:
     """Whether the parameter can change a restart's time and is not modelled: a known limit."""
     return "known limit" in IMPACT.get(name, "")
+
+
+_KIND_OF = {name: kind for kind, names in _BY_KIND.items() for name in names}
+
+
+def can_change_restart(name: str) -> bool:
+    """Whether the parameter (NDB's spelling), set away from its default, could change a node
+    restart's time: each gets a warning of its own; the rest are listed on one line."""
+    return name in CHANGES_RESTART and name not in LEAVES_RESTART
+
+
+def why_not(name: str) -> str:
+    """A few words on why ``name`` leaves a restart alone (its ``NO_EFFECT`` kind), '' for the
+    ``LEAVES_RESTART`` entries, whose reasons differ one by one."""
+    kind = _KIND_OF.get(name)
+    return KIND_WORDS[kind] if kind else ""

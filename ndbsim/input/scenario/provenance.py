@@ -140,6 +140,27 @@ def not_simulated_note(where: str, label: str) -> str:
     return f"{where}: {label} is not simulated: {ndb_params.restart_impact(label)}"
 
 
+NO_EFFECT_LINE = "not simulated, and cannot change a restart: "
+"""What the one line listing a file's parameters that leave a restart alone says after the file's name."""
+
+
+def not_simulated_notes(where: str, labels: Iterable[str]) -> list[str]:
+    """The warnings for the parameters ``where`` sets and ndbsim does not simulate: one for each
+    that could change a restart (``ndb_params.can_change_restart``) or that the data nodes differ
+    in, and one line listing the rest, grouped by why they cannot (``ndb_params.why_not``)."""
+    out: list[str] = []
+    quiet: dict[str, list[str]] = {}
+    for label in labels:
+        if DIFFERS in label or ndb_params.can_change_restart(label) or label not in ndb_params.IMPACT:
+            out.append(not_simulated_note(where, label))
+        else:
+            quiet.setdefault(ndb_params.why_not(label), []).append(label)
+    if quiet:
+        groups = [", ".join(names) + (f" ({why})" if why else "") for why, names in sorted(quiet.items())]
+        out.insert(0, f"{where}: {NO_EFFECT_LINE}{'; '.join(groups)}")
+    return out
+
+
 def value_or_values(values: Iterable[Any]) -> Any:
     """The one value a parameter is set to, or its distinct values (in order) when they differ."""
     distinct = list(dict.fromkeys(values))
@@ -165,10 +186,9 @@ class Marks:
         DataMemory's."""
         gone = set(dropped)
         out = [
-            not_simulated_note(where, label)
+            note
             for where, params in self.not_simulated.items()
-            for label in params
-            if label.partition(DIFFERS)[0] not in gone
+            for note in not_simulated_notes(where, [p for p in params if p.partition(DIFFERS)[0] not in gone])
         ]
         if held.get("data.size") == FROM_DATAMEMORY:
             out.append(

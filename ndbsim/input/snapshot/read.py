@@ -20,7 +20,7 @@ from ndbsim.input.ndbinfo import (
     release_of,
     seconds,
 )
-from ndbsim.input.restart_info import COLUMNS
+from ndbsim.input.restart_info import COLUMNS, check_row
 from ndbsim.input.snapshot.status import State, state_of
 
 STATUS_COLUMNS = ("node_restart_status", "node_restart_status_int")
@@ -121,6 +121,11 @@ def snapshot_from_export(ex: Export) -> Snapshot:
         node.total = _secs(ex, "restart_info", row, "total_restart_secs", n)
         if not state.coarse:
             node.columns = {c: _secs(ex, "restart_info", row, c, n) for c in COLUMNS[: state.finished] if c in row}
+            if state.complete and math.isfinite(node.total) and node.total > 0:
+                try:
+                    check_row(node.columns, node.total, None, f"node {n}")
+                except InputError as e:
+                    raise e.located(ex.source) from None
     return snap
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ndbsim.errors import InputError
 from ndbsim.input.config.params import G, M
-from ndbsim.input.units import format_bytes, format_secs
+from ndbsim.input.units import clean_size_text, format_bytes, format_secs
 from ndbsim.studies.runs import VariantRun
 from ndbsim.studies.solve.answer import Answer
 from ndbsim.studies.solve.search import (
@@ -102,8 +102,8 @@ def _variants(
 
     def sets(gb: int) -> tuple[str, ...]:
         size = gb * G
-        dm = math.ceil(size * headroom / M)
-        return (f"data.size={gb}G", f"data.rows={rows0 * size / size0:.0f}", f"cluster.config.DataMemory={dm}M")
+        dm = clean_size_text(math.ceil(size * headroom / M) * M)
+        return (f"data.size={gb}G", f"data.rows={rows0 * size / size0:.0f}", f"cluster.config.DataMemory={dm}")
 
     top = int((PARAMS["DataMemory"].hi or 0.0) / headroom // G)
     return sets, top, f"rows and DataMemory scale with it: {per_row:.0f} B per row, DataMemory {headroom:.2f} × data"

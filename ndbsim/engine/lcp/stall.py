@@ -21,6 +21,7 @@ nodes of one wave whose copies end a few seconds apart, when the LCPs under the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ndbsim.engine.node import Node
@@ -58,6 +59,10 @@ _EARLY_UNTIL = ri.PHASES.index(ri.WAIT_FOR_NDBCNTR_MASTER)
 """Phases before this one end in the early states (up to NDBCNTR_START_WAIT)."""
 
 
+_RANK = {p: i for i, p in enumerate(ri.PHASES)}
+"""Each phase's place in restart_info's order: the rank of the state its end begins."""
+
+
 @dataclass
 class Recovery:
     """One node's restart as DIH's node recovery status sees it."""
@@ -67,6 +72,22 @@ class Recovery:
     """NODE_FAILED: when the node went down."""
     spans: list[Span]
     """The restart's phases so far (the run's own list, growing as they end)."""
+    _read: int = 0
+    """Spans read into ``_state`` and ``_end_to_req`` so far (the list only grows)."""
+    _state: tuple[int, str | None, float] | None = None
+    _end_to_req: float | None = None
+
+    def _catch_up(self) -> tuple[int, str | None, float]:
+        state = self._state or (-1, None, self.crash)
+        spans = self.spans
+        for name, _, t1 in spans[self._read :]:
+            rank = _RANK.get(name)
+            if rank is not None and rank >= state[0]:
+                state = (rank, name, t1)
+            if name == END_TOREQ_PHASE and math.isfinite(t1):  # a copy that never ends has none
+                self._end_to_req = t1
+        self._read, self._state = len(spans), state
+        return state
 
     def ended(self, phase: str) -> float | None:
         """When ``phase`` last ended (the state after it began), or None."""
@@ -77,18 +98,16 @@ class Recovery:
 
     def end_to_req(self) -> float | None:
         """When the node reached WAIT_LCP_FOR_RESTART, or None."""
-        return self.ended(END_TOREQ_PHASE)
+        if self._read != len(self.spans):
+            self._catch_up()
+        return self._end_to_req
 
     def state(self) -> tuple[int, str | None, float]:
         """(rank of the state, the phase whose end began it, when it began): the node's
         newest state (NODE_FAILED at the crash, rank -1)."""
-        best: tuple[int, str | None, float] = (-1, None, self.crash)
-        for name, _, t1 in self.spans:
-            if name in ri.PHASES:
-                rank = ri.PHASES.index(name)
-                if rank >= best[0]:
-                    best = (rank, name, t1)
-        return best
+        if self._state is not None and self._read == len(self.spans):
+            return self._state
+        return self._catch_up()
 
     def waited_for(self) -> bool:
         """Not yet at WAIT_LCP_FOR_RESTART: DIH may hold an LCP start for it. From its END_TOREQ

@@ -78,7 +78,8 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
     def recovering(self, node: Node, crash: float, spans: list[Span]) -> None:
         """A node's restart begins (NODE_FAILED at ``crash``); ``spans``, its phases as they end,
         are its node recovery status, read by ``check_stall_lcp_start`` (``engine.lcp.stall``)."""
-        self.recoveries[node.id] = Recovery(node, crash, spans)
+        if self.sz.features.lcp_start_stall:  # releases without the node recovery status hold none
+            self.recoveries[node.id] = Recovery(node, crash, spans)
 
     def status_changed(self) -> None:
         """A restarting node entered its next state: a held LCP start is decided again

@@ -37,7 +37,7 @@ from ndbsim.engine import clock
 from ndbsim.engine.lcp.checkpoint import LcpRecord
 from ndbsim.engine.lcp.round import HISTORY_KEPT, LcpPlan, LcpSize
 from ndbsim.engine.lcp.skip import CycleSkip
-from ndbsim.engine.lcp.stall import ROUND_OFF_SECS, Recovery, hold, inputs
+from ndbsim.engine.lcp.stall import END_TOREQ_PHASE, ROUND_OFF_SECS, Recovery, hold, inputs
 from ndbsim.engine.lcp.state import settles_first
 from ndbsim.engine.lcp.warm_up import WarmUpByArithmetic
 from ndbsim.engine.node import Node
@@ -81,12 +81,14 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
         if self.sz.features.lcp_start_stall:  # releases without the node recovery status hold none
             self.recoveries[node.id] = Recovery(node, crash, spans)
 
-    def status_changed(self) -> None:
-        """A restarting node entered its next state: a held LCP start is decided again
-        (DIH re-checks while it stalls); a skip ends if what the holds read has changed."""
+    def status_changed(self, phase: str = "") -> None:
+        """A restarting node entered its next state after ``phase``: a held LCP start is decided
+        again (DIH re-checks while it stalls); a skip ends if what the holds read has changed.
+        At END_TOREQ the decision waits for the node's own nudge (``request``): the LCP that
+        starts then includes it, as DIH's does from END_TOREQ on."""
         if self._skip is not None and self._skip_inputs != inputs(list(self.recoveries.values()), self.env.now):
             self.settle()
-        if self._stalled:
+        if self._stalled and phase != END_TOREQ_PHASE:
             assert self._process is not None
             self._process.interrupt("recovery status")
 

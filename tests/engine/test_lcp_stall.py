@@ -36,7 +36,7 @@ def measured(node_id: int, end_to_req: float) -> Recovery:
     index rebuild, its whole restart 10 s per phase before that."""
     spans = spans_until(ri.INDEX_REBUILD, end_to_req - 100.0)
     spans.append((ri.TO_SYNCHRONIZE_STARTING_NODE, end_to_req - 100.0, end_to_req))
-    return Recovery(node(node_id), spans[0][1], spans)
+    return Recovery(node(node_id), spans[0][1], spans, asked=end_to_req)
 
 
 def copying(node_id: int, since: float) -> Recovery:
@@ -88,9 +88,12 @@ def test_early_states_halve_the_maximum_and_estimate_a_whole_restart():
     assert secs == pytest.approx(0.85 * cap)
 
 
-def test_a_node_at_end_toreq_is_no_longer_waited_for():
+def test_a_node_that_asked_for_its_lcp_is_no_longer_waited_for():
     recs = [measured(1, 500.0), measured(2, 990.0)]
     assert hold(recs, LCP_SECS, 0.0, 1000.0) == (0.0, 0)
+    copied = measured(2, 990.0)
+    copied.asked = None  # its copy has ended, its own LCP not asked for yet: still waited for
+    assert hold([measured(1, 500.0), copied], LCP_SECS, 0.0, 1000.0)[1] == 2
 
 
 def test_the_constants_are_the_sources():

@@ -37,7 +37,7 @@ from ndbsim.engine import clock
 from ndbsim.engine.lcp.checkpoint import LcpRecord
 from ndbsim.engine.lcp.round import HISTORY_KEPT, LcpPlan, LcpSize
 from ndbsim.engine.lcp.skip import CycleSkip
-from ndbsim.engine.lcp.stall import END_TOREQ_PHASE, ROUND_OFF_SECS, Recovery, hold, inputs
+from ndbsim.engine.lcp.stall import ROUND_OFF_SECS, Recovery, hold, inputs
 from ndbsim.engine.lcp.state import settles_first
 from ndbsim.engine.lcp.warm_up import WarmUpByArithmetic
 from ndbsim.engine.node import Node
@@ -60,9 +60,12 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
         self._process = self.env.process(self._loop())
 
     @settles_first
-    def request(self) -> Event:
+    def request(self, node: Node | None = None) -> Event:
         """A starting node asks to take part in an LCP that starts after now; the event fires
-        when such an LCP has completed."""
+        when such an LCP has completed. ``node``: who asks (END_TOREQ with WAIT_LCP: DIH stops
+        holding LCP starts for it, ``engine.lcp.stall``)."""
+        if node is not None and node.id in self.recoveries:
+            self.recoveries[node.id].asked = self.env.now
         done = Event(self.env)
         self._waiters.append(done)
         if self._stalled:  # END_TOREQ's nudge: DIH decides again at once (its node is waiting now)
@@ -83,12 +86,10 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
 
     def status_changed(self, phase: str = "") -> None:
         """A restarting node entered its next state after ``phase``: a held LCP start is decided
-        again (DIH re-checks while it stalls); a skip ends if what the holds read has changed.
-        At END_TOREQ the decision waits for the node's own nudge (``request``): the LCP that
-        starts then includes it, as DIH's does from END_TOREQ on."""
+        again (DIH re-checks while it stalls); a skip ends if what the holds read has changed."""
         if self._skip is not None and self._skip_inputs != inputs(list(self.recoveries.values()), self.env.now):
             self.settle()
-        if self._stalled and phase != END_TOREQ_PHASE:
+        if self._stalled:
             assert self._process is not None
             self._process.interrupt("recovery status")
 

@@ -12,7 +12,8 @@ the estimate. The hold is bounded by a share of the last LCP's time (``m_lcp_tim
 
 The restart's phases stand for the node recovery states: a node enters the state after a
 phase when that phase's span ends (``ndbinfo.restart_info``'s columns are those states' times);
-it reaches WAIT_LCP_FOR_RESTART when its copy ends (``execEND_TOREQ``), where DIH stops
+it reaches WAIT_LCP_FOR_RESTART when it asks for its LCP (``execEND_TOREQ`` with WAIT_LCP: on
+7.6+ after its own local LCP, whose REDO logging comes before END_TOREQ), where DIH stops
 waiting for it.
 
 The hold is bounded by the last LCP's time, so it bridges only gaps short beside an LCP: two
@@ -21,7 +22,6 @@ nodes of one wave whose copies end a few seconds apart, when the LCPs under the 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ndbsim.engine.node import Node
@@ -52,9 +52,6 @@ maximum left."""
 ROUND_OFF_SECS = 1e-6
 """A hold shorter than this is float round-off of the time already held, not a hold."""
 
-END_TOREQ_PHASE = ri.TO_SYNCHRONIZE_STARTING_NODE
-"""The phase whose end is the starting node's END_TOREQ (WAIT_LCP_FOR_RESTART begins)."""
-
 _EARLY_UNTIL = ri.PHASES.index(ri.WAIT_FOR_NDBCNTR_MASTER)
 """Phases before this one end in the early states (up to NDBCNTR_START_WAIT)."""
 
@@ -72,10 +69,12 @@ class Recovery:
     """NODE_FAILED: when the node went down."""
     spans: list[Span]
     """The restart's phases so far (the run's own list, growing as they end)."""
+    asked: float | None = None
+    """When the node asked to take part in an LCP (END_TOREQ with WAIT_LCP, after a 7.6+ node's
+    own local LCP, whose REDO logging comes first): WAIT_LCP_FOR_RESTART from then on."""
     _read: int = 0
-    """Spans read into ``_state`` and ``_end_to_req`` so far (the list only grows)."""
+    """Spans read into ``_state`` so far (the list only grows)."""
     _state: tuple[int, str | None, float] | None = None
-    _end_to_req: float | None = None
 
     def _catch_up(self) -> tuple[int, str | None, float]:
         state = self._state or (-1, None, self.crash)
@@ -84,8 +83,6 @@ class Recovery:
             rank = _RANK.get(name)
             if rank is not None and rank >= state[0]:
                 state = (rank, name, t1)
-            if name == END_TOREQ_PHASE and math.isfinite(t1):  # a copy that never ends has none
-                self._end_to_req = t1
         self._read, self._state = len(spans), state
         return state
 
@@ -97,10 +94,8 @@ class Recovery:
         return None
 
     def end_to_req(self) -> float | None:
-        """When the node reached WAIT_LCP_FOR_RESTART, or None."""
-        if self._read != len(self.spans):
-            self._catch_up()
-        return self._end_to_req
+        """When the node reached WAIT_LCP_FOR_RESTART (asked for its LCP), or None."""
+        return self.asked
 
     def state(self) -> tuple[int, str | None, float]:
         """(rank of the state, the phase whose end began it, when it began): the node's

@@ -46,6 +46,8 @@ class Features:
     """A node down for this many LCPs restarts with a full copy (5.1, seed 004); None: never."""
     redo_lcps_kept: int
     """LCPs of REDO a node keeps (3 before 7.2, 2 after)."""
+    lcp_start_stall: bool = False
+    """DIH holds an LCP start for a restarting node about to need it (7.4+, ``engine.lcp.stall``)."""
     pgman_lcp_pacing: bool = False
     """PGMAN paces an LCP's disk-page writes by the pages made dirty (8.0.20+); before, 32 in flight."""
 
@@ -69,5 +71,6 @@ def features_of(mech: Mechanisms, config: Mapping[str, Any]) -> Features:
         redo_control_available=mech.redo_control,
         onr_fallback_lcps=mech.onr_fallback_lcps,
         redo_lcps_kept=mech.redo_lcps_kept,
+        lcp_start_stall=mech.lcp_start_stall,
         pgman_lcp_pacing=mech.pgman_lcp_pacing,
     )

@@ -57,5 +57,5 @@ def test_a_copy_step_costs_no_simulated_cycles_while_the_lcp_converges(root):
     # simulated (about eight events each).
     sets = [*LOADED_ROLLING, "data.size=16TB", "cluster.config.DataMemory=16T"]
     (fast_events, fast), (slow_events, _) = outputs(root, None, sets)
-    assert fast["checkpoint"]["lcps_simulated"] > 300
+    assert fast["checkpoint"]["lcps_simulated"] > 250  # DIH holds some starts for the restarting nodes
     assert fast_events < slow_events / 3

@@ -18,6 +18,7 @@ from ndbsim.engine import clock
 from ndbsim.engine.fluid.flow import EPS, UNBOUNDED_RATE, Flow
 from ndbsim.engine.lcp.checkpoint import LcpRecord
 from ndbsim.engine.lcp.round import CycleShape, LcpPlan, LcpSize, Skip
+from ndbsim.engine.lcp.stall import held_until
 from ndbsim.engine.lcp.state import LcpState
 from ndbsim.engine.node import Node
 
@@ -109,7 +110,8 @@ class CycleAhead(LcpState):
         wake = now + max(0.0, start_at - now)  # the loop's sleep, as SimPy schedules it
         if wake < start_at - 1e-9:
             return None
-        t0 = wake
+        t0 = held_until(list(self.recoveries.values()), self.lcp_secs(), wake, wake)  # DIH's hold, if any
+        held = t0 - wake
         if t0 < self.last_end + sz.gcp:
             t0 = t0 + (self.last_end + sz.gcp - t0)
         if not t0 > now or now + (t0 - now) != t0 or first_end <= t0:
@@ -135,6 +137,7 @@ class CycleAhead(LcpState):
             f.end = end
         plan = LcpPlan(t0, nodes, [since] * len(nodes), {since: LcpSize(size, pct, changes)}, list(zip(nodes, flows)))
         plan.ends = ends
+        plan.held = held
         durations = tuple(end - t0 for end in ends)
         ch = changes
         record = LcpRecord(t0, t1, pct, ch.updates + ch.inserts, ch.bytes, size, ch.inserts, ends[0] - t0)

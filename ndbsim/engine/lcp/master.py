@@ -37,9 +37,11 @@ from ndbsim.engine import clock
 from ndbsim.engine.lcp.checkpoint import LcpRecord
 from ndbsim.engine.lcp.round import HISTORY_KEPT, LcpPlan, LcpSize
 from ndbsim.engine.lcp.skip import CycleSkip
+from ndbsim.engine.lcp.stall import ROUND_OFF_SECS, Recovery, hold, inputs
 from ndbsim.engine.lcp.state import settles_first
 from ndbsim.engine.lcp.warm_up import WarmUpByArithmetic
 from ndbsim.engine.node import Node
+from ndbsim.input.restart_info import Span
 
 
 class LcpMaster(WarmUpByArithmetic, CycleSkip):
@@ -58,16 +60,38 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
         self._process = self.env.process(self._loop())
 
     @settles_first
-    def request(self) -> Event:
+    def request(self, node: Node | None = None) -> Event:
         """A starting node asks to take part in an LCP that starts after now; the event fires
-        when such an LCP has completed."""
+        when such an LCP has completed. ``node``: who asks (END_TOREQ with WAIT_LCP: DIH stops
+        holding LCP starts for it, ``engine.lcp.stall``)."""
+        if node is not None and node.id in self.recoveries:
+            self.recoveries[node.id].asked = self.env.now
         done = Event(self.env)
         self._waiters.append(done)
-        if self._sleeping:  # the master is waiting for the next trigger: start one now
+        if self._stalled:  # END_TOREQ's nudge: DIH decides again at once (its node is waiting now)
+            assert self._process is not None
+            self._process.interrupt("lcp requested")
+        elif self._sleeping:  # the master is waiting for the next trigger: start one now
             self._sleeping = False
             assert self._process is not None
             self._process.interrupt("lcp requested")
         return done
+
+    @settles_first
+    def recovering(self, node: Node, crash: float, spans: list[Span]) -> None:
+        """A node's restart begins (NODE_FAILED at ``crash``); ``spans``, its phases as they end,
+        are its node recovery status, read by ``check_stall_lcp_start`` (``engine.lcp.stall``)."""
+        if self.sz.features.lcp_start_stall:  # releases without the node recovery status hold none
+            self.recoveries[node.id] = Recovery(node, crash, spans)
+
+    def status_changed(self, phase: str = "") -> None:
+        """A restarting node entered its next state after ``phase``: a held LCP start is decided
+        again (DIH re-checks while it stalls); a skip ends if what the holds read has changed."""
+        if self._skip is not None and self._skip_inputs != inputs(list(self.recoveries.values()), self.env.now):
+            self.settle()
+        if self._stalled:
+            assert self._process is not None
+            self._process.interrupt("recovery status")
 
     @settles_first
     def idle(self) -> Event:
@@ -103,6 +127,7 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
             done = self._fast_forward()
             if done is not None:  # LCPs run by arithmetic until ``done``: on from there
                 yield Timeout(env, done - clock.now(env))
+            start_at = math.inf
             if not self._waiters:
                 start_at = self._next_trigger()
                 # sleep until the trigger (an idle cluster: until a starting node asks)
@@ -112,6 +137,7 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
                 self._sleeping = False
                 if not self._waiters and env.now < start_at - 1e-9:
                     continue
+            yield from self._stall_start(min(start_at, env.now))
             if env.now < self.last_end + sz.gcp:
                 yield env.timeout(self.last_end + sz.gcp - env.now)
             waiters, self._waiters = self._waiters, []
@@ -121,12 +147,34 @@ class LcpMaster(WarmUpByArithmetic, CycleSkip):
             while skip is not None and (yield from self._sleep_over(skip)):
                 skip = self._skippable((skip.then[-1] if skip.then else skip).plan)  # as if simulated
 
+    def _stall_start(self, t0: float) -> Generator[Event, Any, None]:
+        """Hold the LCP start while ``check_stall_lcp_start`` says a restarting node will soon
+        need it (DbdihMain.cpp; ``engine.lcp.stall``), deciding again whenever a restarting
+        node's state changes or one reaches END_TOREQ. ``t0``: when the timer said start (DIH
+        counts the hold from there, ``m_start_lcp_check_time``; earlier than now when a skip
+        was settled during the hold)."""
+        env = self.env
+        waited = 0
+        while True:
+            secs, node = hold(list(self.recoveries.values()), self.lcp_secs(), env.now - t0, env.now)
+            if secs <= ROUND_OFF_SECS:
+                break
+            waited = node
+            self._stalled = True
+            with contextlib.suppress(simpy.Interrupt):
+                yield Timeout(env, secs)
+            self._stalled = False
+        self.last_hold = env.now - t0
+        if env.now > t0:
+            self.stalls.append((t0, env.now - t0, waited))
+
     def _begin(self, t0: float) -> LcpPlan:
         sz, writes = self.sz, self.writes
         participants = [n for n in self.nodes if n.in_lcp and not n.down]
         # Nodes whose newest LCP started together have applied the same changes since:
         # their LCPs are the same size. Sized once per distinct start.
         plan = LcpPlan(t0, participants, [], {})
+        plan.held = self.last_hold
         for n in participants:
             n.redo_alert = 0  # the last LCP released REDO: the fill says the level again
         sizes = []

@@ -60,6 +60,8 @@ class LcpPlan:
     writing: int = 0
     """Flows started and not ended: each flow's ``on_end`` is ``ended``, so the flows end
     without an event each and the LCP with one, ``written``."""
+    held: float = 0.0
+    """Seconds DIH held this LCP's start for a restarting node (``engine.lcp.stall``)."""
     written: Event | None = None
     """Fires when the last flow has ended (made once every flow has started)."""
 

@@ -19,6 +19,7 @@ from simpy.events import Event, Timeout
 from ndbsim.engine import clock
 from ndbsim.engine.lcp.ahead import CycleAhead
 from ndbsim.engine.lcp.round import HISTORY_KEPT, STEADY_TOLERANCE, CycleShape, LcpPlan, LcpSize, Skip, same
+from ndbsim.engine.lcp.stall import flips_at, held_until, inputs
 
 SHARE_MARGIN = 1e-6
 """Headroom a shared resource must keep below saturation for the LCP skip to leave the other
@@ -38,10 +39,13 @@ class CycleSkip(CycleAhead):
         (a cycle computed ahead: until its end). Returns whether the skip ran to its ``until``."""
         env = self.env
         self._skip = skip
+        self._skip_inputs = inputs(list(self.recoveries.values()), env.now)
         self.fluid.on_change = self.settle
         until = next((s for s, _ in self.plan.traffic.segments if s > env.now), math.inf)
         last = skip.then[-1] if skip.then else skip
         until = min(until, last.until)
+        # a start DIH would hold for a restarting node from then on (``engine.lcp.stall``)
+        until = min(until, flips_at(list(self.recoveries.values()), self.lcp_secs(), env.now))
         ran_out = False
         with contextlib.suppress(simpy.Interrupt):
             yield Event(env) if math.isinf(until) else Timeout(env, until - env.now)
@@ -80,6 +84,8 @@ class CycleSkip(CycleAhead):
             return None
         if not self._in_one_stretch(shape, self.env.now, plan.participants):
             return None
+        if not self._holds_alike(plan, shape):
+            return None
         return Skip(
             plan=plan,
             record=plan.participants[0].history[0],
@@ -89,6 +95,14 @@ class CycleSkip(CycleAhead):
             durations=shape.durations,
             length=shape.length,
         )
+
+    def _holds_alike(self, plan: LcpPlan, shape: CycleShape) -> bool:
+        """Whether DIH would hold the next start as long as it held this one's
+        (``engine.lcp.stall``): the hold follows the restarting nodes' states, not the cycle, and
+        a state changed since (a node reaching END_TOREQ) changes it and the cycles with it."""
+        trigger = plan.start + shape.period - plan.held
+        held = held_until(list(self.recoveries.values()), self.lcp_secs(), trigger, trigger) - trigger
+        return same((held,), (plan.held,))
 
     def _alone(self, plan: LcpPlan) -> bool:
         """Whether the LCP's flows leave every other flow's rate as it is, so that the others

@@ -16,6 +16,7 @@ from simpy.events import Event
 from ndbsim.engine import clock
 from ndbsim.engine.fluid.system import FluidSystem
 from ndbsim.engine.lcp.round import CycleShape, LcpPlan, Skip
+from ndbsim.engine.lcp.stall import Recovery
 from ndbsim.engine.lcp.writes import LcpWrites
 from ndbsim.engine.node import Node
 from ndbsim.engine.plan import Plan
@@ -76,6 +77,16 @@ class LcpState:
         """Fires when the running LCP completes; made only when someone waits for it."""
         self._waiters: list[Event] = []
         self._sleeping = False
+        self._stalled = False
+        """The master holds an LCP start for a restarting node (``engine.lcp.stall``)."""
+        self.recoveries: dict[int, Recovery] = {}
+        """Per node id, its newest restart's node recovery status."""
+        self._skip_inputs: tuple[object, ...] = ()
+        """What the holds read of the restarting nodes when the skip under way began."""
+        self.last_hold = 0.0
+        """Seconds DIH held the newest LCP's start (``engine.lcp.stall``)."""
+        self.stalls: list[tuple[float, float, int]] = []
+        """Each LCP start held: (from, seconds, the node waited for)."""
         self._process: simpy.Process | None = None
         self._shape: CycleShape | None = None
         """The last LCP's shape, to compare with the next one's."""
@@ -85,6 +96,10 @@ class LcpState:
         self._speeds_for: tuple[LcpPlan, float, bool] | None = None
         """The running LCP, the time and whether a node was restarting when its caps were last
         set by ``refresh_speeds``; None once a skip's settling rewrote the nodes' histories."""
+
+    def lcp_secs(self) -> float:
+        """The last LCP's time, start to completion (DIH's ``m_lcp_time``; 0 before any)."""
+        return max(0.0, self.last_end - self.last_start) if math.isfinite(self.last_start) else 0.0
 
     def settle(self, interrupt: bool = True) -> None:
         """End a skip under way (``lcp_skip.CycleSkip.settle``)."""

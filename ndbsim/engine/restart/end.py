@@ -34,7 +34,7 @@ def wait_lcp_for_restart(r: NodeRestart) -> Generator[Event, Any, None]:
     yield rt.env.timeout(float(rt.rng.random()) * fixed_costs.LCP_START_CHECK_SECS)  # DIH's next check
     node.in_lcp = True
     t_dist = rt.env.now
-    yield rt.lcp.request()
+    yield rt.lcp.request(node)
     yield rt.env.timeout(fixed_costs.lcp_stop_gcp_secs(float(rt.rng.random()), rt.sz.gcp))
     why.lcp_wait(r, t0, t_dist)
     r.span(ri.WAIT_LCP_FOR_RESTART, t0)

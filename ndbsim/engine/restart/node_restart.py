@@ -53,6 +53,7 @@ class NodeRestart:
     def span(self, phase: str, t0: float) -> None:
         """Record ``phase`` as running from ``t0`` to now."""
         self.run.spans.append((phase, t0, self.rt.env.now))
+        self.rt.lcp.status_changed(phase)  # DIH's node recovery status moves on (``engine.lcp.stall``)
 
     def timed(self, phase: str, secs: float) -> Generator[Event, Any, None]:
         """``phase`` takes ``secs`` seconds of waiting."""

@@ -302,6 +302,7 @@ def restart(rt: Runtime, node: Node, kind: str, run: NodeRun) -> Generator[Event
     """Restart ``node`` (``kind``: node | initial | system; a system restart's nodes run this
     together), recording its phases on ``run``."""
     r = NodeRestart(rt, node, run, crash=rt.env.now, initial=kind == "initial")
+    rt.lcp.recovering(node, r.crash, run.spans)
     rt.start_binary(node)
     run.release = rt.scenario.restart.upgrade_to or rt.scenario.version
     own_threads = rt.restarted_as.threads

@@ -30,6 +30,10 @@ class Mechanisms:
     """5.1: a node down for this many LCPs falls back to a full copy (seed 004)."""
     redo_lcps_kept: int = 2
     """LCPs of REDO kept: 3 before 7.2, 2 after ([DOC-72], [LIMITS])."""
+    lcp_start_stall: bool = False
+    """DIH's master holds an LCP start for a node about to need it (DbdihMain.cpp
+    ``Dbdih::check_stall_lcp_start``), part of the node recovery status module that also fills
+    ``ndbinfo.restart_info`` (documented from the NDB 7.5 manual)."""
     adaptive_write_speed: bool = False
     """7.4+: the LCP write speed moves between MinDiskWriteSpeed and MaxDiskWriteSpeed with
     the LDM threads' CPU load ([BACKUP] calculate_disk_write_speed)."""

@@ -94,13 +94,17 @@ PROFILES: dict[str, Profile] = {
     "7.5": _profile(
         "7.5",
         "full-lcp",
-        Mechanisms(adaptive_write_speed=True),
+        Mechanisms(adaptive_write_speed=True, lcp_start_stall=True),
     ),
     "7.6": _profile(
         "7.6",
         "partial-lcp",
         Mechanisms(
-            partial_lcp_available=True, local_lcp_at_restart_end=True, parallel_undo=True, adaptive_write_speed=True
+            partial_lcp_available=True,
+            local_lcp_at_restart_end=True,
+            parallel_undo=True,
+            adaptive_write_speed=True,
+            lcp_start_stall=True,
         ),
         EnablePartialLcp=True,
         BuildIndexThreads=128,
@@ -117,6 +121,7 @@ PROFILES: dict[str, Profile] = {
             parallel_undo=True,
             adaptive_write_speed=True,
             redo_control=True,
+            lcp_start_stall=True,
         ),
         EnablePartialLcp=True,
         BuildIndexThreads=128,
@@ -199,6 +204,10 @@ SOURCES: dict[str, dict[str, str]] = {
     },
     "7.5": {
         "adaptive_write_speed": "7.4+: Backup.cpp calculate_disk_write_speed ([BACKUP]; reference §2.4)",
+        "lcp_start_stall": (
+            "DbdihMain.cpp Dbdih::check_stall_lcp_start, with the node recovery status of"
+            " ndbinfo.restart_info (NDB 7.5 manual; reference §12, §14.6)"
+        ),
         "lcp_pause_for_metadata": "7.4+ pauses the LCP for the metadata copy ([NDBCNTR]; reference §3)",
         "legacy_speed_parameters": "Min/MaxDiskWriteSpeed from 7.4 ([CFG76]; reference §3)",
     },

@@ -65,3 +65,16 @@ def test_a_row_of_a_node_not_restarting_now_is_named_as_not_used(cluster):
     assert not any("node 12's" in w for w in d["warnings"])
     by = {n["node_id"]: n for n in d["nodes"]}
     assert by[14]["status"] == "waiting"
+
+
+def test_a_row_of_a_node_the_scenario_does_not_restart_is_named_as_not_used(cluster):
+    # a node restart of node 11; node 13 shows the rolling restart it had a month ago
+    text = snapshot_text(cluster["rows"], [[11]], START, START + 100)
+    cells, _ = _row_at(cluster["rows"][13], START - 30 * 86400, START - 29 * 86400)
+    head, tail = text.split("\nndbsim_table\nend\n")
+    (cluster["dir"] / "node.tsv").write_text(f"{head}\n{chr(9).join(cells)}\nndbsim_table\nend\n{tail}")
+    sets = ("--set", "restart.type=node", "--set", "restart.nodes=[11]")
+    p = ndbsim("eta", "my.yaml", "--ndbinfo", "node.tsv", *sets, "-f", "json", cwd=cluster["dir"])
+    assert p.returncode == 0, p.stderr
+    said = "node 13's restart_info row is of an earlier restart (the scenario does not restart it): not used"
+    assert said in json.loads(p.stdout)["warnings"]

@@ -82,7 +82,7 @@ def predict(
     """The ends of the running node(s), their wave and the plan, simulated from the running wave;
     with ``priors`` (each phase's log sd before it is measured), their predictive intervals
     (``eta.window``), the replications' spread kept in ``crash_left``."""
-    eta = Eta(prog, fit, replications, seed)
+    eta = Eta(prog, fit, replications, seed, warnings=list(prog.unused))
     if prog.current is None:
         zero = dict.fromkeys(QUANTILES, 0.0)
         eta.wave_left, eta.plan_left = zero, dict(zero)
@@ -92,7 +92,8 @@ def predict(
     loaded = load(raw)
     eta.seed = loaded.prepared.scenario.simulation.seed if seed is None else seed
     result = loaded.run(seed, replications, explained=False)
-    eta.status, eta.warnings = result.status, [w for w in result.warnings if "restart.nodes" not in w]
+    eta.status = result.status
+    eta.warnings += [w for w in result.warnings if "restart.nodes" not in w]
     running = [prog.nodes[n] for n in left[0]]
     per_node: dict[int, list[float]] = {p.node_id: [] for p in running if p.status != DONE}
     waves: list[float] = []

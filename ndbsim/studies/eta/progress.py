@@ -60,6 +60,8 @@ class Progress:
     nodes: dict[int, NodeProgress]
     current: int | None
     """The index (0-based) of the wave running; None: every wave is done."""
+    unused: list[str] = field(default_factory=list)
+    """The snapshot's restart_info rows not used, each with why (``unused_rows``)."""
 
     @property
     def complete(self) -> bool:
@@ -180,4 +182,23 @@ def progress(
                 continue
             now = current is None or i < current or under_way or n in seen_all
             nodes[n] = _node(n, i + 1, rows[n], now, first_seen or {}, snap.sampled_at)
-    return Progress(snap.sampled_at, waves, nodes, current)
+    return Progress(snap.sampled_at, waves, nodes, current, unused_rows(snap, waves, nodes))
+
+
+def unused_rows(snap: Snapshot, waves: list[list[int]], nodes: dict[int, NodeProgress]) -> list[str]:
+    """The restart_info rows of nodes not restarting now, each named once with why it is not used:
+    restart_info keeps a node's last restart, so a node the plan has not reached, or one the
+    scenario does not restart, shows an earlier restart's row."""
+    planned = {n for w in waves for n in w}
+    out = []
+    for n in sorted(snap.nodes):
+        if snap.nodes[n].state is None:
+            continue
+        if n not in planned:
+            why = "the scenario does not restart it"
+        elif nodes[n].status == WAITING:
+            why = "it is not restarting now"
+        else:
+            continue
+        out.append(f"node {n}'s restart_info row is of an earlier restart ({why}): not used")
+    return out

@@ -12,7 +12,7 @@ finished phase more moves it a step or two rather than a fit from the scenario's
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from ndbsim.input import scenario as sc
 from ndbsim.input.restart_info import COLUMNS
 from ndbsim.studies.calibration.cases import Case, case_from_data
 from ndbsim.studies.calibration.fit_progress import Steps
-from ndbsim.studies.calibration.host_fit import LogProblem, _sensitive, host_values, with_host
+from ndbsim.studies.calibration.host_fit import SPAN, LogProblem, _sensitive, host_values, with_host
 from ndbsim.studies.eta.progress import DONE, RESTARTING, Progress
 
 FIT_REPLICATIONS = 3
@@ -32,6 +32,23 @@ rebuild, memory touch) do not depend on the landing point."""
 
 MAX_STEPS = 12
 """Least-squares evaluations at most in one refit: a warm start moves a figure or two."""
+
+PRIOR_SD = math.log(SPAN) / math.sqrt(3.0)
+"""The log sd of a figure before the rows: the fit holds each figure within ×/÷``host_fit.SPAN``
+of the scenario's value, a uniform prior over ±log(SPAN) in log space, whose sd this is
+(``host_fit.PRIOR``'s pull, a sd of 1/PRIOR = 20, is only a tie-breaker inside that box)."""
+
+DETERMINED = 0.5
+"""A refitted figure is a finding only when the finished phases shrank its sd to at most this share
+of ``PRIOR_SD``. The posterior sd is the fit's own: the diagonal of ``(J^T J)^-1`` at the answer,
+``J`` the Jacobian of the residuals (each row's error in units of its tolerance, taken as one sd,
+and ``host_fit.PRIOR``'s rows, which keep ``J^T J`` invertible). Two figures the rows
+tell only together (disk read against core speed in a restore) each keep a sd near the prior's,
+however far the least-squares answer moved them: eta names them as not determined instead of
+printing the move as a finding (the prediction still uses the answer, which fits the rows)."""
+
+Z90 = 1.6448536269514722
+"""The standard normal's 95th percentile: a figure's p5-p95 is its value ×/÷ exp(Z90 · sd)."""
 
 
 @dataclass
@@ -56,6 +73,18 @@ class Refit:
     a new column joins (a phase of a kind not finished before)."""
     start: dict[str, float]
     """The scenario's host figures, before the fit."""
+    sd: dict[str, float] = field(default_factory=dict)
+    """Each fitted figure's posterior log sd (``DETERMINED``)."""
+
+    @property
+    def determined(self) -> tuple[str, ...]:
+        """The fitted figures the finished phases determine (``DETERMINED``)."""
+        return tuple(n for n in self.fitted if self.sd.get(n, math.inf) <= DETERMINED * PRIOR_SD)
+
+    def span(self, name: str) -> tuple[float, float]:
+        """A figure's p5 and p95 from its posterior log sd."""
+        k = math.exp(Z90 * self.sd[name])
+        return self.values[name] / k, self.values[name] * k
 
 
 def plan_raw(raw: dict[str, Any], waves: list[list[int]]) -> dict[str, Any]:
@@ -125,13 +154,22 @@ def refit(raw: dict[str, Any], prog: Progress, last: Refit | None) -> Refit:
     same = last is not None and last.key and last.columns == columns
     names = last.fitted if same and last is not None else _sensitive(case, case.raw, start, steps)
     x0 = np.array([math.log((last.values if last else start)[n] / start[n]) for n in names])
-    values = _solve(case, start, names, x0, steps) if names else start
+    values, sd = _solve(case, start, names, x0, steps) if names else (start, {})
     fitted_raw = with_host(raw, {n: values[n] for n in names})
     rows = _rows(case, fitted_raw, prog, start, values)
-    return Refit(host_values(fitted_raw), names, fitted_raw, nodes, phases, rows, steps.count, key, columns, start)
+    return Refit(host_values(fitted_raw), names, fitted_raw, nodes, phases, rows, steps.count, key, columns, start, sd)
 
 
-def _solve(case: Case, start: dict[str, float], names: tuple[str, ...], x0: np.ndarray, steps: Steps) -> dict:
+def posterior_sd(jac: np.ndarray, names: tuple[str, ...]) -> dict[str, float]:
+    """Each figure's log sd from the Jacobian of the residuals (the prior's rows included, so
+    ``J^T J`` is never singular): the square root of the diagonal of ``(J^T J)^-1``."""
+    cov = np.linalg.pinv(jac.T @ jac)
+    return {n: float(math.sqrt(max(cov[i, i], 0.0))) for i, n in enumerate(names)}
+
+
+def _solve(
+    case: Case, start: dict[str, float], names: tuple[str, ...], x0: np.ndarray, steps: Steps
+) -> tuple[dict[str, float], dict[str, float]]:
     from ndbsim.extras import require
 
     require("scipy")
@@ -149,7 +187,7 @@ def _solve(case: Case, start: dict[str, float], names: tuple[str, ...], x0: np.n
         xtol=1e-3,
         ftol=1e-4,
     )
-    return {**start, **problem.values_at(sol.x)}
+    return {**start, **problem.values_at(sol.x)}, posterior_sd(np.asarray(sol.jac), names)
 
 
 def _rows(

@@ -11,6 +11,7 @@ from ndbsim.input.units import format_secs as format_duration
 from ndbsim.output.result import json_clean
 from ndbsim.studies.eta.predict import Eta
 from ndbsim.studies.eta.progress import DONE, RESTARTING
+from ndbsim.studies.eta.refit import Refit
 
 UNKNOWNS = (
     "restart_info shows 0 for the phase in progress (DbdihMain.cpp, fill_row_with_node_restart_status); "
@@ -47,11 +48,32 @@ def _node_line(eta: Eta, p: Any) -> str:
     return f"  node {p.node_id:>3}  wave {p.wave}  waiting"
 
 
+def _pct(x: float) -> str:
+    return f"{x - 1:+.0%}"
+
+
+def host_lines(fit: Refit) -> list[str]:
+    """The refitted host figures the finished phases determine, each against the scenario's value
+    with its p5-p95 (``refit.DETERMINED``); the others named once as not determined."""
+    out = []
+    for n in fit.determined:
+        lo, hi = fit.span(n)
+        s = fit.start[n]
+        out.append(f"  {n} {_pct(fit.values[n] / s)} of the scenario's (p5-p95 {_pct(lo / s)} to {_pct(hi / s)})")
+    if not fit.determined:
+        out.append("  no host figure is determined by the finished phases")
+    vague = [n for n in fit.fitted if n not in fit.determined]
+    if vague:
+        out.append(f"  not determined by the finished phases (not a finding): {', '.join(vague)}")
+    return out
+
+
 def format_text(eta: Eta, scenario: str) -> str:
     prog, fit = eta.progress, eta.refit
     at = prog.sampled_at
     lines = [f"ETA of {scenario} at {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(at))}Z (the snapshot's time)"]
     lines += [_node_line(eta, prog.nodes[n]) for w in prog.waves for n in w]
+    lines += prog.unused
     if prog.complete:
         lines.append(f"the restart is complete: {_d(prog.spent)} as restart_info tells (the waves' slowest nodes)")
         return "\n".join(lines) + "\n"
@@ -63,11 +85,11 @@ def format_text(eta: Eta, scenario: str) -> str:
         f"whole window: {_d(w['p50'])} (predictive p5-p95 {_d(w['p5'])}-{_d(w['p95'])}) from the first node's stop"
     )
     if fit.nodes or fit.phases:
-        moved = ", ".join(f"{n} {fit.values[n] / fit.start[n] - 1:+.0%}" for n in fit.fitted) or "none"
         lines.append(
-            f"fitted on {fit.nodes} complete node row(s) and {fit.phases} finished phase(s) of nodes restarting "
-            f"(host figures moved: {moved}); {eta.replications} replications of what is left"
+            f"fitted on {fit.nodes} complete node row(s) and {fit.phases} finished phase(s) of nodes restarting; "
+            f"{eta.replications} replications of what is left"
         )
+        lines += host_lines(fit)
     else:
         lines.append(f"no phase finished yet: the scenario's host figures; {eta.replications} replications, as run's")
     first = (prog.current or 0) + 1
@@ -158,6 +180,11 @@ def to_dict(eta: Eta) -> dict[str, Any]:
                 "nodes": fit.nodes,
                 "phases": fit.phases,
                 "fitted": list(fit.fitted),
+                "determined": {
+                    n: {"value": fit.values[n], "p5": fit.span(n)[0], "p95": fit.span(n)[1], "log_sd": fit.sd[n]}
+                    for n in fit.determined
+                },
+                "not_determined": [n for n in fit.fitted if n not in fit.determined],
                 "host": fit.values,
                 "rows": fit.rows,
                 "simulations": fit.simulations,

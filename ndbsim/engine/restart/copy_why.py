@@ -228,6 +228,30 @@ def _after_wait(wait: Segment, segments: Callable[[], list[Segment]]) -> list[Se
     return [wait, *segments()]
 
 
+def _takeover_wait(
+    r: NodeRestart,
+    takeover: tuple[float, int | None],
+    segments: Callable[[], list[Segment]],
+    where: dict[str, Any],
+) -> tuple[Callable[[], list[Segment]], list[str]]:
+    """The copy's segments and mechanisms with the seconds it waited for the node group's take-over
+    (``takeover``: those seconds and the engine id of the starting node that held it), its figures
+    added to ``where``."""
+    waited, blocker = takeover
+    if blocker is None or waited <= 0:
+        return segments, []
+    other = r.rt.node_id(r.rt.nodes[blocker - 1])
+    where.update(takeover_wait_secs=waited, waited_for_node=other)
+    label = f"wait: starting node {other}'s copy (one take-over per node group)"
+    wait = Segment(waited, ((Part(label, "", waited),),))
+    said = (
+        f"waited {waited:.1f} s for starting node {other}'s copy: the DIH master grants one take-over "
+        "per node group at a time and a refused node asks again every 5 s (DbdihMain.cpp, "
+        "Dbdih::execUPDATE_TOREQ, NGPtr.p->activeTakeOver; Dbdih::execUPDATE_TOREF)"
+    )
+    return partial(_after_wait, wait, segments), [said]
+
+
 def note_why(
     r: NodeRestart,
     sources: list[Node],
@@ -254,19 +278,8 @@ def note_why(
     where.update(pages)
     copied = Copied(node, rt.fluid.capacity, rt.sz, {p.id: rt.node_id(p) for p in sources})
     ran = [(flow.spent or {}, step) for flow, step in steps]
-    segments = partial(_labelled_segments, copied, sources, cores, served, ran)
-    waited, blocker = takeover
-    mechanisms: list[str] = []
-    if blocker is not None and waited > 0:
-        other = rt.node_id(rt.nodes[blocker - 1])
-        where.update(takeover_wait_secs=waited, waited_for_node=other)
-        label = f"wait: starting node {other}'s copy (one take-over per node group)"
-        segments = partial(_after_wait, Segment(waited, ((Part(label, "", waited),),)), segments)
-        mechanisms.append(
-            f"waited {waited:.1f} s for starting node {other}'s copy: the DIH master grants one take-over "
-            "per node group at a time and a refused node asks again every 5 s (DbdihMain.cpp, "
-            "Dbdih::execUPDATE_TOREQ, NGPtr.p->activeTakeOver; Dbdih::execUPDATE_TOREF)"
-        )
+    labelled = partial(_labelled_segments, copied, sources, cores, served, ran)
+    segments, mechanisms = _takeover_wait(r, takeover, labelled, where)
     why.note_flows(
         run,
         TO_SYNCHRONIZE_STARTING_NODE,

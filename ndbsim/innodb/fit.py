@@ -131,7 +131,7 @@ def held_out(cases: list[dict]) -> list[dict]:
 def _add_intervals(cases: list[dict], records: list[dict]) -> None:
     """Each held-out record's predictive interval (``held_interval``): the constants' covariance
     from the fit on the other cases, the model's error from the other cases held out in turn."""
-    from ndbsim.innodb.held_interval import held_out_interval
+    from ndbsim.innodb.held_interval import held_out_interval, model_part
     from ndbsim.output.interval.sources import with_model
 
     for held, record in zip(cases, records, strict=True):
@@ -146,14 +146,4 @@ def _add_intervals(cases: list[dict], records: list[dict]) -> None:
         ]
         record["interval"] = held_out_interval(_case_scenario(held), record["constants"], fit, (0.0, ""))
     for record in records:  # the model's part: the other cases' errors net of their constants' part
-        nets = []
-        for r in records:
-            if r is not record and r["predicted"] > 0 and r["published"] > 0:
-                e = math.log(r["predicted"] / r["published"])
-                nets.append(max(e * e - r["interval"]["sources"]["constants"]["sd_log"] ** 2, 0.0))
-        m_sd = math.sqrt(sum(nets) / len(nets)) if nets else 0.0
-        text = (
-            f"the InnoDB model's error on {len(nets)} other case(s), each predicted without itself, "
-            "net of its constants' part"
-        )
-        record["interval"] = with_model(record["interval"], (m_sd, text))
+        record["interval"] = with_model(record["interval"], model_part(records, record))

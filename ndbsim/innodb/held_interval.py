@@ -107,6 +107,30 @@ def held_out_interval(
     return _assemble(p50, sources)
 
 
+def with_intervals(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Leave-one-out on ``cases`` (``fit.held_out``), each record with its predictive interval: the
+    constants' covariance from the fit on the other cases, the model's error from the other cases
+    held out in turn, net of their constants' part (``model_part``)."""
+    from ndbsim.innodb.fit import _case_scenario, held_out
+    from ndbsim.output.interval.sources import with_model
+
+    records = held_out(cases)
+    for held, record in zip(cases, records, strict=True):
+        fit = [
+            (
+                _case_scenario(c),
+                float(c["published"]["total_restart_secs"]["value"]),
+                float(c["published"]["total_restart_secs"].get("tolerance", 0.15)),
+            )
+            for c in cases
+            if c is not held
+        ]
+        record["interval"] = held_out_interval(_case_scenario(held), record["constants"], fit, (0.0, ""))
+    for record in records:
+        record["interval"] = with_model(record["interval"], model_part(records, record))
+    return records
+
+
 def model_part(records: list[dict[str, Any]], held: dict[str, Any] | None = None) -> tuple[float, str]:
     """The model's log sd from held-out ``records`` (``fit.held_out``'s, each with its interval's
     constants' part): the root mean square of their log errors net of that part, leaving out
@@ -201,7 +225,7 @@ def held_out_text() -> str:
     """``HELD_OUT_FILE``'s text from a fresh leave-one-out on the calibration cases."""
     import yaml
 
-    from ndbsim.innodb.fit import held_out, load_cases
+    from ndbsim.innodb.fit import load_cases
 
     cases = [
         {
@@ -210,7 +234,7 @@ def held_out_text() -> str:
             "predicted": float(f"{r['predicted']:.6g}"),
             "constants_sd_log": float(f"{_constants_sd(r):.6g}"),
         }
-        for r in held_out(load_cases())
+        for r in with_intervals(load_cases())
     ]
     head = (
         "# Written by python -m ndbsim.innodb.held_interval --write: each calibration/innodb-*.yaml case\n"

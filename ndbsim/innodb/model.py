@@ -75,6 +75,8 @@ class InnodbResult(ReplicatedSummary):
     """Warnings about the input, shown with the simulation's own in every format."""
     changes: list[str] = field(default_factory=list)
     """What made the run differ from its scenario file (``--set k=v``)."""
+    predictive: dict[str, Any] = field(default_factory=dict)
+    """The predictive interval (``held_interval.run_interval``), given by ``answer.run_scenario``."""
 
     @property
     def title(self) -> str:
@@ -99,11 +101,9 @@ class InnodbResult(ReplicatedSummary):
         return {p: float(np.median([r.phases[p] for r in self.replications])) for p in PHASES}
 
     def interval(self) -> dict[str, Any]:
-        """The predictive interval (``held_interval.run_interval``): p5, p50, p95 of the downtime
-        and its sources, in the shape of an NDB result's."""
-        from ndbsim.innodb.held_interval import run_interval
-
-        return run_interval(self)
+        """The predictive interval (``predictive``): p5, p50, p95 of the downtime and its sources,
+        in the shape of an NDB result's; empty for a run made without it (``model.run_scenario``)."""
+        return self.predictive
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -105,7 +105,8 @@ def save_calibrated(result: dict, path: Path | None = None) -> None:
 def held_out(cases: list[dict]) -> list[dict]:
     """Leave-one-out: for each case, ``FREE_CONSTANTS`` fitted on the other cases only, and the
     case predicted with them; each record gives the case, its published and held-out predicted
-    total, the relative error and the constants it was predicted with."""
+    total, the relative error and the constants it was predicted with (``held_interval.with_intervals``
+    adds each one's predictive interval)."""
     out = []
     for held in cases:
         rest = [{**c, "role": "fit"} for c in cases if c is not held]
@@ -124,36 +125,4 @@ def held_out(cases: list[dict]) -> list[dict]:
                 "constants": fitted["constants"],
             }
         )
-    _add_intervals(cases, out)
     return out
-
-
-def _add_intervals(cases: list[dict], records: list[dict]) -> None:
-    """Each held-out record's predictive interval (``held_interval``): the constants' covariance
-    from the fit on the other cases, the model's error from the other cases held out in turn."""
-    from ndbsim.innodb.held_interval import held_out_interval
-    from ndbsim.output.interval.sources import with_model
-
-    for held, record in zip(cases, records, strict=True):
-        fit = [
-            (
-                _case_scenario(c),
-                float(c["published"]["total_restart_secs"]["value"]),
-                float(c["published"]["total_restart_secs"].get("tolerance", 0.15)),
-            )
-            for c in cases
-            if c is not held
-        ]
-        record["interval"] = held_out_interval(_case_scenario(held), record["constants"], fit, (0.0, ""))
-    for record in records:  # the model's part: the other cases' errors net of their constants' part
-        nets = []
-        for r in records:
-            if r is not record and r["predicted"] > 0 and r["published"] > 0:
-                e = math.log(r["predicted"] / r["published"])
-                nets.append(max(e * e - r["interval"]["sources"]["constants"]["sd_log"] ** 2, 0.0))
-        m_sd = math.sqrt(sum(nets) / len(nets)) if nets else 0.0
-        text = (
-            f"the InnoDB model's error on {len(nets)} other case(s), each predicted without itself, "
-            "net of its constants' part"
-        )
-        record["interval"] = with_model(record["interval"], (m_sd, text))

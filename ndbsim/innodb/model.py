@@ -75,6 +75,8 @@ class InnodbResult(ReplicatedSummary):
     """Warnings about the input, shown with the simulation's own in every format."""
     changes: list[str] = field(default_factory=list)
     """What made the run differ from its scenario file (``--set k=v``)."""
+    predictive: dict[str, Any] = field(default_factory=dict)
+    """The predictive interval (``held_interval.run_interval``), given by ``answer.run_scenario``."""
 
     @property
     def title(self) -> str:
@@ -98,6 +100,11 @@ class InnodbResult(ReplicatedSummary):
         """Median seconds per phase; ``secs_rollback`` runs after the server is up."""
         return {p: float(np.median([r.phases[p] for r in self.replications])) for p in PHASES}
 
+    def interval(self) -> dict[str, Any]:
+        """The predictive interval (``predictive``): p5, p50, p95 of the downtime and its sources,
+        in the shape of an NDB result's; empty for a run made without it (``model.run_scenario``)."""
+        return self.predictive
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -110,6 +117,7 @@ class InnodbResult(ReplicatedSummary):
             "reason": self.reason,
             "warnings": self.warnings,
             "replications": self.spread(),
+            "interval": self.interval(),
             "seed": self.seed,
             "events": self.events,
             "facts": self.facts,
@@ -123,13 +131,16 @@ class InnodbResult(ReplicatedSummary):
         return json.dumps(json_clean(self.to_dict()), indent=2)
 
     def to_csv(self) -> str:
-        """One row per phase (medians) and one for the total, each with what was simulated."""
+        """One row per phase (medians) and one for the total, each with the predictive interval's
+        p5/p95 (``interval``) and what was simulated."""
         from ndbsim.innodb.explain import csv_fields
         from ndbsim.output.result import _csv_cell
 
         extra = csv_fields(self.explained, self.warnings)
-        tail = "".join(f",{_csv_cell(v)}" for v in extra.values())
-        lines = ["phase,secs" + "".join(f",{k}" for k in extra)]
+        iv = self.interval()
+        band = "".join(f",{_csv_cell(iv.get(k))}" for k in ("p5", "p95"))
+        tail = band + "".join(f",{_csv_cell(v)}" for v in extra.values())
+        lines = ["phase,secs,interval_p5,interval_p95" + "".join(f",{k}" for k in extra)]
         lines += [f"{p},{v:.3f}{tail}" for p, v in self.phases().items()]
         lines.append(f"total_restart_secs,{self.total_restart_secs:.3f}{tail}")
         return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ndbsim.innodb.explain import header_lines
 from ndbsim.input.units import format_secs
+from ndbsim.output.interval import interval_lines
 
 if TYPE_CHECKING:
     from ndbsim.innodb import InnodbResult
@@ -32,6 +33,7 @@ def innodb_table(result: InnodbResult, overrides: list[str] | None = None, *, wa
         note = "   (background, after the server is up)" if p == "secs_rollback" else ""
         out.append(f"{p:40s}{v:10.1f} s{note}")
     out.append(f"{'downtime (total_restart_secs)':40s}{format_secs(result.total_restart_secs):>12s}")
+    out.extend(interval_lines(result.interval()))
     out.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
     if warnings:
         out.extend(f"warning: {w}" for w in result.warnings)

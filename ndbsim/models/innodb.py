@@ -65,10 +65,12 @@ class InnodbModel:
 
     def hold_out(self, directory: Path) -> list[dict[str, Any]]:
         """Leave-one-out on the ``innodb-*.yaml`` cases of ``directory``: each predicted by the
-        constants fitted on the others (``ndbsim.innodb.fit.held_out``)."""
-        from ndbsim.innodb.fit import held_out, load_cases
+        constants fitted on the others, with its predictive interval
+        (``ndbsim.innodb.held_interval.with_intervals``)."""
+        from ndbsim.innodb.fit import load_cases
+        from ndbsim.innodb.held_interval import with_intervals
 
-        return held_out(load_cases(directory))
+        return with_intervals(load_cases(directory))
 
     def save_constants(self, fitted: dict[str, Any], path: Path | None) -> None:
         """Write a fit to ``path``, or to the package's ``constants_file`` when None."""
@@ -142,8 +144,10 @@ class InnodbModel:
         changes: list[str],
     ) -> None:
         from ndbsim.innodb.explain import describe
+        from ndbsim.innodb.held_interval import run_interval
 
         result.explained = describe(prepared, where)
+        result.predictive = run_interval(result)  # its defaults source names the defaulted inputs
         result.notes = [*notes, *self.input_notes(prepared, where)]
         result.changes = changes
 

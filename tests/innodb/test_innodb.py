@@ -137,7 +137,7 @@ def test_api_shape():
         assert k in d
     assert d["kind"] == "innodb" and d["replications"]["n"] == 3 and res.status == "ok"
     assert set(res.phases()) == {"secs_redo_scan", "secs_redo_apply", "secs_rollback"}
-    assert res.to_csv().startswith("phase,secs,version,server_buffer_pool_size,")
+    assert res.to_csv().startswith("phase,secs,interval_p5,interval_p95,version,server_buffer_pool_size,")
     assert len(res.to_frame()) == 9
     assert len(res.replications) == 3 and res.replications[0].total_restart_secs > 0
 

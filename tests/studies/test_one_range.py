@@ -52,7 +52,10 @@ def test_run_compare_report_advise_and_solve_give_the_same_range(run_range, tmp_
         str(out),
     )
     assert rep.returncode == 0, rep.stderr
-    assert re.search(r"predictive p5–p95 " + re.escape(shown), out.read_text()), shown
+    html = out.read_text()
+    # the managers' summary says it in words; "The range, for engineers" prints the same range
+    assert f"should take between {format_secs(p5)} and {format_secs(p95)}" in html, shown
+    assert re.search(r"<h2>The range, for engineers</h2>\s*<p>Predictive p5–p95 " + re.escape(shown), html), shown
     adv = advise_full(ROLLING, levers=["RecoveryWork"], replications=int(N), seed=int(SEED))
     assert range_text(adv.base.interval) == shown
     ans = solve("plan", ROLLING, window="25m", replications=int(N), seed=int(SEED), quantile=0.95)

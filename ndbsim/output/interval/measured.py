@@ -95,7 +95,12 @@ def _simulate(scenario: dict[str, Any], seed: int) -> float:
 
 
 def _key(scenario: dict[str, Any], seed: int, inputs: list[tuple[str, float, float]]) -> str:
-    text = json.dumps([scenario, seed, inputs, _code_fingerprint()], sort_keys=True, default=str)
+    """The cache key: the scenario, the seed, the inputs, the code, and the fitted constants in use
+    (``--constants`` or a user's fit give other totals at the same scenario)."""
+    from ndbsim.input.profiles.calibrated import calibrated_data
+
+    used = (scenario, seed, inputs, _code_fingerprint(), calibrated_data())
+    text = json.dumps(used, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -143,10 +143,6 @@ def defaulted_lines(defaulted: list[dict[str, Any]], shown: Callable[[str, Any],
     return lines
 
 
-HEADER_WIDTH = 118
-"""Width the defaulted lines wrap at: the project's 120-column limit, less a margin."""
-
-
 # ---------------------------------------------------------------------------------------
 # Titles
 

@@ -423,18 +423,17 @@ def interval_line(iv: dict[str, Any]) -> str:
 
 
 def interval_lines(iv: dict[str, Any]) -> list[str]:
-    """``interval_line`` wrapped at the header's width."""
-    import textwrap
-
-    from ndbsim.output.header import HEADER_WIDTH
-
+    """``interval_line``, then what each source with a share worth showing rests on; one line each,
+    fitted to the terminal where they are printed (``output.stdout.fit``), so never wrapped twice."""
     line = interval_line(iv)
     if not line:
         return []
-    out = textwrap.wrap(line, width=HEADER_WIDTH, subsequent_indent="  ")
-    for k, src in iv["sources"].items():
-        if k != "crash_moment" and src["share"] >= SHOWN_SHARE:
-            out += textwrap.wrap(f"  {k}: {src['from']}", width=HEADER_WIDTH, subsequent_indent="    ")
+    out = [line]
+    out += [
+        f"  {k}: {src['from']}"
+        for k, src in iv["sources"].items()
+        if k != "crash_moment" and src["share"] >= SHOWN_SHARE
+    ]
     return out
 
 

@@ -134,25 +134,20 @@ def advice_table(a: Advice) -> str:
     """The ranked levers as text, with the base, the best combination and how to reproduce."""
     b = a.base
     t = sorted(b.totals)
-    import textwrap
-
-    from ndbsim.output.header import HEADER_WIDTH
     from ndbsim.output.interval import range_text
+    from ndbsim.output.interval.modes import modes_line
     from ndbsim.output.result import quantile
 
+    # one line each: fitted to the terminal where they are printed (output.stdout.fit)
     shown = f"predictive p5–p95 {range_text(b.interval)}; crash-moment " if b.interval else ""
-    lines = textwrap.wrap(
+    lines = [
         f"{a.name} — {a.title}: {format_secs(b.median)} "
         f"({shown}p5 {format_secs(quantile(t, 0.05))}, p95 {format_secs(quantile(t, 0.95))}; "
-        f"{a.replications} replications, seed {a.seed}){'' if b.status == 'ok' else ' ' + b.status}",
-        width=HEADER_WIDTH,
-        subsequent_indent="  ",
-    )
-    from ndbsim.output.interval.modes import modes_line
-
+        f"{a.replications} replications, seed {a.seed}){'' if b.status == 'ok' else ' ' + b.status}"
+    ]
     two = modes_line(list(b.totals))
     if two:
-        lines.extend(textwrap.wrap(two, width=HEADER_WIDTH, subsequent_indent="  "))
+        lines.append(two)
     bp = prices(b)
     priced = a.priced
     if priced:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from _helpers import ndbsim
-from conftest import ROOT
+from conftest import ROOT, WIDE
 
 from ndbsim.input.profiles import CALIBRATED_FILE
 from ndbsim.input.restart_info import mapping_table
@@ -41,12 +41,16 @@ def rolling(tmp_path_factory) -> dict[str, object]:
     d = tmp_path_factory.mktemp("rolling")
     shutil.copy(DATA / "restart_info.csv", d / "restart_info.csv")
     sets = [a for s in INIT_SETS for a in ("-s", s)]
-    p = ndbsim("init", "--config-ini", str(DATA / "config.ini"), *sets, "-o", "my.yaml", cwd=d)
-    assert p.returncode == 0, p.stderr
-    before = (d / "my.yaml").read_text()
-    packaged = CALIBRATED_FILE.read_bytes()
-    published = ndbsim("check", "--no-claims", cwd=d).stdout
-    fit = ndbsim("calibrate", "--restart-info", "restart_info.csv", "--scenario", "my.yaml", cwd=d)
+    with pytest.MonkeyPatch.context() as mp:
+        # conftest's whole_lines (function scope) is not yet in force in a module fixture: without
+        # this, ``published`` is fitted to 100 columns and the test's own ``check`` to WIDE
+        mp.setenv("COLUMNS", WIDE)
+        p = ndbsim("init", "--config-ini", str(DATA / "config.ini"), *sets, "-o", "my.yaml", cwd=d)
+        assert p.returncode == 0, p.stderr
+        before = (d / "my.yaml").read_text()
+        packaged = CALIBRATED_FILE.read_bytes()
+        published = ndbsim("check", "--no-claims", cwd=d).stdout
+        fit = ndbsim("calibrate", "--restart-info", "restart_info.csv", "--scenario", "my.yaml", cwd=d)
     return {
         "dir": d,
         "fit": fit,

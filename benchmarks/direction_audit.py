@@ -181,6 +181,8 @@ def audit_levers(loaded: Loaded, keys: list[str]) -> list[tuple[str, str, list[s
             if c.value.startswith(("4x",)):
                 continue
             now, new = _number(lever.current.split()[-1]), _number(c.value.split()[-1])
+            if lever.name in ZERO_IS_UNBOUNDED:
+                now, new = (math.inf if x == 0 else x for x in (now, new))
             d = 0.0 if now is None or new is None else math.copysign(1.0, new - now) if new != now else 0.0
             if d > 0 and now and new and new / now > 2.5:
                 continue  # advise's x4: the audit keeps x0.5 and x2
@@ -200,8 +202,23 @@ def audit_levers(loaded: Loaded, keys: list[str]) -> list[tuple[str, str, list[s
             extra[key] = (float(now), _text_of(now))
     for key, (now, text) in extra.items():
         for label, s in _half_and_double(key, now, text):
-            out.append((key, label, [s], -1.0 if label == "x0.5" else 1.0))
+            sets = [s]
+            with_it = COUPLED.get(key)
+            if with_it is not None and isinstance(_lookup(loaded, with_it), int):
+                sets += [
+                    v for lab, v in _half_and_double(with_it, _lookup(loaded, with_it), _text_of(1)) if lab == label
+                ]
+            out.append((key, label, sets, -1.0 if label == "x0.5" else 1.0))
     return out
+
+
+ZERO_IS_UNBOUNDED = {"MaxParallelCopyInstances"}
+"""Parameters whose 0 means no cap of their own (NDB manual: MaxParallelCopyInstances "0 means
+default", the starting node's LDM threads): 0 is the largest value, not the smallest."""
+
+COUPLED = {"data.tables": "data.ordered_indexes"}
+"""A key scaled together with another: more tables of the same schema bring their ordered
+indexes along (holding the indexes fixed would put more of them on each row, a schema change)."""
 
 
 def _text_of(now: float) -> Callable[[float], str]:

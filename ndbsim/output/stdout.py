@@ -17,6 +17,7 @@ import contextlib
 import errno
 import io
 import os
+import re
 import shutil
 import signal
 import sys
@@ -192,11 +193,24 @@ def terminal_width(stream: TextIO | None = None) -> int:
     return DEFAULT_WIDTH
 
 
+COMMAND = re.compile(r"(^|\s)ndbsim [a-z]")
+"""Where a printed line holds a command to run (``ndbsim run …``, ``ndbsim solve …``)."""
+
+
 def fit_line(line: str, width: int) -> list[str]:
     """One line as lines no wider than ``width``: itself if it fits, else broken at spaces with
-    its continuation lines indented ``CONTINUATION`` deeper (at most half the width)."""
+    its continuation lines indented ``CONTINUATION`` deeper (at most half the width). A line that
+    holds an ``ndbsim`` command breaks with a shell's line continuation (`` \\``) at each break,
+    so that the command copied from ``ndbsim`` to its end runs as printed."""
     if len(line) <= width:
         return [line]
+    if COMMAND.search(line) and width > 2:
+        lines = _wrapped(line, width - 2)
+        return [f"{x} \\" for x in lines[:-1]] + lines[-1:]
+    return _wrapped(line, width)
+
+
+def _wrapped(line: str, width: int) -> list[str]:
     indent = line[: len(line) - len(line.lstrip(" "))]
     deeper = (indent + CONTINUATION)[: width // 2]
     return textwrap.wrap(

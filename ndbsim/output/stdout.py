@@ -193,8 +193,9 @@ def terminal_width(stream: TextIO | None = None) -> int:
     return DEFAULT_WIDTH
 
 
-COMMAND = re.compile(r"(^|\s)ndbsim [a-z]")
-"""Where a printed line holds a command to run (``ndbsim run …``, ``ndbsim solve …``)."""
+COMMAND = re.compile(r"(^|[\s(])ndbsim [a-z-]+ (\S+\.(ya?ml|ini|csv|tsv|json)\b|-)")
+"""Where a printed line holds a command to run: ``ndbsim`` and a command, then a file or an option
+(``ndbsim run my.yaml …``, ``ndbsim run -n 3 …``), not prose that names one ("ndbsim run warns")."""
 
 
 def fit_line(line: str, width: int) -> list[str]:

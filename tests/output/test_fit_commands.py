@@ -27,3 +27,8 @@ def test_prose_wraps_without_a_backslash():
     prose = "a long sentence of prose " * 8
     lines = fit(prose, 60).splitlines()
     assert len(lines) > 1 and not any(x.endswith("\\") for x in lines)
+
+
+def test_prose_naming_a_command_wraps_without_a_backslash():
+    prose = "margin: the default, 60%, is where ndbsim run warns error 410 is close " * 3
+    assert not any(x.endswith("\\") for x in fit(prose, 60).splitlines())
